@@ -1,0 +1,56 @@
+// The semantics spec every implementation states, and the helpers that let a
+// catalogue entry be written in a few lines.
+//
+// An implementation is a functor with
+//   using T = <value type>;
+//   static constexpr const char* name;           // "family.op.type"
+//   static constexpr Domain domain;              // how operands are drawn
+//   static constexpr Semantics sem;              // the written spec
+//   static T phi(T old, T a, T b);               // sequential semantics (host oracle)
+//   AS_HD T operator()(T* p, T a, T b, prim::Retry&) const;  // returns the old value
+// and, for a deliberately wrong one, `static constexpr const char* bug`.
+#pragma once
+
+#include <cstdint>
+
+#include "../harness/primitives.cuh"
+
+namespace atomstress {
+
+// How a trial draws operands and initial values for an implementation.
+enum class Domain : uint8_t {
+  Int,     // arithmetic on integers
+  Bits,    // and / or / xor
+  Float,   // arithmetic on float or double
+  IncDec,  // a = wrap limit
+  Cas,     // a = new value, b = compare value, both from a tiny set so CAS often succeeds
+  Exch,    // a = value stored
+};
+
+enum class Scope : uint8_t { Device, Block };
+
+struct Semantics {
+  const char* phi;          // the operation, in words: "old + a"
+  const char* nan;          // NaN policy
+  const char* signed_zero;  // -0 / +0 handling
+  const char* subnormals;   // kept or flushed
+  const char* wrap;         // integer wraparound / limits
+  Scope scope = Scope::Device;
+  bool global_ok = true;    // memory spaces it supports
+  bool shared_ok = true;
+  bool nan_states_equal = false;  // true: all NaNs are one state for the checker
+};
+
+inline constexpr const char* kNA = "n/a";
+inline constexpr const char* kIntWrap = "two's complement wraparound";
+
+// Spec fragments shared by many entries.
+inline constexpr Semantics int_sem(const char* phi, const char* wrap = kIntWrap) {
+  return Semantics{phi, kNA, kNA, kNA, wrap};
+}
+inline constexpr Semantics float_sem(const char* phi, const char* nan, const char* zero,
+                                     const char* sub) {
+  return Semantics{phi, nan, zero, sub, kNA};
+}
+
+}  // namespace atomstress

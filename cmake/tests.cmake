@@ -1,0 +1,19 @@
+# The test suite, registered with paths relative to the binary folder so that
+# the device bundle (.ci/device-bundle) can replay it on the GPU machine.
+# Tests that need a GPU exit 77 where there is none: CTest reports them as
+# skipped, never as passed.
+
+add_test(NAME unit COMMAND atomstress_tests)
+
+add_test(NAME gpu COMMAND atomstress_gpu_tests)
+set_tests_properties(gpu PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
+
+# End to end on the CPU backend: the whole catalogue, every pattern, both
+# memory spaces, a small geometry.
+add_test(NAME e2e_check_cpu
+  COMMAND atomstress check --all --backend cpu --trials 2 --grid 3 --block 40 --ops-per-thread 3)
+
+# End to end on the GPU: the default geometry (twice the SM count x 256).
+add_test(NAME e2e_check_cuda
+  COMMAND atomstress check --all --backend cuda --skip-without-gpu --trials 3)
+set_tests_properties(e2e_check_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)

@@ -1,0 +1,89 @@
+// The CPU backend: runs the same implementation source on host threads
+// through std::atomic_ref (the host mappings in primitives.cuh), with random
+// yields at interleaving points so that races happen even on two cores.
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "../atomics_under_test/catalogue.cuh"
+#include "history.hpp"
+#include "values.hpp"
+
+namespace atomstress {
+
+const char* to_string(BackendKind b) { return b == BackendKind::Cuda ? "cuda" : "cpu"; }
+
+uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops) {
+  return o.watchdog_ms != 0 ? o.watchdog_ms : 1000 + ops / 50;
+}
+
+namespace {
+
+template <class I>
+bool run_cpu(const Workload& w, const RunOptions& opt, History& h, std::string& error) {
+  using T = typename I::T;
+  const uint64_t nops = w.ops(), threads = w.spec.threads();
+  const uint32_t per_thread = w.spec.ops_per_thread;
+  // Memory with the alignment a GPU allocation has (the 16-bit entries rely
+  // on the enclosing 32-bit word).
+  std::vector<uint64_t> backing((w.mem_elems() * sizeof(T) + 7) / 8 + 1);
+  T* mem = reinterpret_cast<T*>(backing.data());
+  for (uint64_t e = 0; e < w.mem_elems(); ++e) mem[e] = from_bits<T>(w.init[e]);
+  h.old.assign(nops, 0);
+  h.retries.assign(nops, 0);
+  h.gave_up.assign(nops, 0);
+  h.cycles.clear();
+
+  prim::RetryShared shared{0};
+  const uint64_t deadline =
+      prim::now_ns() + effective_watchdog_ms(opt, nops) * 1000000ull;
+  const uint32_t workers = std::max<uint32_t>(1, std::min<uint64_t>(opt.cpu_threads, threads));
+  std::atomic<uint32_t> ready{0};
+  auto body = [&](uint32_t wid) {
+    prim::host_interleave.yield_permille = opt.yield_permille;
+    prim::host_interleave.state = counter_rng(w.spec.seed, 99, wid) | 1;
+    // Start together, so that the workers overlap.
+    ready.fetch_add(1);
+    while (ready.load() < workers) std::this_thread::yield();
+    // Virtual GPU threads wid, wid + workers, ...; each keeps its program
+    // order (its k-th op before its (k+1)-th).
+    for (uint32_t k = 0; k < per_thread; ++k) {
+      for (uint64_t t = wid; t < threads; t += workers) {
+        const uint64_t o = uint64_t(k) * threads + t;
+        prim::Retry r;
+        r.budget = opt.retry_budget;
+        r.shared = &shared;
+        r.deadline_ns = deadline;
+        const T old = I{}(&mem[w.addr[o]], from_bits<T>(w.a[o]), from_bits<T>(w.b[o]), r);
+        h.old[o] = to_bits<T>(old);
+        h.retries[o] = r.count;
+        h.gave_up[o] = uint8_t(r.gave_up);
+      }
+    }
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    std::vector<std::thread> pool;
+    for (uint32_t i = 1; i < workers; ++i) pool.emplace_back(body, i);
+    body(0);
+    for (auto& th : pool) th.join();
+  } catch (const std::exception& e) {
+    error = std::string("cpu backend: cannot start threads: ") + e.what();
+    return false;
+  }
+  h.kernel_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  h.final_mem.resize(w.mem_elems());
+  for (uint64_t e = 0; e < w.mem_elems(); ++e) h.final_mem[e] = to_bits<T>(mem[e]);
+  return true;
+}
+
+#define AS_CPU_RUNNER(I) &run_cpu<I>,
+constexpr RunFn kCpuRunners[] = {ATOMSTRESS_CATALOGUE(AS_CPU_RUNNER)};
+#undef AS_CPU_RUNNER
+
+}  // namespace
+
+RunFn cpu_runner(size_t impl_index) { return kCpuRunners[impl_index]; }
+
+}  // namespace atomstress

@@ -1,0 +1,220 @@
+#include "cli_common.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "workload.hpp"
+
+namespace po = boost::program_options;
+
+namespace atomstress {
+
+void add_check_options(po::options_description& desc, CheckOptions& o) {
+  desc.add_options()("help,h", "this help")(
+      "impl", po::value<std::string>(&o.impl), "implementation name or glob, comma-separated")(
+      "all", po::bool_switch(&o.all), "every correct implementation in the catalogue")(
+      "backend", po::value<std::string>(&o.backend)->default_value("auto"), "cuda, cpu or auto")(
+      "pattern", po::value<std::string>(&o.pattern)->default_value("all"),
+      "all, or comma-separated: single,uniform,zipf,same_line,per_line,per_page,per_warp,per_block")(
+      "space", po::value<std::string>(&o.space)->default_value("all"), "all, global or shared")(
+      "grid", po::value<uint32_t>(&o.grid)->default_value(0), "blocks (0: 2 x SMs on cuda, 4 on cpu)")(
+      "block", po::value<uint32_t>(&o.block)->default_value(0), "threads per block (0: 256 on cuda, 64 on cpu)")(
+      "ops-per-thread", po::value<uint32_t>(&o.ops_per_thread)->default_value(0), "(0: 4)")(
+      "k", po::value<uint32_t>(&o.k)->default_value(0), "addresses for the k-address patterns (0: vary)")(
+      "dist", po::value<std::string>(&o.dist)->default_value("mixed"), "small, full or mixed")(
+      "special", po::value<int32_t>(&o.special)->default_value(-1),
+      "per mille of special values (NaN, -0, subnormals, limits); -1: vary")(
+      "seed", po::value<uint64_t>(&o.seed)->default_value(1), "base seed")(
+      "trials", po::value<uint32_t>(&o.trials)->default_value(2), "trials per pattern and space")(
+      "budget", po::value<uint32_t>(&o.run.retry_budget)->default_value(1u << 20), "retries per op before a hang")(
+      "watchdog-ms", po::value<uint64_t>(&o.run.watchdog_ms)->default_value(0),
+      "per-trial watchdog (0: 1 s + 20 us per op)")(
+      "cpu-threads", po::value<uint32_t>(&o.run.cpu_threads)->default_value(4), "host threads of the cpu backend")(
+      "yield", po::value<uint32_t>(&o.run.yield_permille)->default_value(20),
+      "cpu backend: per mille chance of yielding at an interleaving point")(
+      "profile", po::value<uint32_t>(&o.profile)->default_value(0)->implicit_value(5),
+      "show the N most contended addresses of each implementation's busiest trial")(
+      "skip-without-gpu", po::bool_switch(&o.skip_without_gpu), "exit 77 when no GPU is usable")(
+      "quiet,q", po::bool_switch(&o.quiet), "print failures only");
+}
+
+bool make_plan(const CheckOptions& o, const po::variables_map& vm, CheckPlan& plan, std::string& error) {
+  plan.opt = o;
+  if (o.all == !o.impl.empty()) {
+    error = o.all ? "give either --all or --impl, not both" : "say which implementations: --all or --impl NAME|GLOB";
+    return false;
+  }
+  if (o.all) {
+    plan.impls = match_impls("all");
+  } else {
+    for (const auto& name : [&] {
+           std::vector<std::string> v;
+           std::stringstream ss(o.impl);
+           std::string x;
+           while (std::getline(ss, x, ','))
+             if (!x.empty()) v.push_back(x);
+           return v;
+         }()) {
+      const auto m = match_impls(name);
+      if (m.empty()) {
+        error = "unknown implementation '" + name + "' (see 'atomstress list')";
+        return false;
+      }
+      for (auto* i : m)
+        if (std::find(plan.impls.begin(), plan.impls.end(), i) == plan.impls.end()) plan.impls.push_back(i);
+    }
+  }
+  if (o.pattern == "all") {
+    for (int p = 0; p < kNumPatterns; ++p) plan.patterns.push_back(Pattern(p));
+  } else {
+    std::stringstream ss(o.pattern);
+    std::string x;
+    while (std::getline(ss, x, ',')) {
+      auto p = parse_pattern(x);
+      if (!p) {
+        error = "unknown pattern '" + x + "'";
+        return false;
+      }
+      plan.patterns.push_back(*p);
+    }
+  }
+  if (o.space == "all") {
+    plan.spaces = {Space::Global, Space::Shared};
+  } else {
+    auto s = parse_space(o.space);
+    if (!s) {
+      error = "unknown memory space '" + o.space + "' (global, shared or all)";
+      return false;
+    }
+    plan.spaces = {*s};
+  }
+  if (o.dist != "mixed" && !parse_dist(o.dist)) {
+    error = "unknown value distribution '" + o.dist + "' (small, full or mixed)";
+    return false;
+  }
+  if (o.special > 1000) {
+    error = "--special is per mille: 0 to 1000, or -1";
+    return false;
+  }
+  if (o.trials == 0) {
+    error = "--trials must be at least 1";
+    return false;
+  }
+  if (o.backend == "cuda" && o.skip_without_gpu) {
+    std::string why;
+    if (!cuda_available(why)) {
+      std::printf("no usable GPU (%s): skipped\n", why.c_str());
+      error = "skip";
+      return false;
+    }
+  }
+  plan.backend = resolve_backend(o.backend, plan.note, error);
+  if (!error.empty()) return false;
+  const bool cuda = plan.backend == BackendKind::Cuda;
+  if (plan.opt.grid == 0) plan.opt.grid = cuda ? std::max(1, 2 * cuda_sm_count()) : 4;
+  if (plan.opt.block == 0) plan.opt.block = cuda ? 256 : 64;
+  if (plan.opt.ops_per_thread == 0) plan.opt.ops_per_thread = 4;
+  (void)vm;
+  return true;
+}
+
+std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl, Pattern p, Space s, uint32_t t) {
+  const auto& o = plan.opt;
+  const bool shared = s == Space::Shared;
+  if (shared && !impl.sem.shared_ok) return std::nullopt;
+  if (!shared && !impl.sem.global_ok) return std::nullopt;
+  if (impl.sem.scope == Scope::Block && !shared && o.grid > 1 && p != Pattern::PerWarp && p != Pattern::PerBlock)
+    return std::nullopt;
+  TrialSpec spec;
+  spec.impl = impl.name;
+  spec.grid = o.grid;
+  spec.block = o.block;
+  spec.ops_per_thread = o.ops_per_thread;
+  spec.space = s;
+  spec.pattern = p;
+  const unsigned bytes = vk_bytes(impl.kind);
+  uint32_t k = o.k;
+  if (k == 0) {
+    static constexpr uint32_t kVary[] = {32, 1024, 4, 256};
+    k = kVary[t % 4];
+    // Keep an automatic choice inside 32 KiB of shared memory.
+    const uint32_t max_elems = 32768 / bytes;
+    const uint32_t per = p == Pattern::PerLine ? 128 / bytes : p == Pattern::PerPage ? 4096 / bytes : 1;
+    if (p == Pattern::PerPage) k = std::min<uint32_t>(k, 64);
+    if (shared) k = std::max<uint32_t>(1, std::min<uint32_t>(k, max_elems / per));
+    if (p == Pattern::SameLine) k = std::min<uint32_t>(k, 128 / bytes);
+  }
+  spec.k = k;
+  spec.zipf_s = 1 + t % 4;
+  spec.dist = o.dist == "mixed" ? (t % 2 ? Dist::Full : Dist::Small) : *parse_dist(o.dist);
+  spec.special_permille = o.special >= 0 ? uint32_t(o.special) : (t % 3 == 2 ? 150u : t % 3 == 1 ? 20u : 0u);
+  spec.init = t % 4 == 3 ? Init::Zero : Init::Random;
+  spec.seed = counter_rng(o.seed, impl.index * 64 + uint64_t(p) * 2 + uint64_t(s), t);
+  return spec;
+}
+
+ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::function<void(const TrialOutcome&)>& each) {
+  ImplSummary sum;
+  sum.impl = &impl;
+  uint64_t busiest = 0;
+  for (Pattern p : plan.patterns) {
+    for (Space s : plan.spaces) {
+      for (uint32_t t = 0; t < plan.opt.trials; ++t) {
+        const auto spec = plan_trial(plan, impl, p, s, t);
+        if (!spec) {
+          ++sum.skipped;
+          break;
+        }
+        TrialOutcome out = run_trial(*spec, plan.backend, plan.opt.run, plan.opt.profile);
+        if (each) each(out);
+        ++sum.trials;
+        sum.ops += out.ops;
+        sum.run_ms += out.run_ms;
+        sum.check_ms += out.check_ms;
+        sum.retries += out.total_retries;
+        sum.max_retries = std::max(sum.max_retries, out.max_retries);
+        uint64_t weight = out.total_retries;
+        for (const auto& h : out.hotspots) weight += h.cycles;
+        if (sum.trials == 1 || weight > busiest) {
+          busiest = weight;
+          sum.most_contended = out;
+        }
+        if (out.verdict != Verdict::Pass) {
+          sum.verdict = out.verdict;
+          sum.first_failure = std::move(out);
+          return sum;
+        }
+      }
+    }
+  }
+  return sum;
+}
+
+void print_summary(const CheckPlan& plan, const ImplSummary& s) {
+  const bool pass = s.verdict == Verdict::Pass;
+  if (pass && plan.opt.quiet) return;
+  char ops[32];
+  if (s.ops >= 1000000) std::snprintf(ops, sizeof ops, "%.1fM", s.ops / 1e6);
+  else std::snprintf(ops, sizeof ops, "%.1fk", s.ops / 1e3);
+  std::printf("%-5s %-32s %-4s %4u trials %8s ops  run %8.1f ms  check %8.1f ms  retries max %u%s\n",
+              to_string(s.verdict), s.impl->name, to_string(plan.backend), s.trials, ops, s.run_ms, s.check_ms,
+              s.max_retries, s.skipped ? "  (some block-scope/shared combinations n/a)" : "");
+  if (!pass) {
+    const auto& f = s.first_failure;
+    std::printf("      %s\n      spec: %s\n      repro: atomstress repro %s --backend %s\n", f.why.c_str(),
+                describe(f.spec).c_str(), encode_token(f.spec).c_str(), to_string(plan.backend));
+  }
+  if (plan.opt.profile && !s.most_contended.hotspots.empty()) {
+    const auto& m = s.most_contended;
+    std::printf("      hotspots of the busiest trial (%s, %s, k=%u):\n", to_string(m.spec.pattern),
+                to_string(m.spec.space), m.spec.k);
+    std::printf("        %10s %10s %12s %14s\n", "address", "ops", "retries", "cycles/op");
+    for (const auto& h : m.hotspots)
+      std::printf("        %10llu %10llu %12llu %14.0f\n", (unsigned long long)h.addr, (unsigned long long)h.ops,
+                  (unsigned long long)h.retries, h.ops ? double(h.cycles) / h.ops : 0.0);
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace atomstress

@@ -1,0 +1,121 @@
+#include "runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace atomstress {
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Pass: return "PASS";
+    case Verdict::Fail: return "FAIL";
+    case Verdict::Hang: return "HANG";
+    default: return "ERROR";
+  }
+}
+
+BackendKind resolve_backend(const std::string& name, std::string& note, std::string& error) {
+  std::string why;
+  if (name == "cpu") return BackendKind::Cpu;
+  if (name == "cuda") {
+    if (!cuda_available(why)) error = "backend cuda requested but no CUDA device is usable (" + why + ")";
+    return BackendKind::Cuda;
+  }
+  if (name != "auto") {
+    error = "unknown backend '" + name + "' (cuda, cpu or auto)";
+    return BackendKind::Cpu;
+  }
+  if (cuda_available(why)) {
+    note = "backend auto: cuda on " + cuda_device_name();
+    return BackendKind::Cuda;
+  }
+  note = "backend auto: no usable CUDA device (" + why + "), running on the cpu backend";
+  return BackendKind::Cpu;
+}
+
+namespace {
+std::vector<Hotspot> profile(const Workload& w, const History& h, size_t top) {
+  std::vector<Hotspot> all(w.mem_elems());
+  for (size_t e = 0; e < all.size(); ++e) all[e].addr = e;
+  for (uint64_t o = 0; o < w.ops(); ++o) {
+    auto& hs = all[w.addr[o]];
+    ++hs.ops;
+    hs.retries += h.retries[o];
+    if (!h.cycles.empty()) hs.cycles += h.cycles[o];
+  }
+  std::erase_if(all, [](const Hotspot& x) { return x.ops == 0; });
+  const size_t k = std::min(top, all.size());
+  std::partial_sort(all.begin(), all.begin() + k, all.end(), [](const Hotspot& x, const Hotspot& y) {
+    if (x.cycles != y.cycles) return x.cycles > y.cycles;
+    if (x.retries != y.retries) return x.retries > y.retries;
+    return x.ops > y.ops;
+  });
+  all.resize(k);
+  return all;
+}
+}  // namespace
+
+TrialOutcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
+  TrialOutcome out;
+  out.spec = spec;
+  out.backend = backend;
+  std::string error;
+  auto w = expand(spec, error);
+  if (!w) {
+    out.verdict = Verdict::Error;
+    out.why = error;
+    return out;
+  }
+  out.ops = w->ops();
+  const RunFn fn = backend == BackendKind::Cuda ? cuda_runner(w->impl->index) : cpu_runner(w->impl->index);
+  History h;
+  if (!fn(*w, opt, h, error)) {
+    out.verdict = Verdict::Error;
+    out.why = error;
+    return out;
+  }
+  out.run_ms = h.kernel_ms;
+  for (uint64_t o = 0; o < out.ops; ++o) {
+    out.total_retries += h.retries[o];
+    out.max_retries = std::max(out.max_retries, h.retries[o]);
+  }
+  if (hotspots) out.hotspots = profile(*w, h, hotspots);
+  // A loop that gave up on its own (budget or watchdog) is a hang; loops
+  // that stopped because another gave up only follow it.
+  for (uint64_t o = 0; o < out.ops; ++o) {
+    const auto g = static_cast<GaveUp>(h.gave_up[o]);
+    if (g == GaveUp::Budget || g == GaveUp::Watchdog) {
+      out.verdict = Verdict::Hang;
+      out.bad_op = int64_t(o);
+      out.why = "op #" + std::to_string(o) + " (thread " + std::to_string(w->thread_of(o)) + ", address " +
+                std::to_string(w->addr[o]) + ") " +
+                (g == GaveUp::Budget ? "exceeded its retry budget of " + std::to_string(opt.retry_budget)
+                                     : "was still retrying when the " +
+                                           std::to_string(effective_watchdog_ms(opt, out.ops)) +
+                                           " ms watchdog fired, after " + std::to_string(h.retries[o]) +
+                                           " retries") +
+                ": the loop does not terminate";
+      return out;
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckInput in;
+  in.impl = w->impl;
+  in.addr = w->addr;
+  in.a = w->a;
+  in.b = w->b;
+  in.old = h.old;
+  in.init = w->init;
+  in.final_mem = h.final_mem;
+  in.threads = uint32_t(std::min<uint64_t>(spec.threads(), UINT32_MAX));
+  const CheckResult r = check_history(in);
+  out.check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!r.ok) {
+    out.verdict = Verdict::Fail;
+    out.why = r.explanation;
+    out.bad_op = r.bad_op;
+  }
+  return out;
+}
+
+}  // namespace atomstress

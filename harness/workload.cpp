@@ -1,0 +1,273 @@
+#include "workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "values.hpp"
+
+namespace atomstress {
+
+uint64_t counter_rng(uint64_t seed, uint64_t stream, uint64_t index) {
+  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (index + 1) + 0xd1b54a32d192ed03ull * (stream + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  // A second round decorrelates neighbouring (stream, index) pairs fully.
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+namespace {
+
+enum Stream : uint64_t { kAddr = 1, kA = 2, kB = 3, kInit = 4, kSpecialA = 5, kSpecialB = 6, kSpecialInit = 7 };
+
+constexpr uint64_t kF32Special[] = {
+    0x00000000, 0x80000000,              // +0, -0
+    0x7f800000, 0xff800000,              // +inf, -inf
+    0x7fc00000, 0xffc00000,              // quiet NaN, both signs
+    0x7fffffff, 0x7fa00001, 0xff812345,  // NaN payloads (0x7fa00001 signalling)
+    0x00000001, 0x80000001,              // smallest subnormals
+    0x007fffff, 0x807fffff,              // largest subnormals
+    0x00800000, 0x80800000,              // smallest normals
+    0x7f7fffff, 0xff7fffff,              // largest normals
+    0x3f800000, 0xbf800000, 0x3f800001,  // 1, -1, 1 + ulp
+};
+constexpr uint64_t kF64Special[] = {
+    0x0000000000000000ull, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
+    0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7fffffffffffffffull, 0x7ff4000000000001ull,
+    0x0000000000000001ull, 0x8000000000000001ull, 0x000fffffffffffffull, 0x0010000000000000ull,
+    0x7fefffffffffffffull, 0xffefffffffffffffull, 0x3ff0000000000000ull, 0xbff0000000000000ull,
+    0x3ff0000000000001ull,  // 1 + 2^-52: differs from 1 only below float precision
+    0x3ff0000010000000ull,  // 1 + 2^-24
+    0x3ff0000000100000ull,  // 1 + 2^-32
+    0x36a0000000000000ull,  // 2^-149 as a double: a float subnormal, a double normal
+};
+constexpr uint64_t kI32Special[] = {0, 1, 0xffffffff, 0x80000000, 0x7fffffff, 0x80000001, 0x7ffffffe, 2};
+constexpr uint64_t kI64Special[] = {0, 1, ~0ull, 0x8000000000000000ull, 0x7fffffffffffffffull,
+                                    0x8000000000000001ull, 0x00000000ffffffffull, 0x0000000100000000ull};
+constexpr uint64_t kU16Special[] = {0, 1, 0xffff, 0x8000, 0x7fff, 0xfffe};
+constexpr uint64_t kIncDecSpecial[] = {0, 1, 2, 0xffffffff, 0xfffffffe, 0x80000000};
+constexpr uint64_t kCasSpecial[] = {0, 1, 0xffffffff, 0x80000000};
+
+template <size_t N>
+std::span<const uint64_t> sp(const uint64_t (&a)[N]) {
+  return std::span<const uint64_t>(a, N);
+}
+
+bool is_signed(VK k) { return k == VK::I32 || k == VK::I64; }
+
+uint64_t mask_of(VK k) {
+  const unsigned bytes = vk_bytes(k);
+  return bytes == 8 ? ~0ull : ((1ull << (8 * bytes)) - 1);
+}
+
+// An ordinary (non-special) value.  `r` is a fresh random word.
+uint64_t ordinary(const ImplInfo& impl, Dist dist, uint64_t r, bool is_init) {
+  const VK k = impl.kind;
+  switch (impl.domain) {
+    case Domain::Float:
+      if (k == VK::F32) {
+        if (dist == Dist::Small) return to_bits<float>(float(int(r % 17) - 8));
+        // sign * (1 + m) * 2^e with e in [-10, 10]: sums round.
+        const int e = int((r >> 8) % 21) - 10;
+        const float m = 1.0f + float((r >> 32) & 0x7fffff) * 0x1p-23f;
+        return to_bits<float>(((r & 1) ? -1.0f : 1.0f) * std::ldexp(m, e));
+      } else {
+        if (dist == Dist::Small) return to_bits<double>(double(int(r % 17) - 8));
+        const int e = int((r >> 8) % 41) - 20;
+        const double m = 1.0 + double(r >> 12) * 0x1p-52;
+        return to_bits<double>(((r & 1) ? -1.0 : 1.0) * std::ldexp(m, e));
+      }
+    case Domain::IncDec:
+      if (is_init) return dist == Dist::Small ? r % 12 : r % 70000;
+      return dist == Dist::Small ? r % 9 : r % 65536;
+    case Domain::Cas:
+      return r % 4;
+    case Domain::Bits:
+      return dist == Dist::Small ? (r & 0xf) : (r & mask_of(k));
+    case Domain::Int:
+    case Domain::Exch:
+      if (dist == Dist::Full) return r & mask_of(k);
+      if (is_signed(k)) return uint64_t(int64_t(r % 9) - 4) & mask_of(k);
+      return r % 9;
+  }
+  return 0;
+}
+
+uint64_t draw(const Workload& w, uint64_t stream, uint64_t special_stream, uint64_t i, bool is_init) {
+  const auto& s = w.spec;
+  const uint64_t r = counter_rng(s.seed, stream, i);
+  if (s.special_permille != 0) {
+    const uint64_t rs = counter_rng(s.seed, special_stream, i);
+    if (rs % 1000 < s.special_permille) {
+      auto sv = special_values(w.impl->kind, w.impl->domain);
+      return sv[(rs >> 16) % sv.size()];
+    }
+  }
+  return ordinary(*w.impl, s.dist, r, is_init);
+}
+
+// Zipf over k addresses with exponent s/2 (s in 1..4): weights computed with
+// sqrt and division only, which IEEE rounds exactly, so every machine builds
+// the same table.
+std::vector<double> zipf_cdf(uint32_t k, uint32_t s) {
+  std::vector<double> cdf(k);
+  double acc = 0;
+  for (uint32_t i = 0; i < k; ++i) {
+    const double r = double(i + 1);
+    double w;
+    switch (s) {
+      case 1: w = 1.0 / std::sqrt(r); break;
+      case 2: w = 1.0 / r; break;
+      case 3: w = 1.0 / (r * std::sqrt(r)); break;
+      default: w = 1.0 / (r * r); break;
+    }
+    acc += w;
+    cdf[i] = acc;
+  }
+  for (auto& c : cdf) c /= acc;
+  return cdf;
+}
+
+}  // namespace
+
+std::span<const uint64_t> special_values(VK kind, Domain domain) {
+  if (domain == Domain::IncDec) return sp(kIncDecSpecial);
+  if (domain == Domain::Cas) return sp(kCasSpecial);
+  switch (kind) {
+    case VK::F32: return sp(kF32Special);
+    case VK::F64: return sp(kF64Special);
+    case VK::U16: return sp(kU16Special);
+    case VK::I64: case VK::U64: return sp(kI64Special);
+    default: return sp(kI32Special);
+  }
+}
+
+std::optional<Workload> expand(const TrialSpec& spec, std::string& error) {
+  const ImplInfo* impl = find_impl(spec.impl);
+  if (!impl) {
+    error = "unknown implementation '" + spec.impl + "' (see 'atomstress list')";
+    return std::nullopt;
+  }
+  if (spec.grid == 0 || spec.block == 0 || spec.ops_per_thread == 0) {
+    error = "impossible geometry: grid, block and ops-per-thread must all be at least 1";
+    return std::nullopt;
+  }
+  if (spec.block > 1024) {
+    error = "impossible geometry: block " + std::to_string(spec.block) + " exceeds 1024 threads";
+    return std::nullopt;
+  }
+  if (spec.grid > 0x7fffffffu) {
+    error = "impossible geometry: grid exceeds 2^31 - 1 blocks";
+    return std::nullopt;
+  }
+  if (spec.ops() > kMaxTrialOps) {
+    error = "impossible geometry: " + std::to_string(spec.ops()) + " operations exceed the limit of 2^28";
+    return std::nullopt;
+  }
+  if (spec.zipf_s < 1 || spec.zipf_s > 4) {
+    error = "zipf exponent must be 0.5, 1, 1.5 or 2";
+    return std::nullopt;
+  }
+  if (spec.space == Space::Shared && !impl->sem.shared_ok) {
+    error = std::string(impl->name) + " does not support shared memory";
+    return std::nullopt;
+  }
+  if (spec.space == Space::Global && !impl->sem.global_ok) {
+    error = std::string(impl->name) + " does not support global memory";
+    return std::nullopt;
+  }
+  const unsigned bytes = vk_bytes(impl->kind);
+  const bool shared = spec.space == Space::Shared;
+  const uint32_t warps_per_block = (spec.block + 31) / 32;
+  const uint32_t k = std::max<uint32_t>(spec.k, 1);
+  const uint32_t line = 128 / bytes, page = 4096 / bytes;
+
+  uint64_t region = 1;
+  switch (spec.pattern) {
+    case Pattern::Single: region = 1; break;
+    case Pattern::Uniform: case Pattern::Zipf: region = k; break;
+    case Pattern::SameLine:
+      if (k > line) {
+        error = "same_line allows at most " + std::to_string(line) + " addresses of " +
+                std::to_string(bytes) + " bytes in one 128-byte line";
+        return std::nullopt;
+      }
+      region = line;
+      break;
+    case Pattern::PerLine: region = uint64_t(k) * line; break;
+    case Pattern::PerPage: region = uint64_t(k) * page; break;
+    case Pattern::PerWarp: region = shared ? warps_per_block : uint64_t(spec.grid) * warps_per_block; break;
+    case Pattern::PerBlock: region = shared ? 1 : spec.grid; break;
+  }
+  // 16-bit targets of the strided patterns sit in either half of their word.
+  const bool half_offset = bytes == 2 && spec.pattern != Pattern::SameLine && spec.pattern != Pattern::Single &&
+                           spec.pattern != Pattern::Uniform && spec.pattern != Pattern::Zipf;
+  if (half_offset && (spec.pattern == Pattern::PerWarp || spec.pattern == Pattern::PerBlock)) region *= 2;
+  if (bytes == 2) region = (region + 1) & ~uint64_t(1);  // whole 32-bit words
+  const uint64_t regions = shared ? spec.grid : 1;
+  if (shared && region * bytes > kMaxSharedBytes) {
+    error = "impossible geometry: " + std::to_string(region * bytes) +
+            " bytes of shared memory per block exceed the 227 KiB limit";
+    return std::nullopt;
+  }
+  if (region * regions * bytes > kMaxTrialMemBytes) {
+    error = "impossible geometry: trial memory exceeds 1 GiB";
+    return std::nullopt;
+  }
+  // A block-scope atomic is only specified while each address is used by the
+  // threads of one block.
+  if (impl->sem.scope == Scope::Block && !shared && spec.grid > 1 &&
+      spec.pattern != Pattern::PerWarp && spec.pattern != Pattern::PerBlock) {
+    error = std::string(impl->name) +
+            " has block scope: use shared memory or the per_warp / per_block patterns";
+    return std::nullopt;
+  }
+
+  Workload w;
+  w.impl = impl;
+  w.spec = spec;
+  w.region_elems = uint32_t(region);
+  w.regions = uint32_t(regions);
+  const uint64_t n = spec.ops(), threads = spec.threads();
+  w.addr.resize(n);
+  w.a.resize(n);
+  w.b.resize(n);
+  std::vector<double> cdf;
+  if (spec.pattern == Pattern::Zipf) cdf = zipf_cdf(k, spec.zipf_s);
+  for (uint64_t o = 0; o < n; ++o) {
+    const uint64_t t = o % threads;
+    const uint32_t blk = uint32_t(t / spec.block), lane = uint32_t(t % spec.block);
+    const uint64_t r = counter_rng(spec.seed, kAddr, o);
+    uint64_t idx = 0;
+    switch (spec.pattern) {
+      case Pattern::Single: idx = 0; break;
+      case Pattern::Uniform: idx = r % k; break;
+      case Pattern::Zipf: {
+        const double u = double(r >> 11) * 0x1p-53;
+        idx = uint64_t(std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+        if (idx >= k) idx = k - 1;
+        break;
+      }
+      case Pattern::SameLine: idx = r % k; break;
+      case Pattern::PerLine: idx = (r % k) * line; break;
+      case Pattern::PerPage: idx = (r % k) * page; break;
+      case Pattern::PerWarp: idx = (shared ? 0 : uint64_t(blk) * warps_per_block) + lane / 32; break;
+      case Pattern::PerBlock: idx = shared ? 0 : blk; break;
+    }
+    if (half_offset) {
+      if (spec.pattern == Pattern::PerWarp || spec.pattern == Pattern::PerBlock) idx *= 2;
+      idx += (r >> 40) & 1;
+    }
+    w.addr[o] = uint32_t((shared ? uint64_t(blk) * region : 0) + idx);
+    w.a[o] = draw(w, kA, kSpecialA, o, false);
+    w.b[o] = draw(w, kB, kSpecialB, o, false);
+  }
+  w.init.resize(w.mem_elems());
+  for (uint64_t e = 0; e < w.init.size(); ++e)
+    w.init[e] = spec.init == Init::Zero ? 0 : draw(w, kInit, kSpecialInit, e, true);
+  return w;
+}
+
+}  // namespace atomstress

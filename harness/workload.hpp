@@ -1,0 +1,50 @@
+// Workload: the bulk arrays of a trial, expanded deterministically from its
+// TrialSpec with a counter-based generator, so the same spec gives the same
+// bytes on every backend and machine.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+#include "trial.hpp"
+
+namespace atomstress {
+
+// Counter-based generator: the value for (seed, stream, index) is a pure
+// function of the three (SplitMix64's finaliser over a Weyl sequence).
+uint64_t counter_rng(uint64_t seed, uint64_t stream, uint64_t index);
+
+struct Workload {
+  const ImplInfo* impl = nullptr;
+  TrialSpec spec;
+  uint32_t region_elems = 0;  // elements in one region (all memory, or one block's shared copy)
+  uint32_t regions = 1;       // 1 for global memory, grid for shared memory
+  std::vector<uint32_t> addr; // per op: flattened element index in [0, mem_elems)
+  std::vector<uint64_t> a, b; // per op: operand bit patterns
+  std::vector<uint64_t> init; // per element: initial memory bit patterns
+
+  uint64_t mem_elems() const { return uint64_t(region_elems) * regions; }
+  uint64_t ops() const { return addr.size(); }
+  // Op o is the (o / threads)-th operation of thread (o % threads).
+  uint64_t thread_of(uint64_t op) const { return op % spec.threads(); }
+  uint32_t block_of(uint64_t op) const { return uint32_t(thread_of(op) / spec.block); }
+};
+
+// Largest memory a trial may use (elements * bytes), whatever the backend.
+inline constexpr uint64_t kMaxTrialMemBytes = 1ull << 30;
+inline constexpr uint64_t kMaxTrialOps = 1ull << 28;
+inline constexpr uint32_t kMaxSharedBytes = 227u * 1024u;  // the sm_90 opt-in limit
+
+// Validates the spec (the one-line reason goes to `error`) and expands it.
+std::optional<Workload> expand(const TrialSpec& spec, std::string& error);
+
+// The special-value class of a kind/domain: NaNs of both signs and assorted
+// payloads, signed zeros, infinities, subnormal and normal extremes, values
+// that differ only below float precision, integer boundaries, wrap limits.
+std::span<const uint64_t> special_values(VK kind, Domain domain);
+
+}  // namespace atomstress

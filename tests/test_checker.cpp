@@ -1,0 +1,221 @@
+// The Eulerian checker against a brute-force search over every order, on
+// thousands of small random histories, both valid and corrupted.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "harness/checker.hpp"
+#include "harness/values.hpp"
+#include "harness/workload.hpp"
+
+using namespace atomstress;
+
+namespace {
+
+struct SmallHistory {
+  const ImplInfo* impl;
+  std::vector<uint32_t> addr;
+  std::vector<uint64_t> a, b, old, init, fin;
+};
+
+// Is there an order of each address's ops that reads init, chains through
+// every returned value and ends at the final value?  Tries them all.
+bool brute_force(const SmallHistory& h) {
+  for (size_t e = 0; e < h.init.size(); ++e) {
+    std::vector<size_t> ops;
+    for (size_t o = 0; o < h.addr.size(); ++o)
+      if (h.addr[o] == e) ops.push_back(o);
+    bool found = false;
+    std::sort(ops.begin(), ops.end());
+    do {
+      uint64_t state = h.init[e];
+      bool ok = true;
+      for (size_t o : ops) {
+        if (h.impl->canon(h.old[o]) != h.impl->canon(state)) {
+          ok = false;
+          break;
+        }
+        state = h.impl->phi(h.old[o], h.a[o], h.b[o]);
+      }
+      if (ok && h.impl->canon(state) == h.impl->canon(h.fin[e])) found = true;
+    } while (!found && std::next_permutation(ops.begin(), ops.end()));
+    if (!found) return false;
+  }
+  return true;
+}
+
+bool checker(const SmallHistory& h) {
+  CheckInput in;
+  in.impl = h.impl;
+  in.addr = h.addr;
+  in.a = h.a;
+  in.b = h.b;
+  in.old = h.old;
+  in.init = h.init;
+  in.final_mem = h.fin;
+  return check_history(in).ok;
+}
+
+// Values from a pool small enough that wrong histories are often nearly
+// right, with the specials that make float states interesting.
+uint64_t pool_value(const ImplInfo& impl, std::mt19937_64& rng) {
+  if (impl.kind == VK::F32) {
+    static const float pool[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 3e7f, -3e7f, 1.0f / 3, 1e-40f, INFINITY};
+    return to_bits(pool[rng() % std::size(pool)]);
+  }
+  if (impl.kind == VK::F64) {
+    static const double pool[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1e16, -1e16, 1.0 / 3, 1e-310, -INFINITY};
+    return to_bits(pool[rng() % std::size(pool)]);
+  }
+  const auto sv = special_values(impl.kind, impl.domain);
+  if (rng() % 4 == 0) return sv[rng() % sv.size()];
+  return impl.domain == Domain::IncDec ? rng() % 4 : (rng() % 5) & (impl.kind == VK::U16 ? 0xffff : ~0ull);
+}
+
+SmallHistory random_history(const ImplInfo& impl, std::mt19937_64& rng, bool corrupt) {
+  SmallHistory h;
+  h.impl = &impl;
+  const size_t elems = 1 + rng() % 2, n = 1 + rng() % 6;
+  for (size_t e = 0; e < elems; ++e) h.init.push_back(pool_value(impl, rng));
+  h.fin = h.init;
+  for (size_t o = 0; o < n; ++o) {
+    h.addr.push_back(uint32_t(rng() % elems));
+    h.a.push_back(pool_value(impl, rng));
+    h.b.push_back(pool_value(impl, rng));
+  }
+  // A valid history: execute a random sequential order.
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  h.old.assign(n, 0);
+  for (size_t o : order) {
+    h.old[o] = h.fin[h.addr[o]];
+    h.fin[h.addr[o]] = impl.phi(h.old[o], h.a[o], h.b[o]);
+  }
+  if (corrupt) {
+    switch (rng() % 4) {
+      case 0: h.old[rng() % n] = pool_value(impl, rng); break;
+      case 1: std::swap(h.old[rng() % n], h.old[rng() % n]); break;
+      case 2: h.fin[rng() % elems] = pool_value(impl, rng); break;
+      default: {  // a lost update: one op reads what another read
+        const size_t x = rng() % n, y = rng() % n;
+        if (h.addr[x] == h.addr[y]) h.old[x] = h.old[y];
+        else h.old[x] = pool_value(impl, rng);
+      }
+    }
+  }
+  return h;
+}
+
+}  // namespace
+
+TEST(Checker, AgreesWithBruteForceOnThousandsOfHistories) {
+  std::mt19937_64 rng(12345);
+  const auto impls = match_impls("everything");
+  size_t valid = 0, invalid = 0;
+  for (int i = 0; i < 6000; ++i) {
+    const ImplInfo& impl = *impls[rng() % impls.size()];
+    const auto h = random_history(impl, rng, i % 2 == 1);
+    const bool expect = brute_force(h);
+    ASSERT_EQ(checker(h), expect) << "history " << i << " of " << impl.name;
+    (expect ? valid : invalid)++;
+  }
+  // Both kinds must be well represented, or the comparison proves little.
+  EXPECT_GT(valid, 3000u);
+  EXPECT_GT(invalid, 1500u);
+}
+
+RC_GTEST_PROP(Checker, ValidSequentialHistoriesAlwaysPass, (uint64_t seed)) {
+  std::mt19937_64 rng(seed);
+  const auto impls = match_impls("all");
+  const ImplInfo& impl = *impls[rng() % impls.size()];
+  const auto h = random_history(impl, rng, false);
+  RC_ASSERT(checker(h));
+}
+
+TEST(Checker, ExplainsALostUpdate) {
+  const ImplInfo& impl = *find_impl("native.add.i32");
+  // Two ops both read 0 (a lost update): 0 -> 1 twice, final 1.
+  std::vector<uint32_t> addr{0, 0};
+  std::vector<uint64_t> a{1, 1}, b{0, 0}, old{0, 0}, init{0}, fin{1};
+  CheckInput in{&impl, addr, a, b, old, init, fin, 2};
+  const auto r = check_history(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.explanation.find("lost"), std::string::npos) << r.explanation;
+}
+
+TEST(Checker, ExplainsAValueNobodyProduced) {
+  const ImplInfo& impl = *find_impl("native.add.i32");
+  std::vector<uint32_t> addr{0, 0};
+  std::vector<uint64_t> a{1, 1}, b{0, 0}, old{0, 5}, init{0}, fin{2};
+  CheckInput in{&impl, addr, a, b, old, init, fin, 2};
+  const auto r = check_history(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.explanation.find("no operation produced"), std::string::npos) << r.explanation;
+  EXPECT_EQ(r.bad_op, 1);
+}
+
+TEST(Checker, UntouchedAddressMustKeepItsValue) {
+  const ImplInfo& impl = *find_impl("cas.add.u16");
+  std::vector<uint32_t> addr{0};
+  std::vector<uint64_t> a{1}, b{0}, old{7}, init{7, 9}, fin{8, 0};
+  CheckInput in{&impl, addr, a, b, old, init, fin, 1};
+  const auto r = check_history(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.bad_addr, 1);
+  EXPECT_NE(r.explanation.find("no operation targeted it"), std::string::npos);
+}
+
+TEST(Checker, FloatAddInAnyOrderIsExplained) {
+  // 1e8 + 1 + -1e8 rounds differently in different orders; the history of
+  // whatever order happened must pass, and one mixing two orders must not.
+  const ImplInfo& impl = *find_impl("cas.add.f32");
+  const float x = 1e8f, y = 1.0f, z = -1e8f;
+  std::vector<uint32_t> addr{0, 0, 0};
+  std::vector<uint64_t> a{to_bits(x), to_bits(y), to_bits(z)}, b(3, 0), init{to_bits(0.0f)};
+  // Order z, y, x: 0 -> -1e8 -> -1e8+1 (= -99999999 rounds to -1e8) -> 0.
+  const float s1 = 0.0f + z, s2 = s1 + y, s3 = s2 + x;
+  std::vector<uint64_t> old{to_bits(s2), to_bits(s1), to_bits(0.0f)}, fin{to_bits(s3)};
+  CheckInput ok_in{&impl, addr, a, b, old, init, fin, 3};
+  EXPECT_TRUE(check_history(ok_in).ok);
+  std::vector<uint64_t> bad_fin{to_bits(1.0f)};
+  CheckInput bad_in{&impl, addr, a, b, old, init, bad_fin, 3};
+  EXPECT_FALSE(check_history(bad_in).ok);
+}
+
+TEST(Checker, DisconnectedCycleIsRejected) {
+  // exch: 0 -> 1 (init 0, final 1), plus a cycle 5 -> 6 -> 5 never reached.
+  const ImplInfo& impl = *find_impl("native.exch.u32");
+  std::vector<uint32_t> addr{0, 0, 0};
+  std::vector<uint64_t> a{1, 6, 5}, b(3, 0), old{0, 5, 6}, init{0}, fin{1};
+  CheckInput in{&impl, addr, a, b, old, init, fin, 3};
+  const auto r = check_history(in);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.explanation.find("cycle"), std::string::npos) << r.explanation;
+}
+
+TEST(Checker, LargeSingleAddressHistoryPasses) {
+  // 2^16 adds on one address in a scrambled order: exercises the radix sort.
+  const ImplInfo& impl = *find_impl("native.add.u32");
+  const size_t n = 1 << 16;
+  std::vector<uint32_t> addr(n, 0);
+  std::vector<uint64_t> a(n), b(n, 0), old(n), init{100}, fin{0};
+  std::mt19937_64 rng(7);
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  uint32_t state = 100;
+  for (size_t i = 0; i < n; ++i) a[i] = rng() % 1000;
+  for (size_t o : order) {
+    old[o] = state;
+    state += uint32_t(a[o]);
+  }
+  fin[0] = state;
+  CheckInput in{&impl, addr, a, b, old, init, fin, uint32_t(n)};
+  EXPECT_TRUE(check_history(in).ok);
+  old[order[n / 2]] = old[order[n / 2 + 1]];
+  EXPECT_FALSE(check_history(in).ok);
+}
