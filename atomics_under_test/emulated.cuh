@@ -28,6 +28,8 @@ namespace atomstress::emulated {
 
 inline constexpr const char* kKeptSub = "kept (CAS loop around plain arithmetic, no flushing)";
 inline constexpr const char* kCanonNan = "a NaN result is the canonical NaN";
+inline constexpr const char* kAnyNan =
+    "a NaN result is some NaN, payload propagated and quieted by the device; all NaNs one state";
 inline constexpr const char* kIeeeZero = "IEEE: -0 + -0 = -0, -0 + +0 = +0";
 
 AS_CAS(AddI32, "cas.add.i32", int32_t, Domain::Int, int_sem("old + a"),
@@ -37,7 +39,7 @@ AS_CAS(AddF32, "cas.add.f32", float, Domain::Float,
        float_sem("old + a, round to nearest", kCanonNan, kIeeeZero, kKeptSub),
        prim::canon_nan(old + a), prim::fadd(old, a))
 AS_CAS(AddF64, "cas.add.f64", double, Domain::Float,
-       float_sem("old + a, round to nearest", kCanonNan, kIeeeZero, kKeptSub),
+       float_sem_any_nan("old + a, round to nearest", kAnyNan, kIeeeZero, kKeptSub),
        prim::canon_nan(old + a), prim::dadd(old, a))
 AS_CAS(MulI32, "cas.mul.i32", int32_t, Domain::Int, int_sem("old * a"),
        static_cast<int32_t>(uint32_t(old) * uint32_t(a)),
@@ -58,11 +60,11 @@ AS_CAS(MinF32, "cas.min.f32", float, Domain::Float,
                  "min(-0, +0) = min(+0, -0) = -0", "kept"),
        prim::host_fmaxmin(old, a, false), prim::fminf_(old, a))
 AS_CAS(MaxF64, "cas.max.f64", double, Domain::Float,
-       float_sem("fmax(old, a)", "a NaN operand is ignored; two NaNs give the canonical NaN",
+       float_sem_any_nan("fmax(old, a)", "a NaN operand is ignored; two NaNs give a NaN (all NaNs one state)",
                  "max(-0, +0) = +0", "kept"),
        prim::host_fmaxmin(old, a, true), prim::fmax_(old, a))
 AS_CAS(MinF64, "cas.min.f64", double, Domain::Float,
-       float_sem("fmin(old, a)", "a NaN operand is ignored; two NaNs give the canonical NaN",
+       float_sem_any_nan("fmin(old, a)", "a NaN operand is ignored; two NaNs give a NaN (all NaNs one state)",
                  "min(-0, +0) = -0", "kept"),
        prim::host_fmaxmin(old, a, false), prim::fmin_(old, a))
 AS_CAS(IncU32, "cas.inc.u32", uint32_t, Domain::IncDec,

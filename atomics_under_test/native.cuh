@@ -34,16 +34,25 @@ AS_NATIVE(AddU32, "native.add.u32", uint32_t, Domain::Int, int_sem("old + a"), o
           prim::add(p, a))
 AS_NATIVE(AddU64, "native.add.u64", unsigned long long, Domain::Int, int_sem("old + a"), old + a,
           prim::add(p, a))
-AS_NATIVE(AddF32, "native.add.f32", float, Domain::Float,
-          float_sem("old + a, round to nearest",
-                    "any NaN gives the canonical NaN 0x7fffffff (payload not kept)",
-                    "IEEE: -0 + -0 = -0, -0 + +0 = +0",
-                    "flushed: subnormal inputs and results become a zero of the same sign "
-                    "(measured on H100, global memory)"),
-          prim::fadd_ftz(old, a), prim::add(p, a))
+// Native float add: the one entry whose semantics depend on the memory
+// space (measured): global memory flushes subnormals, shared memory keeps them.
+struct AddF32 {
+  using T = float;
+  static constexpr const char* name = "native.add.f32";
+  static constexpr Domain domain = Domain::Float;
+  static constexpr Semantics sem =
+      float_sem("old + a, round to nearest", "any NaN gives the canonical NaN 0x7fffffff (payload not kept)",
+                "IEEE: -0 + -0 = -0, -0 + +0 = +0",
+                "global memory: flushed (subnormal inputs and results become a zero of the same sign); "
+                "shared memory: kept");
+  static T phi(T old, T a, T) { return prim::fadd_ftz(old, a); }
+  static T phi_shared(T old, T a, T) { return prim::canon_nan(old + a); }
+  AS_HD T operator()(T* p, T a, T, prim::Retry&) const { return prim::add(p, a); }
+};
 AS_NATIVE(AddF64, "native.add.f64", double, Domain::Float,
-          float_sem("old + a, round to nearest", "any NaN gives the canonical NaN",
-                    "IEEE: -0 + -0 = -0, -0 + +0 = +0", "kept"),
+          float_sem_any_nan("old + a, round to nearest",
+                            "a NaN result is some NaN (a stored signalling NaN stays as it is); all NaNs one state",
+                            "IEEE: -0 + -0 = -0, -0 + +0 = +0", "kept"),
           prim::canon_nan(old + a), prim::add(p, a))
 AS_NATIVE(SubI32, "native.sub.i32", int32_t, Domain::Int, int_sem("old - a"),
           AS_WRAP(int32_t, uint32_t(old) - uint32_t(a)), prim::sub(p, a))

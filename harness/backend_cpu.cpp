@@ -42,6 +42,7 @@ bool run_cpu(const Workload& w, const RunOptions& opt, History& h, std::string& 
   std::atomic<uint32_t> ready{0};
   auto body = [&](uint32_t wid) {
     prim::host_interleave.yield_permille = opt.yield_permille;
+    prim::host_interleave.shared_space = w.spec.space == Space::Shared;
     prim::host_interleave.state = counter_rng(w.spec.seed, 99, wid) | 1;
     // Start together, so that the workers overlap.
     ready.fetch_add(1);

@@ -24,6 +24,7 @@ struct CheckInput {
   std::span<const uint64_t> old;     // per op: returned value
   std::span<const uint64_t> init;    // per element
   std::span<const uint64_t> final_mem;  // per element
+  bool shared = false;                // shared memory: the spec's shared-memory phi
   uint32_t threads = 0;              // for messages: op o belongs to thread o % threads (0: unknown)
 };
 

@@ -163,7 +163,20 @@ ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::fun
       for (uint32_t t = 0; t < plan.opt.trials; ++t) {
         const auto spec = plan_trial(plan, impl, p, s, t);
         if (!spec) {
-          ++sum.skipped;
+          if (sum.skipped++ == 0) {
+            // Keep the reason, in case nothing at all applies.
+            TrialSpec probe;
+            probe.impl = impl.name;
+            probe.grid = plan.opt.grid;
+            probe.block = plan.opt.block;
+            probe.ops_per_thread = plan.opt.ops_per_thread;
+            probe.space = s;
+            probe.pattern = p;
+            probe.k = 1;
+            std::string why;
+            expand(probe, why);
+            sum.first_failure.why = why;
+          }
           break;
         }
         TrialOutcome out = run_trial(*spec, plan.backend, plan.opt.run, plan.opt.profile);
@@ -187,6 +200,10 @@ ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::fun
         }
       }
     }
+  }
+  if (sum.trials == 0) {
+    sum.verdict = Verdict::Error;
+    if (sum.first_failure.why.empty()) sum.first_failure.why = std::string(impl.name) + ": no trial applies";
   }
   return sum;
 }

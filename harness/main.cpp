@@ -69,9 +69,11 @@ int cmd_check(const std::vector<std::string>& args) {
   if (!json.ok()) return usage_error("cannot open '" + co.json + "' for appending");
   int status = 0;
   for (const ImplInfo* impl : plan.impls) {
-    ImplSummary sum = run_impl(plan, *impl, [&](const TrialOutcome& t) { json.write(t, encode_token(t.spec)); });
-    print_summary(plan, sum);
+    ImplSummary sum = run_impl(plan, *impl, [&](const TrialOutcome& t) {
+      if (t.verdict != Verdict::Error) json.write(t, encode_token(t.spec));
+    });
     if (sum.verdict == Verdict::Error) return usage_error(sum.first_failure.why);
+    print_summary(plan, sum);
     if (sum.verdict != Verdict::Pass) status = 1;
   }
   return status;

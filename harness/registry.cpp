@@ -24,8 +24,7 @@ const char* vk_name(VK k) {
 }
 bool vk_is_float(VK k) { return k == VK::F32 || k == VK::F64; }
 
-uint64_t ImplInfo::canon(uint64_t bits) const {
-  if (!sem.nan_states_equal) return bits;
+uint64_t ImplInfo::canon_nan(uint64_t bits) const {
   if (kind == VK::F32 && (bits & 0x7fffffffu) > 0x7f800000u) return prim::kCanonicalNanF32;
   if (kind == VK::F64 && (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)
     return prim::kCanonicalNanF64;
@@ -39,15 +38,23 @@ uint64_t phi_bits(uint64_t o, uint64_t a, uint64_t b) {
   return to_bits<T>(I::phi(from_bits<T>(o), from_bits<T>(a), from_bits<T>(b)));
 }
 template <class I>
+uint64_t phi_shared_bits(uint64_t o, uint64_t a, uint64_t b) {
+  using T = typename I::T;
+  if constexpr (requires { I::phi_shared(T{}, T{}, T{}); })
+    return to_bits<T>(I::phi_shared(from_bits<T>(o), from_bits<T>(a), from_bits<T>(b)));
+  else
+    return phi_bits<I>(o, a, b);
+}
+template <class I>
 constexpr const char* bug_of() {
-  if constexpr (requires { I::bug; }) return I::bug;
+  if constexpr (is_buggy_v<I>) return I::bug;
   return nullptr;
 }
 
 std::vector<ImplInfo> build() {
   std::vector<ImplInfo> v;
 #define AS_INFO(I) \
-  v.push_back(ImplInfo{I::name, vk_of<I::T>(), I::domain, I::sem, bug_of<I>(), &phi_bits<I>, v.size()});
+  v.push_back(ImplInfo{I::name, vk_of<I::T>(), I::domain, I::sem, bug_of<I>(), &phi_bits<I>, &phi_shared_bits<I>, v.size()});
   ATOMSTRESS_CATALOGUE(AS_INFO)
 #undef AS_INFO
   return v;

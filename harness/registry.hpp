@@ -25,11 +25,14 @@ struct ImplInfo {
   Semantics sem;
   const char* bug;  // nullptr for a correct implementation
   PhiFn phi;        // sequential semantics on bit patterns
+  PhiFn phi_shared; // the same in shared memory (differs for native float add)
   size_t index;     // position in ATOMSTRESS_CATALOGUE
 
   bool buggy() const { return bug != nullptr; }
+  PhiFn phi_in(bool shared) const { return shared ? phi_shared : phi; }
   // The state the checker compares: bitwise, or all NaNs as one state.
-  uint64_t canon(uint64_t bits) const;
+  uint64_t canon(uint64_t bits) const { return sem.nan_states_equal ? canon_nan(bits) : bits; }
+  uint64_t canon_nan(uint64_t bits) const;
 };
 
 const std::vector<ImplInfo>& catalogue();

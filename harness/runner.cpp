@@ -107,6 +107,7 @@ TrialOutcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOpti
   in.old = h.old;
   in.init = w->init;
   in.final_mem = h.final_mem;
+  in.shared = spec.space == Space::Shared;
   in.threads = uint32_t(std::min<uint64_t>(spec.threads(), UINT32_MAX));
   const CheckResult r = check_history(in);
   out.check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

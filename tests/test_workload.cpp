@@ -1,1 +1,153 @@
+// The workload generator: same spec, same bytes; every pattern keeps its
+// shape; tokens round-trip and reject damage.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "harness/trial.hpp"
+#include "harness/values.hpp"
+#include "harness/workload.hpp"
+
+using namespace atomstress;
+
+namespace {
+TrialSpec base(const char* impl = "native.add.i32") {
+  TrialSpec s;
+  s.impl = impl;
+  s.grid = 5;
+  s.block = 33;
+  s.ops_per_thread = 3;
+  s.pattern = Pattern::Zipf;
+  s.k = 40;
+  s.dist = Dist::Full;
+  s.special_permille = 100;
+  s.seed = 0x1234;
+  return s;
+}
+uint64_t fingerprint(const Workload& w) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  for (auto v : w.addr) mix(v);
+  for (auto v : w.a) mix(v);
+  for (auto v : w.b) mix(v);
+  for (auto v : w.init) mix(v);
+  return h;
+}
+}  // namespace
+
+TEST(Workload, SameSpecSameBytes) {
+  for (int p = 0; p < kNumPatterns; ++p) {
+    for (const char* impl : {"native.add.i32", "cas.add.f64", "cas.add.u16", "native.inc.u32"}) {
+      auto s = base(impl);
+      s.pattern = Pattern(p);
+      s.k = 4;
+      std::string e1, e2;
+      auto w1 = expand(s, e1), w2 = expand(s, e2);
+      ASSERT_TRUE(w1 && w2) << e1;
+      EXPECT_EQ(w1->addr, w2->addr);
+      EXPECT_EQ(w1->a, w2->a);
+      EXPECT_EQ(w1->b, w2->b);
+      EXPECT_EQ(w1->init, w2->init);
+      s.seed++;
+      auto w3 = expand(s, e1);
+      EXPECT_NE(fingerprint(*w1), fingerprint(*w3)) << "seed must matter";
+    }
+  }
+}
+
+// The bytes are a pure function of the spec on every machine: this value
+// was computed once and must never change without a new token version.
+TEST(Workload, BytesAreStableAcrossMachinesAndVersions) {
+  std::string err;
+  auto w = expand(base("cas.add.f32"), err);
+  ASSERT_TRUE(w) << err;
+  EXPECT_EQ(fingerprint(*w), 0xa51e19705aae4ef5ull);
+}
+
+TEST(Workload, PatternsKeepTheirShape) {
+  std::string err;
+  auto s = base("native.add.u32");
+  s.pattern = Pattern::PerWarp;
+  auto w = expand(s, err);
+  ASSERT_TRUE(w);
+  for (uint64_t o = 0; o < w->ops(); ++o) {
+    const uint64_t t = w->thread_of(o);
+    const uint64_t warp = (t / s.block) * ((s.block + 31) / 32) + (t % s.block) / 32;
+    EXPECT_EQ(w->addr[o], warp);
+  }
+  s.pattern = Pattern::SameLine;
+  s.k = 8;
+  w = expand(s, err);
+  for (auto a : w->addr) EXPECT_LT(a * 4, 128u);
+  s.pattern = Pattern::PerPage;
+  w = expand(s, err);
+  for (auto a : w->addr) EXPECT_EQ(a * 4 % 4096, 0u);
+  s.pattern = Pattern::PerBlock;
+  s.space = Space::Shared;
+  w = expand(s, err);
+  for (uint64_t o = 0; o < w->ops(); ++o) EXPECT_EQ(w->addr[o], w->block_of(o) * w->region_elems);
+  // Zipf: address 0 is the most popular.
+  s = base();
+  s.k = 16;
+  s.grid = 40;
+  w = expand(s, err);
+  std::vector<int> count(16);
+  for (auto a : w->addr) count[a]++;
+  EXPECT_EQ(std::max_element(count.begin(), count.end()) - count.begin(), 0);
+}
+
+TEST(Workload, SpecialShareIsHonoured) {
+  std::string err;
+  auto s = base("cas.add.f32");
+  s.special_permille = 1000;
+  auto w = expand(s, err);
+  const auto sv = special_values(VK::F32, Domain::Float);
+  for (auto a : w->a) EXPECT_NE(std::find(sv.begin(), sv.end(), a), sv.end());
+  s.special_permille = 0;
+  s.dist = Dist::Small;
+  w = expand(s, err);
+  for (auto a : w->a) {
+    const float x = from_bits<float>(a);
+    EXPECT_TRUE(x == std::floor(x) && std::fabs(x) <= 8) << x;
+  }
+}
+
+TEST(Workload, ImpossibleSpecsAreRefusedWithAReason) {
+  std::string err;
+  auto s = base();
+  s.block = 1025;
+  EXPECT_FALSE(expand(s, err));
+  EXPECT_NE(err.find("1024"), std::string::npos);
+  s = base();
+  s.impl = "no.such.thing";
+  EXPECT_FALSE(expand(s, err));
+  EXPECT_NE(err.find("unknown implementation"), std::string::npos);
+  s = base();
+  s.pattern = Pattern::SameLine;
+  s.k = 33;
+  EXPECT_FALSE(expand(s, err));
+  s = base("native.add_block.i32");
+  s.pattern = Pattern::Single;
+  EXPECT_FALSE(expand(s, err));
+  EXPECT_NE(err.find("block scope"), std::string::npos);
+}
+
+TEST(Token, RoundTripsAndRejectsDamage) {
+  const auto s = base("cas.max_nanprop.f32");
+  const std::string tok = encode_token(s);
+  std::string err;
+  auto back = decode_token(tok, err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(*back, s);
+  EXPECT_FALSE(decode_token(tok.substr(0, tok.size() - 3), err));
+  EXPECT_FALSE(decode_token(tok.substr(0, 20), err));
+  EXPECT_NE(err.find("truncated"), std::string::npos) << err;
+  std::string bad = tok;
+  bad[bad.find(".33.")+1] = '4';
+  EXPECT_FALSE(decode_token(bad, err));
+  EXPECT_NE(err.find("checksum"), std::string::npos) << err;
+  EXPECT_FALSE(decode_token("as2.x", err));
+  EXPECT_FALSE(decode_token("", err));
+}
