@@ -1,85 +1,126 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 #include <numeric>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace atomstress {
 
 namespace {
 
-struct Keyed {
-  uint64_t key;
-  uint32_t local;  // index of the op within this address's list
+// One operation as the checker sees it: an edge old -> new at an address.
+// 32-bit kinds use 32-bit states, so an edge is 12 bytes and the sort moves
+// half the memory.
+#pragma pack(push, 4)
+template <class S>
+struct Edge {
+  S old;
+  S nw;
+  uint32_t addr;
 };
+#pragma pack(pop)
 
-// LSD radix sort on the key, 8-bit digits; digits that are equal across all
-// keys are skipped (sums of small integers touch 2 or 3 of 8 bytes).
-void radix_sort(std::vector<Keyed>& v, std::vector<Keyed>& tmp, unsigned key_bytes) {
+// The sort key of an edge: address first, then old value.
+template <class S>
+inline unsigned key_byte(const Edge<S>& e, unsigned d) {
+  if constexpr (sizeof(S) == 4) {
+    return unsigned(((uint64_t(e.addr) << 32 | e.old) >> (8 * d)) & 0xff);
+  } else {
+    return d < 8 ? unsigned((e.old >> (8 * d)) & 0xff) : (e.addr >> (8 * (d - 8))) & 0xff;
+  }
+}
+
+// LSD radix sort by (addr, old), 8-bit digits.  Digits that are equal across
+// all edges are skipped: one hot address skips the address bytes, sums of
+// small integers skip the high bytes.
+template <class S>
+void radix_sort(std::vector<Edge<S>>& v, std::vector<Edge<S>>& tmp) {
   const size_t n = v.size();
-  if (n <= 256) {
-    std::sort(v.begin(), v.end(), [](const Keyed& x, const Keyed& y) { return x.key < y.key; });
+  if (n <= 64) {
+    std::sort(v.begin(), v.end(), [](const Edge<S>& x, const Edge<S>& y) {
+      return x.addr != y.addr ? x.addr < y.addr : x.old < y.old;
+    });
     return;
   }
-  std::vector<uint32_t> hist(size_t(key_bytes) * 256, 0);
-  for (const auto& e : v)
-    for (unsigned d = 0; d < key_bytes; ++d) ++hist[d * 256 + ((e.key >> (8 * d)) & 0xff)];
+  constexpr unsigned digits = sizeof(S) + 4;
+  static thread_local std::vector<uint32_t> hist;
+  hist.assign(size_t(digits) * 256, 0);
+  for (const auto& e : v) {
+#pragma GCC unroll 12
+    for (unsigned d = 0; d < digits; ++d) ++hist[d * 256 + key_byte(e, d)];
+  }
   tmp.resize(n);
-  for (unsigned d = 0; d < key_bytes; ++d) {
+  for (unsigned d = 0; d < digits; ++d) {
     uint32_t* h = &hist[d * 256];
-    if (h[(v[0].key >> (8 * d)) & 0xff] == n) continue;  // one bucket: nothing to do
+    if (h[key_byte(v[0], d)] == n) continue;
     uint32_t sum = 0;
     for (int i = 0; i < 256; ++i) {
       const uint32_t c = h[i];
       h[i] = sum;
       sum += c;
     }
-    for (const auto& e : v) tmp[h[(e.key >> (8 * d)) & 0xff]++] = e;
+    Edge<S>* out = tmp.data();
+    for (const auto& e : v) out[h[key_byte(e, d)]++] = e;
     v.swap(tmp);
   }
 }
 
-struct UnionFind {
-  std::vector<uint32_t> parent;
-  void reset(size_t n) {
-    parent.resize(n);
-    std::iota(parent.begin(), parent.end(), 0u);
+uint32_t uf_find(std::vector<uint32_t>& parent, uint32_t x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];
+    x = parent[x];
   }
-  uint32_t find(uint32_t x) {
-    while (parent[x] != x) {
-      parent[x] = parent[parent[x]];
-      x = parent[x];
-    }
-    return x;
-  }
-  void unite(uint32_t a, uint32_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
-  }
-};
+  return x;
+}
 
-// Scratch reused across addresses.
-struct Scratch {
-  std::vector<Keyed> keyed, tmp;
-  std::vector<uint64_t> newv, uniq;
-  std::vector<uint32_t> oldid, newid, outdeg, indeg, first_reader, first_writer;
-  UnionFind uf;
-};
-
-constexpr uint32_t kNone = 0xffffffffu;
-
-class AddressChecker {
+template <class S>
+class Checker {
  public:
-  AddressChecker(const CheckInput& in, CheckResult& res) : in_(in), res_(res) {}
+  Checker(const CheckInput& in, CheckResult& res) : in_(in), res_(res), impl_(*in.impl) {}
 
+  bool run() {
+    const size_t n = in_.old.size();
+    edges_.resize(n);
+    for (size_t o = 0; o < n; ++o) {
+      const uint64_t old = in_.old[o];
+      edges_[o] = Edge<S>{S(impl_.canon(old)), S(impl_.canon(impl_.phi_in(in_.shared)(old, in_.a[o], in_.b[o]))), in_.addr[o]};
+    }
+    radix_sort(edges_, tmp_);
+    // Vertex ids: the index of the first edge of the run of equal (addr, old).
+    indeg_.assign(n, 0);
+    parent_.resize(n);
+    size_t i = 0;
+    uint32_t next_addr = 0;
+    while (i < n) {
+      const uint32_t addr = edges_[i].addr;
+      for (; next_addr < addr; ++next_addr)
+        if (!untouched(next_addr)) return false;
+      size_t j = i;
+      while (j < n && edges_[j].addr == addr) ++j;
+      if (!segment(addr, i, j)) return false;
+      next_addr = addr + 1;
+      i = j;
+    }
+    for (; next_addr < in_.init.size(); ++next_addr)
+      if (!untouched(next_addr)) return false;
+    return true;
+  }
+
+ private:
+  std::string val(uint64_t bits) const { return format_value(impl_.kind, bits); }
   std::string op_name(uint64_t op) const {
     std::string s = "op #" + std::to_string(op);
     if (in_.threads) s += " (thread " + std::to_string(op % in_.threads) + ")";
     return s;
   }
-  std::string val(uint64_t bits) const { return format_value(in_.impl->kind, bits); }
-
   bool fail(uint64_t addr, int64_t op, std::string why) {
     res_.ok = false;
     res_.bad_addr = int64_t(addr);
@@ -87,180 +128,543 @@ class AddressChecker {
     res_.explanation = "address " + std::to_string(addr) + ": " + std::move(why);
     return false;
   }
-
-  // ops: this address's operations, in op order.
-  bool check(uint64_t addr, std::span<const uint32_t> ops) {
-    const ImplInfo& impl = *in_.impl;
-    const uint64_t init = impl.canon(in_.init[addr]);
-    const uint64_t fin = impl.canon(in_.final_mem[addr]);
-    const size_t n = ops.size();
-    auto& s = sc_;
-    s.keyed.resize(n);
-    s.newv.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t o = ops[i];
+  // Slow path, for messages only: the first op at addr that read (or wrote) v.
+  int64_t first_op(uint32_t addr, S v, bool writer) const {
+    for (size_t o = 0; o < in_.old.size(); ++o) {
+      if (in_.addr[o] != addr) continue;
       const uint64_t old = in_.old[o];
-      s.keyed[i] = Keyed{impl.canon(old), uint32_t(i)};
-      s.newv[i] = impl.canon(impl.phi(old, in_.a[o], in_.b[o]));
+      const uint64_t x = writer ? impl_.phi_in(in_.shared)(old, in_.a[o], in_.b[o]) : old;
+      if (S(impl_.canon(x)) == v) return int64_t(o);
     }
-    radix_sort(s.keyed, s.tmp, vk_bytes(impl.kind));
+    return -1;
+  }
 
-    // Vertices: the distinct values some op returned, in ascending order.
-    s.uniq.clear();
-    s.outdeg.clear();
-    s.first_reader.clear();
-    s.oldid.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      const auto& e = s.keyed[i];
-      if (s.uniq.empty() || s.uniq.back() != e.key) {
-        s.uniq.push_back(e.key);
-        s.outdeg.push_back(0);
-        s.first_reader.push_back(e.local);
+  bool untouched(uint32_t e) {
+    if (impl_.canon(in_.final_mem[e]) == impl_.canon(in_.init[e])) return true;
+    return fail(e, -1,
+                "no operation targeted it, but it changed from " + val(in_.init[e]) + " to " + val(in_.final_mem[e]));
+  }
+
+  // Galloping search for x among edges_[b, t) (sorted by old) from pos;
+  // returns the first index of x's run, or t.
+  size_t find(S x, size_t b, size_t t, size_t& pos) const {
+    if (pos < b || pos >= t) pos = b;
+    const auto& e = edges_;
+    size_t lo, hi;
+    if (e[pos].old < x) {
+      size_t step = 1;
+      lo = pos + 1;
+      hi = lo;
+      while (hi < t && e[hi].old < x) {
+        lo = hi + 1;
+        step <<= 1;
+        hi = pos + step;
       }
-      ++s.outdeg.back();
-      s.oldid[e.local] = uint32_t(s.uniq.size() - 1);
+      hi = std::min(hi + 1, t);
+    } else {
+      size_t step = 1;
+      hi = pos + 1;
+      lo = pos;
+      while (lo > b && e[lo - 1].old >= x) {
+        hi = lo;
+        step <<= 1;
+        lo = pos >= b + step ? pos - step : b;
+      }
     }
-    const uint32_t nv = uint32_t(s.uniq.size());
-    const uint32_t kFinalExtra = nv;  // the final value, when no op returned it
-    s.indeg.assign(nv + 1, 0);
-    s.first_writer.assign(nv + 1, kNone);
-    s.newid.resize(n);
+    const auto it = std::lower_bound(e.begin() + lo, e.begin() + hi, x,
+                                     [](const Edge<S>& a, S v) { return a.old < v; });
+    const size_t k = size_t(it - e.begin());
+    if (k < t && e[k].old == x) {
+      pos = k;
+      return k;
+    }
+    return t;
+  }
 
-    // Where is each produced value among the vertices?  Visit the ops in
-    // ascending order of what they read: what they produce then tends to be
-    // close to the last hit, so a galloping search is nearly O(1).
-    size_t pos = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t local = s.keyed[i].local;
-      const uint64_t x = s.newv[local];
-      uint32_t id;
-      if (find_vertex(x, pos)) {
-        id = uint32_t(pos);
-      } else if (x == fin) {
-        id = kFinalExtra;
-      } else {
-        const uint32_t o = ops[local];
+  // The edges [b, t) of one address, sorted by old.
+  bool segment(uint32_t addr, size_t b, size_t t) {
+    const S init = S(impl_.canon(in_.init[addr]));
+    const S fin = S(impl_.canon(in_.final_mem[addr]));
+    // Vertex of each edge's new value; the final value may be no edge's old.
+    size_t pos = b, head = b;
+    uint32_t fin_writes = 0;
+    int64_t fin_writer = -1, dangling = -1;
+    for (size_t i = b; i < t; ++i) {
+      if (edges_[i].old != edges_[head].old) head = i;
+      parent_[i] = uint32_t(head);
+      const S x = edges_[i].nw;
+      const size_t v = find(x, b, t, pos);
+      if (v < t) {
+        ++indeg_[v];
+        continue;
+      }
+      if (x == fin) {
+        ++fin_writes;
+        if (fin_writer < 0) fin_writer = int64_t(i);
+        continue;
+      }
+      if (dangling < 0) dangling = int64_t(i);  // reported below, after stronger evidence
+    }
+    // Strongest evidence first: a returned value that nothing produced.
+    for (size_t i = b; i < t;) {
+      size_t j = i + 1;
+      while (j < t && edges_[j].old == edges_[i].old) ++j;
+      const S value = edges_[i].old;
+      if (indeg_[i] == 0 && value != init) {
+        const int64_t o = first_op(addr, value, false);
         return fail(addr, o,
-                    op_name(o) + " returned " + val(in_.old[o]) + " and so wrote " + val(x) +
-                        ", but no operation ever read " + val(x) + " and the final value is " +
-                        val(fin) + ": a later update was lost or read a stale value");
+                    op_name(o) + " returned " + val(value) +
+                        ", but no operation produced that value and it is not the initial value " + val(init));
       }
-      s.newid[local] = id;
-      ++s.indeg[id];
-      if (s.first_writer[id] == kNone) s.first_writer[id] = local;
+      i = j;
     }
-
+    if (dangling >= 0) {
+      const S x = edges_[size_t(dangling)].nw;
+      const int64_t o = first_op(addr, edges_[size_t(dangling)].old, false);
+      return fail(addr, o,
+                  op_name(o) + " returned " + val(edges_[size_t(dangling)].old) + " and so wrote " + val(x) +
+                      ", but no operation ever read " + val(x) + " and the final value is " + val(fin) +
+                      ": a later update was lost or read a stale value");
+    }
     // Degree balance: out - in = [v == init] - [v == final].
-    bool init_seen = false;
-    const bool fin_is_vertex = std::binary_search(s.uniq.begin(), s.uniq.end(), fin);
-    if (!fin_is_vertex) {
-      // The final value: nobody read it, so exactly one op must have written it.
-      const uint32_t in = s.indeg[kFinalExtra];
-      if (in == 0)
+    const bool fin_is_vertex = fin_writer < 0 && [&] {
+      size_t p = b;
+      return find(fin, b, t, p) < t;
+    }();
+    if (!fin_is_vertex && fin_writes != 1 && !(fin_writes == 0 && fin == init)) {
+      if (fin_writes == 0)
         return fail(addr, -1,
-                    "the final value " + val(fin) + " was never written by any operation and is not "
-                    "the initial value " + val(init));
-      if (in > 1) {
-        const uint32_t writer = ops[s.first_writer[kFinalExtra]];
-        return fail(addr, writer,
-                    val(fin) + " was written " + std::to_string(in) + " times (first by " +
-                        op_name(writer) + ") but never read: an update was lost");
-      }
-    }
-    for (uint32_t v = 0; v < nv; ++v) {
-      const uint64_t value = s.uniq[v];
-      const int64_t out = s.outdeg[v];
-      const int64_t in = s.indeg[v];
-      const int64_t is_init = (value == init) ? 1 : 0;
-      const int64_t is_final = (value == fin) ? 1 : 0;
-      if (is_init) init_seen = true;
-      const int64_t balance = out - in - is_init + is_final;
-      if (balance == 0) continue;
-      const uint32_t reader = ops[s.first_reader[v]];
-      if (in + is_init == 0) {
-        return fail(addr, reader,
-                    op_name(reader) + " returned " + val(value) +
-                        ", but no operation produced that value and it is not the initial value " +
+                    "the final value " + val(fin) + " was never written by any operation and is not the initial value " +
                         val(init));
-      }
-      const std::string init_note = is_init ? " and was the initial value" : "";
-      if (balance > 0) {
-        return fail(addr, reader,
-                    std::to_string(out) + " operations (first " + op_name(reader) + ") returned " +
-                        val(value) + ", but it was written only " + std::to_string(in) + " time(s)" +
-                        init_note + ": two operations read the same value, so an update was lost");
-      }
-      const uint32_t writer = ops[s.first_writer[v]];
-      return fail(addr, writer,
-                  val(value) + " was written " + std::to_string(in) + " time(s) (first by " + op_name(writer) +
-                      ")" + init_note + " but only " + std::to_string(out) + " operation(s) read it" +
-                      (is_final ? " and it is the final value" : "") + ": an update was lost");
+      const int64_t o = first_op(addr, fin, true);
+      return fail(addr, o,
+                  val(fin) + " was written " + std::to_string(fin_writes) + " times (first by " + op_name(o) +
+                      ") but never read: an update was lost");
     }
-    if (!init_seen) {
-      return fail(addr, -1,
-                  "no operation returned the initial value " + val(init) +
-                      ", yet some operation must have been first");
-    }
-
-    // Connectivity: every edge reachable from the initial state.
-    s.uf.reset(nv + 1);
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t local = s.keyed[i].local;
-      s.uf.unite(s.oldid[local], s.newid[local]);
-    }
-    const uint32_t init_id = uint32_t(std::lower_bound(s.uniq.begin(), s.uniq.end(), init) - s.uniq.begin());
-    const uint32_t root = s.uf.find(init_id);
-    for (size_t i = 0; i < n; ++i) {
-      if (s.uf.find(s.oldid[i]) != root) {
-        const uint32_t o = ops[i];
+    bool init_seen = false;
+    for (size_t i = b; i < t;) {
+      size_t j = i + 1;
+      while (j < t && edges_[j].old == edges_[i].old) ++j;
+      const S value = edges_[i].old;
+      const int64_t out = int64_t(j - i), in = indeg_[i];
+      const int64_t is_init = value == init, is_final = value == fin;
+      init_seen |= bool(is_init);
+      const int64_t balance = out - in - is_init + is_final;
+      if (balance != 0) {
+        const std::string init_note = is_init ? " and was the initial value" : "";
+        if (in + is_init == 0) {
+          const int64_t o = first_op(addr, value, false);
+          return fail(addr, o,
+                      op_name(o) + " returned " + val(value) +
+                          ", but no operation produced that value and it is not the initial value " + val(init));
+        }
+        if (balance > 0) {
+          const int64_t o = first_op(addr, value, false);
+          return fail(addr, o,
+                      std::to_string(out) + " operations (first " + op_name(o) + ") returned " + val(value) +
+                          ", but it was written only " + std::to_string(in) + " time(s)" + init_note +
+                          ": two operations read the same value, so an update was lost");
+        }
+        const int64_t o = first_op(addr, value, true);
         return fail(addr, o,
-                    op_name(o) + " returned " + val(in_.old[o]) +
-                        ", which lies on a cycle of values that the initial value " + val(init) +
-                        " never reaches: no sequential order explains it");
+                    val(value) + " was written " + std::to_string(in) + " time(s) (first by " + op_name(o) + ")" +
+                        init_note + " but only " + std::to_string(out) + " operation(s) read it" +
+                        (is_final ? " and it is the final value" : "") + ": an update was lost");
+      }
+      i = j;
+    }
+    if (!init_seen)
+      return fail(addr, -1,
+                  "no operation returned the initial value " + val(init) + ", yet some operation must have been first");
+
+    // Connectivity: every edge reachable from the initial state.  parent_[i]
+    // starts as the head of i's run; an edge joins its run to its target's.
+    pos = b;
+    for (size_t i = b; i < t; ++i) {
+      const size_t v = find(edges_[i].nw, b, t, pos);
+      if (v == t) continue;  // the final value, read by no one: a leaf
+      const uint32_t x = uf_find(parent_, uint32_t(i)), y = uf_find(parent_, uint32_t(v));
+      if (x != y) parent_[std::max(x, y)] = std::min(x, y);
+    }
+    size_t p = b;
+    const size_t init_v = find(init, b, t, p);
+    const uint32_t root = uf_find(parent_, uint32_t(init_v));
+    for (size_t i = b; i < t; ++i) {
+      if (uf_find(parent_, uint32_t(i)) != root) {
+        const int64_t o = first_op(addr, edges_[i].old, false);
+        return fail(addr, o,
+                    op_name(o) + " returned " + val(edges_[i].old) + ", which lies on a cycle of values that the initial value " +
+                        val(init) + " never reaches: no sequential order explains it");
       }
     }
     return true;
   }
 
+  const CheckInput& in_;
+  CheckResult& res_;
+  const ImplInfo& impl_;
+  // Scratch kept per thread across checks: no page faults per trial.
+  static inline thread_local std::vector<Edge<S>> edges_, tmp_;
+  static inline thread_local std::vector<uint32_t> indeg_, parent_;
+};
+
+// ---------------------------------------------------------------- fast path
+// Decides pass/fail exactly, without messages.  Edges are packed into one
+// sort key ((addr - amin) << bo | (old - omin)) plus the target's offset, so
+// a hot 32-bit address moves 8 bytes per edge.  One MSD pass (fused with
+// building the edges) splits them into cache-sized buckets, each finished by
+// an in-cache LSD radix sort.  On any failure, or a shape it does not cover,
+// check_history reruns the message-producing Checker above.
+namespace fast {
+
+struct Buf {
+  void* p = nullptr;
+  size_t bytes = 0;
+  ~Buf() { std::free(p); }
+  void* get(size_t b) {
+    if (b > bytes) {
+      std::free(p);
+      constexpr size_t huge = size_t(2) << 20;
+      const size_t r = (b + huge - 1) & ~(huge - 1);
+      p = std::aligned_alloc(huge, r);
+      if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+      madvise(p, r, MADV_HUGEPAGE);  // far fewer page faults on first use
+#endif
+      bytes = r;
+    }
+    return p;
+  }
+};
+inline thread_local Buf edge_buf, aux_buf, big_buf, small_buf;
+
+#pragma pack(push, 4)
+template <class K>
+struct E {
+  K k;         // (addr - amin) << bo | (old - omin)
+  uint32_t t;  // target's offset (bo <= 32) or its signed delta from old's
+};
+#pragma pack(pop)
+
+struct Aux {
+  uint32_t p;  // union-find parent + 1; 0: a root
+  uint32_t d;  // in-degree
+};
+
+// Sorts a[0, n) by the low `bits` bits of k (the others are equal).
+template <class K>
+void lsd(E<K>* a, E<K>* tmp, size_t n, unsigned bits) {
+  if (n < 2 || bits == 0) return;
+  if (n <= 32) {
+    for (size_t i = 1; i < n; ++i) {
+      const E<K> x = a[i];
+      size_t j = i;
+      for (; j > 0 && a[j - 1].k > x.k; --j) a[j] = a[j - 1];
+      a[j] = x;
+    }
+    return;
+  }
+  const unsigned passes = (bits + 10) / 11, w = (bits + passes - 1) / passes;
+  const size_t hs = size_t(1) << w;
+  const K mask = K(hs - 1);
+  uint32_t hist[6][2048];
+  std::memset(hist, 0, sizeof(uint32_t) * 2048 * passes);
+  for (size_t i = 0; i < n; ++i) {
+    const K k = a[i].k;
+    for (unsigned p = 0; p < passes; ++p) ++hist[p][(k >> (p * w)) & mask];
+  }
+  E<K>*src = a, *dst = tmp;
+  for (unsigned p = 0; p < passes; ++p) {
+    uint32_t* h = hist[p];
+    const unsigned sh = p * w;
+    if (h[(src[0].k >> sh) & mask] == n) continue;
+    uint32_t sum = 0;
+    for (size_t i = 0; i < hs; ++i) {
+      const uint32_t c = h[i];
+      h[i] = sum;
+      sum += c;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const E<K> e = src[i];
+      dst[h[(e.k >> sh) & mask]++] = e;
+    }
+    std::swap(src, dst);
+  }
+  if (src != a) std::memcpy(a, src, n * sizeof(E<K>));
+}
+
+template <class K>
+void msd(E<K>* a, size_t n, unsigned bits, E<K>* big, E<K>* small, size_t cache_n) {
+  if (n <= cache_n || bits == 0) return lsd(a, small, n, bits);
+  const unsigned d = std::min(bits, 11u), shift = bits - d;
+  const size_t hs = size_t(1) << d;
+  const K mask = K(hs - 1);
+  std::vector<uint32_t> h(hs + 1, 0);
+  for (size_t i = 0; i < n; ++i) ++h[((a[i].k >> shift) & mask) + 1];
+  for (size_t i = 0; i < hs; ++i) h[i + 1] += h[i];
+  std::vector<uint32_t> start(h.begin(), h.end());
+  for (size_t i = 0; i < n; ++i) big[h[(a[i].k >> shift) & mask]++] = a[i];
+  std::memcpy(a, big, n * sizeof(E<K>));
+  for (size_t i = 0; i < hs; ++i) msd(a + start[i], start[i + 1] - start[i], shift, big, small, cache_n);
+}
+
+template <class S, class K, bool Delta, bool Nan>
+class Fast {
+ public:
+  Fast(const CheckInput& in, unsigned bo, unsigned bits, uint32_t amin, S omin, S ospan)
+      : in_(in), impl_(*in.impl), bo_(bo), bits_(bits), amin_(amin), omin_(omin), ospan_(ospan) {}
+
+  bool run() {
+    const size_t n = in_.old.size();
+    e_ = static_cast<E<K>*>(edge_buf.get(n * sizeof(E<K>)));
+    n_ = n;
+    if (!build()) return false;
+    return scan();
+  }
+
  private:
-  // Galloping search for x in uniq starting from pos; on success pos = index.
-  bool find_vertex(uint64_t x, size_t& pos) const {
-    const auto& u = sc_.uniq;
-    const size_t n = u.size();
-    if (n == 0) return false;
-    if (pos >= n) pos = n - 1;
-    if (u[pos] == x) return true;
+  S canon(uint64_t x) const {
+    if constexpr (Nan) {
+      const uint64_t m = sizeof(S) == 4 ? 0x7fffffffull : 0x7fffffffffffffffull;
+      const uint64_t inf = sizeof(S) == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
+      if ((x & m) > inf) return S(impl_.canon(x));
+    }
+    return S(x);
+  }
+  K key_of(uint32_t ad, uint64_t old) const { return K(ad - amin_) << bo_ | K(S(canon(old) - omin_)); }
+
+  bool build() {
+    const size_t n = n_;
+    const uint32_t* addr = in_.addr.data();
+    const uint64_t *old = in_.old.data(), *a = in_.a.data(), *b = in_.b.data();
+    const PhiFn phi = impl_.phi_in(in_.shared);
+    const size_t cache_n = (size_t(512) << 10) / sizeof(E<K>);
+    unsigned d1 = 0;
+    while (d1 < std::min(bits_, 11u) && (n >> d1) > cache_n / 4) ++d1;
+    const unsigned shift = bits_ - d1;
+    const size_t hs = size_t(1) << d1;
+    std::vector<uint32_t> h(hs + 1, 0);
+    if (d1 > 0)
+      for (size_t o = 0; o < n; ++o) ++h[(key_of(addr[o], old[o]) >> shift) + 1];
+    else
+      h[1] = uint32_t(n);
+    for (size_t i = 0; i < hs; ++i) h[i + 1] += h[i];
+    const std::vector<uint32_t> start(h.begin(), h.end());
+    bool bad = false;
+    E<K>* e = e_;
+    for (size_t o = 0; o < n; ++o) {
+      const uint64_t ov = old[o];
+      const S os = S(canon(ov) - omin_);
+      const S ns = S(canon(phi(ov, a[o], b[o])) - omin_);
+      bad |= ns > ospan_;
+      uint32_t t;
+      if constexpr (Delta) {
+        const int64_t dl = int64_t(uint64_t(ns) - uint64_t(os));
+        bad |= dl != int64_t(int32_t(dl));
+        t = uint32_t(int32_t(dl));
+      } else {
+        t = uint32_t(ns);
+      }
+      const K k = K(addr[o] - amin_) << bo_ | K(os);
+      e[h[d1 ? size_t(k >> shift) : 0]++] = E<K>{k, t};
+    }
+    if (bad) return false;
+    size_t maxb = 0;
+    for (size_t i = 0; i < hs; ++i) maxb = std::max<size_t>(maxb, start[i + 1] - start[i]);
+    E<K>* small = static_cast<E<K>*>(small_buf.get(std::min(maxb, cache_n) * sizeof(E<K>) + 64));
+    E<K>* big = maxb > cache_n ? static_cast<E<K>*>(big_buf.get(maxb * sizeof(E<K>))) : nullptr;
+    for (size_t i = 0; i < hs; ++i) msd(e + start[i], start[i + 1] - start[i], shift, big, small, cache_n);
+    return true;
+  }
+
+  size_t find(K x, size_t& pos) const {
+    const E<K>* e = e_;
+    const size_t t = n_;
     size_t lo, hi;
-    if (u[pos] < x) {
+    if (e[pos].k < x) {
       size_t step = 1;
       lo = pos + 1;
       hi = lo;
-      while (hi < n && u[hi] < x) {
+      while (hi < t && e[hi].k < x) {
         lo = hi + 1;
-        hi = pos + (step <<= 1);
+        step <<= 1;
+        hi = pos + step;
       }
-      hi = std::min(hi + 1, n);
+      hi = std::min(hi + 1, t);
     } else {
       size_t step = 1;
-      hi = pos;
-      lo = pos >= 1 ? pos - 1 : 0;
-      while (lo > 0 && u[lo] > x) {
+      hi = pos + 1;
+      lo = pos;
+      while (lo > 0 && e[lo - 1].k >= x) {
         hi = lo;
-        lo = pos >= (step << 1) ? pos - (step <<= 1) : 0;
+        step <<= 1;
+        lo = pos >= step ? pos - step : 0;
       }
     }
-    const auto it = std::lower_bound(u.begin() + lo, u.begin() + hi, x);
-    if (it != u.begin() + hi && *it == x) {
-      pos = size_t(it - u.begin());
-      return true;
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (e[mid].k < x) lo = mid + 1;
+      else hi = mid;
     }
-    return false;
+    if (lo < t && e[lo].k == x) {
+      pos = lo;
+      return lo;
+    }
+    return t;
+  }
+
+  uint32_t root(uint32_t x) {
+    Aux* u = aux_;
+    for (;;) {
+      const uint32_t p = u[x].p;
+      if (!p) return x;
+      const uint32_t gp = u[p - 1].p;
+      if (!gp) return p - 1;
+      u[x].p = gp;
+      x = gp - 1;
+    }
+  }
+
+  bool untouched_until(uint32_t a) {
+    for (; next_addr_ < a; ++next_addr_)
+      if (impl_.canon(in_.final_mem[next_addr_]) != impl_.canon(in_.init[next_addr_])) return false;
+    next_addr_ = a + 1;
+    return true;
+  }
+
+  bool scan() {
+    const size_t n = n_;
+    const E<K>* e = e_;
+    aux_ = static_cast<Aux*>(aux_buf.get(n * sizeof(Aux)));
+    std::memset(aux_, 0, n * sizeof(Aux));
+    const K omask = bo_ == 0 ? K(0) : K(~K(0) >> (8 * sizeof(K) - bo_));
+    next_addr_ = 0;
+    uint64_t V = 0, U = 0, A = 0;
+    size_t pos = 0, head = 0;
+    K cur_ad = 0, init_key = 0, fin_key = 0;
+    bool init_seen = false, fin_vertex = false;
+    uint32_t fin_writes = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const K k = e[i].k;
+      if (i == 0 || k != e[i - 1].k) {
+        head = i;
+        ++V;
+        const K ad = bo_ == 8 * sizeof(K) ? K(0) : K(k >> bo_);
+        if (i == 0 || ad != cur_ad) {
+          if (i > 0) {
+            if (!init_seen || (!fin_vertex && fin_writes != 1)) return false;
+            ++A;
+          }
+          const uint32_t abs = uint32_t(ad) + amin_;
+          if (!untouched_until(abs)) return false;
+          cur_ad = ad;
+          init_key = key_of(abs, in_.init[abs]);
+          fin_key = key_of(abs, in_.final_mem[abs]);
+          init_seen = fin_vertex = false;
+          fin_writes = 0;
+        }
+        init_seen |= k == init_key;
+        fin_vertex |= k == fin_key;
+      }
+      K tk;
+      if constexpr (Delta) tk = (k & ~omask) | K((k & omask) + K(int64_t(int32_t(e[i].t))));
+      else tk = (k & ~omask) | K(e[i].t);
+      const size_t v = find(tk, pos);
+      if (v < n) {
+        ++aux_[v].d;
+        const uint32_t x = root(uint32_t(head)), y = root(uint32_t(v));
+        if (x != y) {
+          aux_[std::max(x, y)].p = std::min(x, y) + 1;
+          ++U;
+        }
+      } else {
+        if (tk != fin_key) return false;
+        ++fin_writes;
+      }
+    }
+    if (!init_seen || (!fin_vertex && fin_writes != 1)) return false;
+    ++A;
+    if (!untouched_until(uint32_t(in_.init.size()))) return false;
+    if (V - U != A) return false;
+    // Degree balance: out + [v == final] == in + [v == initial].
+    cur_ad = ~K(0);
+    for (size_t i = 0; i < n;) {
+      const K k = e[i].k;
+      size_t j = i + 1;
+      while (j < n && e[j].k == k) ++j;
+      const K ad = bo_ == 8 * sizeof(K) ? K(0) : K(k >> bo_);
+      if (ad != cur_ad) {
+        cur_ad = ad;
+        const uint32_t abs = uint32_t(ad) + amin_;
+        init_key = key_of(abs, in_.init[abs]);
+        fin_key = key_of(abs, in_.final_mem[abs]);
+      }
+      if (uint64_t(j - i) + (k == fin_key) != uint64_t(aux_[i].d) + (k == init_key)) return false;
+      i = j;
+    }
+    return true;
   }
 
   const CheckInput& in_;
-  CheckResult& res_;
-  Scratch sc_;
+  const ImplInfo& impl_;
+  unsigned bo_, bits_;
+  uint32_t amin_;
+  S omin_, ospan_;
+  E<K>* e_ = nullptr;
+  Aux* aux_ = nullptr;
+  size_t n_ = 0;
+  uint32_t next_addr_ = 0;
 };
+
+template <class S, bool Nan>
+bool check_nan(const CheckInput& in) {
+  const ImplInfo& impl = *in.impl;
+  auto canon = [&](uint64_t x) -> S {
+    if constexpr (Nan) {
+      const uint64_t m = sizeof(S) == 4 ? 0x7fffffffull : 0x7fffffffffffffffull;
+      const uint64_t inf = sizeof(S) == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
+      if ((x & m) > inf) return S(impl.canon(x));
+    }
+    return S(x);
+  };
+  const size_t n = in.old.size();
+  if (n == 0) return false;
+  uint32_t amin = ~0u, amax = 0;
+  for (const uint32_t x : in.addr) {
+    amin = std::min(amin, x);
+    amax = std::max(amax, x);
+  }
+  S omin = ~S(0), omax = 0;
+  for (const uint64_t x : in.old) {
+    const S s = canon(x);
+    omin = std::min(omin, s);
+    omax = std::max(omax, s);
+  }
+  for (size_t i = 0; i < in.init.size(); ++i) {
+    const S s = canon(in.init[i]), f = canon(in.final_mem[i]);
+    omin = std::min({omin, s, f});
+    omax = std::max({omax, s, f});
+  }
+  const S ospan = S(omax - omin);
+  const unsigned bo = unsigned(std::bit_width(ospan)), ba = unsigned(std::bit_width(amax - amin));
+  const unsigned bits = bo + ba;
+  if (bits <= 32) return Fast<S, uint32_t, false, Nan>(in, bo, bits, amin, omin, ospan).run();
+  if (bits > 63) return false;
+  if (bo <= 32) return Fast<S, uint64_t, false, Nan>(in, bo, bits, amin, omin, ospan).run();
+  if constexpr (sizeof(S) == 8) return Fast<S, uint64_t, true, Nan>(in, bo, bits, amin, omin, ospan).run();
+  return false;
+}
+
+template <class S>
+bool check(const CheckInput& in) {
+  const VK k = in.impl->kind;
+  const bool nan = in.impl->sem.nan_states_equal;
+  if (!nan) return check_nan<S, false>(in);
+  if (k == (sizeof(S) == 4 ? VK::F32 : VK::F64)) return check_nan<S, true>(in);
+  return false;  // some other canonicalisation: leave it to the Checker
+}
+
+}  // namespace fast
 
 }  // namespace
 
@@ -269,47 +673,24 @@ CheckResult check_history(const CheckInput& in) {
   const size_t nops = in.old.size();
   const size_t nelem = in.init.size();
   res.ops_checked = nops;
-  if (in.final_mem.size() != nelem || in.addr.size() != nops || in.a.size() != nops ||
-      in.b.size() != nops) {
+  if (in.final_mem.size() != nelem || in.addr.size() != nops || in.a.size() != nops || in.b.size() != nops ||
+      nops >= (size_t(1) << 32)) {
     res.ok = false;
     res.explanation = "internal error: history arrays have inconsistent sizes";
     return res;
   }
-  // Group the ops by address (counting sort, stable: op order kept).
-  std::vector<uint32_t> start(nelem + 1, 0);
   for (size_t o = 0; o < nops; ++o) {
     if (in.addr[o] >= nelem) {
       res.ok = false;
       res.bad_op = int64_t(o);
-      res.explanation = "op #" + std::to_string(o) + " targets element " + std::to_string(in.addr[o]) +
-                        " outside the trial's memory";
+      res.explanation =
+          "op #" + std::to_string(o) + " targets element " + std::to_string(in.addr[o]) + " outside the trial's memory";
       return res;
     }
-    ++start[in.addr[o] + 1];
   }
-  for (size_t e = 0; e < nelem; ++e) start[e + 1] += start[e];
-  std::vector<uint32_t> order(nops);
-  {
-    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
-    for (size_t o = 0; o < nops; ++o) order[fill[in.addr[o]]++] = uint32_t(o);
-  }
-  AddressChecker ac(in, res);
-  const ImplInfo& impl = *in.impl;
-  for (size_t e = 0; e < nelem; ++e) {
-    const uint32_t b = start[e], t = start[e + 1];
-    if (b == t) {
-      if (impl.canon(in.final_mem[e]) != impl.canon(in.init[e])) {
-        res.ok = false;
-        res.bad_addr = int64_t(e);
-        res.explanation = "address " + std::to_string(e) + ": no operation targeted it, but it changed from " +
-                          format_value(impl.kind, in.init[e]) + " to " +
-                          format_value(impl.kind, in.final_mem[e]);
-        return res;
-      }
-      continue;
-    }
-    if (!ac.check(e, std::span<const uint32_t>(order.data() + b, t - b))) return res;
-  }
+  if (vk_bytes(in.impl->kind) <= 4 ? fast::check<uint32_t>(in) : fast::check<uint64_t>(in)) return res;
+  if (vk_bytes(in.impl->kind) <= 4) Checker<uint32_t>(in, res).run();
+  else Checker<uint64_t>(in, res).run();
   return res;
 }
 

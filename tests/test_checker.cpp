@@ -141,7 +141,7 @@ TEST(Checker, ExplainsALostUpdate) {
   // Two ops both read 0 (a lost update): 0 -> 1 twice, final 1.
   std::vector<uint32_t> addr{0, 0};
   std::vector<uint64_t> a{1, 1}, b{0, 0}, old{0, 0}, init{0}, fin{1};
-  CheckInput in{&impl, addr, a, b, old, init, fin, 2};
+  CheckInput in{&impl, addr, a, b, old, init, fin, false, 2};
   const auto r = check_history(in);
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.explanation.find("lost"), std::string::npos) << r.explanation;
@@ -151,7 +151,7 @@ TEST(Checker, ExplainsAValueNobodyProduced) {
   const ImplInfo& impl = *find_impl("native.add.i32");
   std::vector<uint32_t> addr{0, 0};
   std::vector<uint64_t> a{1, 1}, b{0, 0}, old{0, 5}, init{0}, fin{2};
-  CheckInput in{&impl, addr, a, b, old, init, fin, 2};
+  CheckInput in{&impl, addr, a, b, old, init, fin, false, 2};
   const auto r = check_history(in);
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.explanation.find("no operation produced"), std::string::npos) << r.explanation;
@@ -162,7 +162,7 @@ TEST(Checker, UntouchedAddressMustKeepItsValue) {
   const ImplInfo& impl = *find_impl("cas.add.u16");
   std::vector<uint32_t> addr{0};
   std::vector<uint64_t> a{1}, b{0}, old{7}, init{7, 9}, fin{8, 0};
-  CheckInput in{&impl, addr, a, b, old, init, fin, 1};
+  CheckInput in{&impl, addr, a, b, old, init, fin, false, 1};
   const auto r = check_history(in);
   ASSERT_FALSE(r.ok);
   EXPECT_EQ(r.bad_addr, 1);
@@ -179,10 +179,10 @@ TEST(Checker, FloatAddInAnyOrderIsExplained) {
   // Order z, y, x: 0 -> -1e8 -> -1e8+1 (= -99999999 rounds to -1e8) -> 0.
   const float s1 = 0.0f + z, s2 = s1 + y, s3 = s2 + x;
   std::vector<uint64_t> old{to_bits(s2), to_bits(s1), to_bits(0.0f)}, fin{to_bits(s3)};
-  CheckInput ok_in{&impl, addr, a, b, old, init, fin, 3};
+  CheckInput ok_in{&impl, addr, a, b, old, init, fin, false, 3};
   EXPECT_TRUE(check_history(ok_in).ok);
   std::vector<uint64_t> bad_fin{to_bits(1.0f)};
-  CheckInput bad_in{&impl, addr, a, b, old, init, bad_fin, 3};
+  CheckInput bad_in{&impl, addr, a, b, old, init, bad_fin, false, 3};
   EXPECT_FALSE(check_history(bad_in).ok);
 }
 
@@ -191,7 +191,7 @@ TEST(Checker, DisconnectedCycleIsRejected) {
   const ImplInfo& impl = *find_impl("native.exch.u32");
   std::vector<uint32_t> addr{0, 0, 0};
   std::vector<uint64_t> a{1, 6, 5}, b(3, 0), old{0, 5, 6}, init{0}, fin{1};
-  CheckInput in{&impl, addr, a, b, old, init, fin, 3};
+  CheckInput in{&impl, addr, a, b, old, init, fin, false, 3};
   const auto r = check_history(in);
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.explanation.find("cycle"), std::string::npos) << r.explanation;
@@ -214,7 +214,7 @@ TEST(Checker, LargeSingleAddressHistoryPasses) {
     state += uint32_t(a[o]);
   }
   fin[0] = state;
-  CheckInput in{&impl, addr, a, b, old, init, fin, uint32_t(n)};
+  CheckInput in{&impl, addr, a, b, old, init, fin, false, uint32_t(n)};
   EXPECT_TRUE(check_history(in).ok);
   old[order[n / 2]] = old[order[n / 2 + 1]];
   EXPECT_FALSE(check_history(in).ok);
