@@ -15,5 +15,14 @@ add_test(NAME e2e_check_cpu
 
 # End to end on the GPU: the default geometry (twice the SM count x 256).
 add_test(NAME e2e_check_cuda
-  COMMAND atomstress check --all --backend cuda --skip-without-gpu --trials 3)
+  COMMAND atomstress check --all --backend cuda --skip-without-gpu --trials 3 --profile 3)
 set_tests_properties(e2e_check_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
+
+# The property campaign on the CPU backend: every bug a CPU can show must be
+# caught, the correct catalogue must show no false failure.
+add_test(NAME selftest_cpu
+  COMMAND atomstress selftest --backend cpu --budget-s 2 --correct-specs 500)
+
+# The same on the GPU (10 s per bug, 10,000 correct specs).
+add_test(NAME selftest_cuda COMMAND atomstress selftest --backend cuda --skip-without-gpu)
+set_tests_properties(selftest_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)

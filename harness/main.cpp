@@ -23,6 +23,10 @@
 namespace po = boost::program_options;
 using namespace atomstress;
 
+namespace atomstress {
+int cmd_selftest(const std::vector<std::string>& args);
+}
+
 namespace {
 
 int usage_error(const std::string& msg) {
@@ -134,6 +138,7 @@ int main(int argc, char** argv) {
       "  list      the catalogue, with each semantics spec (--verbose)\n"
       "  check     run implementations against the oracle (--all, --impl NAME|GLOB)\n"
       "  repro     rerun a reproduction token N times (--runs N)\n"
+      "  selftest  catch every deliberately wrong implementation; no false failures\n"
       "Run 'atomstress <command> --help' for a command's options.\n";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
@@ -145,10 +150,11 @@ int main(int argc, char** argv) {
     if (cmd == "list") return cmd_list(args);
     if (cmd == "check") return cmd_check(args);
     if (cmd == "repro") return cmd_repro(args);
+    if (cmd == "selftest") return cmd_selftest(args);
   } catch (const po::error& e) {
     return usage_error(e.what());
   } catch (const std::exception& e) {
     return usage_error(e.what());
   }
-  return usage_error("unknown command '" + cmd + "' (list, check, repro)");
+  return usage_error("unknown command '" + cmd + "' (list, check, repro, selftest)");
 }

@@ -46,6 +46,11 @@ uint64_t phi_shared_bits(uint64_t o, uint64_t a, uint64_t b) {
     return phi_bits<I>(o, a, b);
 }
 template <class I>
+constexpr bool needs_gpu_of() {
+  if constexpr (requires { I::needs_gpu; }) return I::needs_gpu;
+  return false;
+}
+template <class I>
 constexpr const char* bug_of() {
   if constexpr (is_buggy_v<I>) return I::bug;
   return nullptr;
@@ -54,7 +59,7 @@ constexpr const char* bug_of() {
 std::vector<ImplInfo> build() {
   std::vector<ImplInfo> v;
 #define AS_INFO(I) \
-  v.push_back(ImplInfo{I::name, vk_of<I::T>(), I::domain, I::sem, bug_of<I>(), &phi_bits<I>, &phi_shared_bits<I>, v.size()});
+  v.push_back(ImplInfo{I::name, vk_of<I::T>(), I::domain, I::sem, bug_of<I>(), &phi_bits<I>, &phi_shared_bits<I>, v.size(), needs_gpu_of<I>()});
   ATOMSTRESS_CATALOGUE(AS_INFO)
 #undef AS_INFO
   return v;

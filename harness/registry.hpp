@@ -27,6 +27,7 @@ struct ImplInfo {
   PhiFn phi;        // sequential semantics on bit patterns
   PhiFn phi_shared; // the same in shared memory (differs for native float add)
   size_t index;     // position in ATOMSTRESS_CATALOGUE
+  bool needs_gpu = false;  // a bug only a GPU can show (the cpu backend cannot catch it)
 
   bool buggy() const { return bug != nullptr; }
   PhiFn phi_in(bool shared) const { return shared ? phi_shared : phi; }

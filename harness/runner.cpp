@@ -99,6 +99,23 @@ TrialOutcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOpti
     }
   }
   const auto t0 = std::chrono::steady_clock::now();
+  // Wraparound counters: every returned value is within [0, limit] for some
+  // limit used at its address, or is the address's initial value.
+  if (w->impl->domain == Domain::IncDec) {
+    std::vector<uint64_t> max_lim(w->mem_elems(), 0);
+    for (uint64_t o = 0; o < out.ops; ++o) max_lim[w->addr[o]] = std::max(max_lim[w->addr[o]], w->a[o]);
+    for (uint64_t o = 0; o < out.ops; ++o) {
+      const uint32_t e = w->addr[o];
+      if (h.old[o] > max_lim[e] && h.old[o] != w->init[e]) {
+        out.verdict = Verdict::Fail;
+        out.bad_op = int64_t(o);
+        out.why = "address " + std::to_string(e) + ": op #" + std::to_string(o) + " returned " +
+                  std::to_string(h.old[o]) + ", above every wrap limit used there (at most " +
+                  std::to_string(max_lim[e]) + ") and not the initial value " + std::to_string(w->init[e]);
+        return out;
+      }
+    }
+  }
   CheckInput in;
   in.impl = w->impl;
   in.addr = w->addr;

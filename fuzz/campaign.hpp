@@ -1,0 +1,40 @@
+// Property campaigns with a time budget: RapidCheck generates TrialSpecs,
+// each is evaluated (rerun to catch rare interleavings), a failure is shrunk
+// (each candidate rerun until it fails or the rerun bound is hit), and the
+// shrunk case's failure rate is measured.  A failure that never recurs is
+// reported as flaky with its observed rate, never dropped.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "properties/generators.hpp"
+#include "properties/properties.hpp"
+
+namespace atomstress::fuzz {
+
+struct CampaignConfig {
+  properties::GenConfig gen;
+  RunOptions run;
+  double budget_s = 10;      // searching stops here; shrinking may take up to 3x
+  uint64_t max_specs = ~0ull;
+  uint32_t reruns = 2;       // runs per spec evaluation (and per shrink candidate)
+  uint32_t rate_runs = 10;   // reruns of the shrunk case to measure its failure rate
+  uint64_t seed = 1;
+};
+
+struct CampaignResult {
+  bool found = false;
+  Verdict verdict = Verdict::Pass;
+  std::string why;
+  TrialSpec first, shrunk;       // as first found, and after shrinking
+  double time_to_catch_s = 0;    // wall time until the first failing evaluation
+  double total_s = 0;
+  uint64_t specs = 0;            // specs evaluated (shrink candidates included)
+  uint32_t rate_failures = 0, rate_runs = 0;
+  bool flaky = false;            // the shrunk case (and the first) never failed again
+};
+
+CampaignResult run_campaign(const CampaignConfig& cfg);
+
+}  // namespace atomstress::fuzz

@@ -1,0 +1,91 @@
+#include "generators.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "harness/values.hpp"
+#include "harness/workload.hpp"
+
+namespace atomstress::properties {
+
+GenConfig default_config(BackendKind backend, std::vector<const ImplInfo*> impls) {
+  GenConfig c;
+  c.impls = std::move(impls);
+  c.backend = backend;
+  if (backend == BackendKind::Cuda) {
+    const int sms = std::max(1, cuda_sm_count());
+    c.max_grid = uint32_t(4 * sms);
+    c.max_ops = 1u << 18;
+  }
+  return c;
+}
+
+rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c) {
+  using namespace rc;
+  const auto impls = c.impls;
+  const uint64_t max_ops = c.max_ops;
+  auto geometry = gen::tuple(gen::inRange<uint32_t>(1, c.max_grid + 1),
+                             gen::oneOf(gen::element<uint32_t>(1, 32, 33, 64, 96, 128, 256, 1024),
+                                        gen::inRange<uint32_t>(1, 1025)),
+                             gen::inRange<uint32_t>(1, 9));
+  auto shape = gen::tuple(gen::element(Space::Global, Space::Shared),
+                          gen::element(Pattern::Single, Pattern::Uniform, Pattern::Zipf, Pattern::SameLine,
+                                       Pattern::PerLine, Pattern::PerPage, Pattern::PerWarp, Pattern::PerBlock),
+                          gen::oneOf(gen::element<uint32_t>(1, 2, 4, 32), gen::inRange<uint32_t>(1, 2048)),
+                          gen::inRange<uint32_t>(1, 5));
+  auto values = gen::tuple(gen::element(Dist::Small, Dist::Full),
+                           gen::oneOf(gen::just<uint32_t>(0), gen::element<uint32_t>(20, 150, 500, 1000),
+                                      gen::inRange<uint32_t>(0, 1001)),
+                           gen::element(Init::Random, Init::Zero), gen::arbitrary<uint64_t>());
+  return gen::map(gen::tuple(gen::inRange<size_t>(0, impls.size()), geometry, shape, values),
+                  [impls, max_ops](const auto& t) {
+                    const auto& [idx, geo, shp, val] = t;
+                    TrialSpec s;
+                    const ImplInfo& impl = *impls[idx];
+                    s.impl = impl.name;
+                    std::tie(s.grid, s.block, s.ops_per_thread) = geo;
+                    std::tie(s.space, s.pattern, s.k, s.zipf_s) = shp;
+                    std::tie(s.dist, s.special_permille, s.init, s.seed) = val;
+                    // Keep the trial inside its caps, whatever was drawn.
+                    while (s.ops() > max_ops && s.ops_per_thread > 1) --s.ops_per_thread;
+                    while (s.ops() > max_ops && s.grid > 1) s.grid = std::max<uint32_t>(1, s.grid / 2);
+                    const unsigned bytes = vk_bytes(impl.kind);
+                    if (s.pattern == Pattern::SameLine) s.k = std::min<uint32_t>(s.k, 128 / bytes);
+                    if (s.pattern == Pattern::PerPage) s.k = std::min<uint32_t>(s.k, 64);
+                    if (s.space == Space::Shared) {
+                      const uint32_t per = s.pattern == Pattern::PerLine   ? 128 / bytes
+                                           : s.pattern == Pattern::PerPage ? 4096 / bytes
+                                                                           : 1;
+                      s.k = std::max<uint32_t>(1, std::min<uint32_t>(s.k, (32768 / bytes) / per));
+                    }
+                    // A block-scope atomic only on addresses private to a block.
+                    if (impl.sem.scope == Scope::Block && s.space == Space::Global && s.grid > 1 &&
+                        s.pattern != Pattern::PerWarp && s.pattern != Pattern::PerBlock)
+                      s.space = Space::Shared;
+                    return s;
+                  });
+}
+
+rc::Gen<float> gen_float_special() {
+  const auto sv = special_values(VK::F32, Domain::Float);
+  std::vector<float> v;
+  for (auto b : sv) v.push_back(from_bits<float>(b));
+  return rc::gen::oneOf(rc::gen::elementOf(v), rc::gen::arbitrary<float>());
+}
+rc::Gen<double> gen_double_special() {
+  const auto sv = special_values(VK::F64, Domain::Float);
+  std::vector<double> v;
+  for (auto b : sv) v.push_back(from_bits<double>(b));
+  return rc::gen::oneOf(rc::gen::elementOf(v), rc::gen::arbitrary<double>());
+}
+rc::Gen<int32_t> gen_int_boundary() {
+  return rc::gen::oneOf(rc::gen::element<int32_t>(0, 1, -1, std::numeric_limits<int32_t>::min(),
+                                                  std::numeric_limits<int32_t>::max()),
+                        rc::gen::arbitrary<int32_t>());
+}
+rc::Gen<uint32_t> gen_wrap_limit() {
+  return rc::gen::oneOf(rc::gen::element<uint32_t>(0, 1, 2, 0xffffffffu, 0xfffffffeu), rc::gen::inRange<uint32_t>(0, 64));
+}
+
+}  // namespace atomstress::properties

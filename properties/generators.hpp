@@ -1,0 +1,36 @@
+// RapidCheck generators: TrialSpecs (never the bulk arrays, which are
+// expanded from a spec's seed) and IEEE / integer special values.
+#pragma once
+
+#include <rapidcheck.h>
+
+#include <vector>
+
+#include "harness/history.hpp"
+#include "harness/trial.hpp"
+
+namespace atomstress::properties {
+
+struct GenConfig {
+  std::vector<const ImplInfo*> impls;  // drawn from, first ones preferred when shrinking
+  BackendKind backend = BackendKind::Cpu;
+  uint32_t max_grid = 16;              // cuda: a few times the SM count
+  uint64_t max_ops = 4096;             // cap on grid * block * ops_per_thread
+};
+
+GenConfig default_config(BackendKind backend, std::vector<const ImplInfo*> impls);
+
+// Shrinks towards one block of one thread, one op, the single-address
+// pattern, global memory, small values, no specials.
+rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c);
+
+// Values RapidCheck's own float generator never makes, on purpose and often:
+// NaN of either sign with assorted payloads, +-0, +-inf, the smallest and
+// largest subnormals and normals, values differing only below float
+// precision (doubles), integer boundaries and wrap limits.
+rc::Gen<float> gen_float_special();
+rc::Gen<double> gen_double_special();
+rc::Gen<int32_t> gen_int_boundary();
+rc::Gen<uint32_t> gen_wrap_limit();
+
+}  // namespace atomstress::properties

@@ -1,0 +1,100 @@
+#include "properties.hpp"
+
+namespace atomstress::properties {
+
+Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t reruns) {
+  Evaluation ev;
+  for (uint32_t r = 0; r < std::max<uint32_t>(1, reruns); ++r) {
+    const TrialOutcome t = run_trial(spec, backend, opt);
+    ++ev.runs;
+    if (t.verdict != Verdict::Pass) {
+      ++ev.failures;
+      ev.verdict = t.verdict;
+      ev.why = t.why;
+      break;
+    }
+  }
+  return ev;
+}
+
+Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t runs) {
+  Evaluation ev;
+  for (uint32_t r = 0; r < runs; ++r) {
+    const TrialOutcome t = run_trial(spec, backend, opt);
+    ++ev.runs;
+    if (t.verdict != Verdict::Pass) {
+      if (ev.failures++ == 0) {
+        ev.verdict = t.verdict;
+        ev.why = t.why;
+      }
+    }
+  }
+  return ev;
+}
+
+const std::vector<DiffPair>& differential_pairs() {
+  static const std::vector<DiffPair> pairs = {
+      {"cas.add.i32", "native.add.i32"}, {"cas.add.f32", "native.add.f32"}, {"cas.add.f64", "native.add.f64"},
+      {"cas.inc.u32", "native.inc.u32"}, {"cas.dec.u32", "native.dec.u32"}, {"intorder.max.f32", "cas.max.f32"},
+  };
+  return pairs;
+}
+
+DiffResult differential(const DiffPair& pair, BackendKind backend, Space space, uint64_t seed, uint32_t ops,
+                        uint32_t special_permille) {
+  DiffResult res;
+  const ImplInfo* e = find_impl(pair.emulated);
+  const ImplInfo* n = find_impl(pair.native);
+  TrialSpec s;
+  s.impl = e->name;
+  s.grid = 1;
+  s.block = 1;
+  s.ops_per_thread = ops;
+  s.space = space;
+  s.pattern = Pattern::Single;
+  s.dist = Dist::Full;
+  s.special_permille = special_permille;
+  s.seed = seed;
+  std::string err;
+  auto we = expand(s, err);
+  if (!we) {
+    res.ok = false;
+    res.why = err;
+    return res;
+  }
+  Workload wn = *we;  // the same bytes, run by the other implementation
+  wn.impl = n;
+  wn.spec.impl = n->name;
+  RunOptions opt;
+  opt.cpu_threads = 1;
+  opt.yield_permille = 0;
+  History he, hn;
+  const auto run = backend == BackendKind::Cuda ? cuda_runner : cpu_runner;
+  if (!run(e->index)(*we, opt, he, err) || !run(n->index)(wn, opt, hn, err)) {
+    res.ok = false;
+    res.why = err;
+    return res;
+  }
+  const bool shared = space == Space::Shared;
+  // Walk both sequential histories while they are in the same state.
+  for (uint64_t o = 0; o + 1 < he.old.size(); ++o) {
+    const uint64_t se = e->canon(he.old[o]), sn = n->canon(hn.old[o]);
+    if (se != sn) break;  // diverged after a predicted difference: nothing more to compare
+    const uint64_t pe = e->canon(e->phi_in(shared)(he.old[o], we->a[o], we->b[o]));
+    const uint64_t pn = n->canon(n->phi_in(shared)(hn.old[o], wn.a[o], wn.b[o]));
+    const uint64_t ge = e->canon(he.old[o + 1]), gn = n->canon(hn.old[o + 1]);
+    if (ge != pe || gn != pn) {
+      res.ok = false;
+      res.why = std::string("op #") + std::to_string(o) + " from " + format_value(e->kind, he.old[o]) + " with a = " +
+                format_value(e->kind, we->a[o]) + ": " + e->name + " gave " + format_value(e->kind, he.old[o + 1]) +
+                " (spec: " + format_value(e->kind, pe) + "), " + n->name + " gave " +
+                format_value(n->kind, hn.old[o + 1]) + " (spec: " + format_value(n->kind, pn) + ")";
+      return res;
+    }
+    if (pe == pn) ++res.agreed;
+    else ++res.predicted;
+  }
+  return res;
+}
+
+}  // namespace atomstress::properties

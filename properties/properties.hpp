@@ -1,0 +1,51 @@
+// Properties evaluated on a TrialSpec, on either backend.
+//
+//  * explained:  every history is explained by a sequential order and the
+//                final memory matches (the Eulerian checker);
+//  * bounded:    every retry loop ends within its budget (a NaN-spinning
+//                loop comes back as a hang, the GPU never hangs);
+//  * wrap range: inc/dec results stay within [0, limit] (runner.cpp);
+//  * differential: an emulated implementation agrees with the native one
+//                where their specs agree, and differs exactly as the specs
+//                predict where they do not.
+// A GPU interleaving does not repeat on demand, so a spec is run up to
+// `reruns` times and fails if any run fails.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/runner.hpp"
+
+namespace atomstress::properties {
+
+struct Evaluation {
+  Verdict verdict = Verdict::Pass;  // the first non-pass seen, else Pass
+  std::string why;
+  uint32_t runs = 0, failures = 0;
+};
+
+Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t reruns);
+
+// Reruns a spec `runs` times (no early stop): the observed failure rate.
+Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t runs);
+
+struct DiffPair {
+  const char* emulated;
+  const char* native;
+};
+const std::vector<DiffPair>& differential_pairs();
+
+struct DiffResult {
+  bool ok = true;
+  std::string why;
+  uint64_t agreed = 0;     // ops where the specs agree and the devices did
+  uint64_t predicted = 0;  // ops where the specs differ, and each did what its spec says
+};
+
+// Runs both implementations of a pair on the same single-thread workload
+// (deterministic) derived from `seed`, in `space`, and compares.
+DiffResult differential(const DiffPair& pair, BackendKind backend, Space space, uint64_t seed, uint32_t ops,
+                        uint32_t special_permille);
+
+}  // namespace atomstress::properties
