@@ -17,8 +17,9 @@ namespace atomstress::native {
       (void)b;                                                                  \
       return Phi;                                                               \
     }                                                                           \
-    AS_HD T operator()(T* p, T a, T b, prim::Retry&) const {                    \
+    AS_HD T operator()(T* p, T a, T b, prim::Retry& r) const {                  \
       (void)b;                                                                  \
+      (void)r;                                                                  \
       return Call;                                                              \
     }                                                                           \
   };
@@ -111,7 +112,7 @@ inline constexpr Semantics block_add_sem() {
   return s;
 }
 AS_NATIVE(AddBlockI32, "native.add_block.i32", int32_t, Domain::Int, block_add_sem(),
-          AS_WRAP(int32_t, uint32_t(old) + uint32_t(a)), prim::add_block(p, a))
+          AS_WRAP(int32_t, uint32_t(old) + uint32_t(a)), prim::add_block(p, a, r))
 
 #undef AS_NATIVE
 

@@ -126,7 +126,7 @@ int cmd_selftest(const std::vector<std::string>& args) {
   cc.seed = seed + 1000;
   const auto rc = fuzz::run_campaign(cc);
   std::printf("correct catalogue: %llu generated specs, %s (%.1f s)\n", (unsigned long long)rc.specs,
-              rc.found ? "FALSE FAILURE" : "no failure", rc.total_s);
+              rc.found ? (rc.verdict == Verdict::Error ? "ERROR (an invalid spec was generated)" : "FALSE FAILURE") : "no failure", rc.total_s);
   if (rc.found)
     std::printf("      %s\n      repro: atomstress repro %s --backend %s\n", rc.why.c_str(), encode_token(rc.shrunk).c_str(),
                 to_string(backend));

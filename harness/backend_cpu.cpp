@@ -59,7 +59,7 @@ bool run_cpu(const Workload& w, const RunOptions& opt, History& h, std::string& 
         const T old = I{}(&mem[w.addr[o]], from_bits<T>(w.a[o]), from_bits<T>(w.b[o]), r);
         h.old[o] = to_bits<T>(old);
         h.retries[o] = r.count;
-        h.gave_up[o] = uint8_t(r.gave_up);
+        h.gave_up[o] = uint8_t(r.gave_up | (r.block_scope ? kBlockScopeBit : 0));
       }
     }
   };

@@ -73,7 +73,7 @@ __global__ void trial_kernel(const uint32_t* __restrict__ addr, const uint64_t* 
     old[o] = ob;
     retries[o] = r.count;
     cycles[o] = static_cast<uint32_t>(c1 - c0);
-    gave_up[o] = static_cast<uint8_t>(r.gave_up);
+    gave_up[o] = static_cast<uint8_t>(r.gave_up | (r.block_scope ? kBlockScopeBit : 0));
   }
   if (p.shared) {
     __syncthreads();

@@ -11,12 +11,14 @@
 namespace atomstress {
 
 enum class GaveUp : uint8_t { No = 0, Budget = 1, Watchdog = 2, Aborted = 3 };
+// Set in History::gave_up when the op used a block-scope atomic.
+inline constexpr uint8_t kBlockScopeBit = 0x80;
 
 struct History {
   std::vector<uint64_t> old;      // per op: the value the atomic returned
   std::vector<uint32_t> retries;  // per op: CAS retries (0 for native atomics)
   std::vector<uint32_t> cycles;   // per op: clock cycles spent in the call (cuda only; else empty)
-  std::vector<uint8_t> gave_up;   // per op: GaveUp
+  std::vector<uint8_t> gave_up;   // per op: GaveUp, | kBlockScopeBit for a block-scope atomic
   std::vector<uint64_t> final_mem;  // per element, after the trial
   double kernel_ms = 0;           // time of the launch (or of the host threads)
 };

@@ -58,6 +58,7 @@ struct Retry {
   uint32_t budget = 1u << 20;
   uint32_t count = 0;
   uint32_t gave_up = 0;                     // 1: budget, 2: watchdog, 3: aborted by another thread
+  uint32_t block_scope = 0;                 // 1: a block-scope atomic was used (scope checked by the runner)
   RetryShared* shared = nullptr;
   uint64_t deadline_ns = 0;                 // 0: no deadline
 
@@ -274,8 +275,11 @@ AS_HD AS_FI T add(T* p, T v) {
     PRIM_DISPATCH(atomicAdd(p, v), host_ref(p).fetch_add(v, std::memory_order_relaxed));
   }
 }
+// Records that it ran, so the runner can check that no other block touches
+// the address (a block-scope atomic is not atomic across blocks).
 template <class T>
-AS_HD AS_FI T add_block(T* p, T v) {
+AS_HD AS_FI T add_block(T* p, T v, Retry& r) {
+  r.block_scope = 1;
   PRIM_DISPATCH(atomicAdd_block(p, v), host_ref(p).fetch_add(v, std::memory_order_relaxed));
 }
 template <class T>

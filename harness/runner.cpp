@@ -83,7 +83,7 @@ TrialOutcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOpti
   // A loop that gave up on its own (budget or watchdog) is a hang; loops
   // that stopped because another gave up only follow it.
   for (uint64_t o = 0; o < out.ops; ++o) {
-    const auto g = static_cast<GaveUp>(h.gave_up[o]);
+    const auto g = static_cast<GaveUp>(h.gave_up[o] & ~kBlockScopeBit);
     if (g == GaveUp::Budget || g == GaveUp::Watchdog) {
       out.verdict = Verdict::Hang;
       out.bad_op = int64_t(o);
@@ -96,6 +96,30 @@ TrialOutcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOpti
                                            " retries") +
                 ": the loop does not terminate";
       return out;
+    }
+  }
+  // Scope: a block-scope atomic is atomic only among the threads of one
+  // block.  If another block touches the same address, the accesses race
+  // (PTX memory model), whether or not this run happened to lose an update.
+  if (spec.space == Space::Global) {
+    std::vector<uint32_t> owner(w->mem_elems(), UINT32_MAX);
+    std::vector<uint8_t> shared_by_blocks(w->mem_elems(), 0);
+    for (uint64_t o = 0; o < out.ops; ++o) {
+      const uint32_t e = w->addr[o], blk = w->block_of(o);
+      if (owner[e] == UINT32_MAX) owner[e] = blk;
+      else if (owner[e] != blk) shared_by_blocks[e] = 1;
+    }
+    for (uint64_t o = 0; o < out.ops; ++o) {
+      const uint32_t e = w->addr[o];
+      if ((h.gave_up[o] & kBlockScopeBit) && shared_by_blocks[e]) {
+        out.verdict = Verdict::Fail;
+        out.bad_op = int64_t(o);
+        out.why = "address " + std::to_string(e) + ": op #" + std::to_string(o) + " (block " +
+                  std::to_string(w->block_of(o)) +
+                  ") used a block-scope atomic on an address that threads of other blocks also update: "
+                  "a data race under the PTX memory model (scope violation), whatever this run returned";
+        return out;
+      }
     }
   }
   const auto t0 = std::chrono::steady_clock::now();

@@ -53,16 +53,16 @@ rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c) {
                     const unsigned bytes = vk_bytes(impl.kind);
                     if (s.pattern == Pattern::SameLine) s.k = std::min<uint32_t>(s.k, 128 / bytes);
                     if (s.pattern == Pattern::PerPage) s.k = std::min<uint32_t>(s.k, 64);
+                    // A block-scope atomic only on addresses private to a block.
+                    if (impl.sem.scope == Scope::Block && s.space == Space::Global && s.grid > 1 &&
+                        s.pattern != Pattern::PerWarp && s.pattern != Pattern::PerBlock)
+                      s.space = Space::Shared;
                     if (s.space == Space::Shared) {
                       const uint32_t per = s.pattern == Pattern::PerLine   ? 128 / bytes
                                            : s.pattern == Pattern::PerPage ? 4096 / bytes
                                                                            : 1;
                       s.k = std::max<uint32_t>(1, std::min<uint32_t>(s.k, (32768 / bytes) / per));
                     }
-                    // A block-scope atomic only on addresses private to a block.
-                    if (impl.sem.scope == Scope::Block && s.space == Space::Global && s.grid > 1 &&
-                        s.pattern != Pattern::PerWarp && s.pattern != Pattern::PerBlock)
-                      s.space = Space::Shared;
                     return s;
                   });
 }

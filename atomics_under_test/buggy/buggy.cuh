@@ -109,9 +109,7 @@ struct DecNoAbove {
 struct BlockScope {
   AS_BUGGY_HEAD(BlockScope, "buggy.block_scope.add.i32", native::AddI32,
                 "atomicAdd_block used by threads of several blocks on one address")
-  // Host threads have no block scope: only a GPU can show this bug.
-  static constexpr bool needs_gpu = true;
-  AS_HD T operator()(T* p, T a, T, prim::Retry&) const { return prim::add_block(p, a); }
+  AS_HD T operator()(T* p, T a, T, prim::Retry& r) const { return prim::add_block(p, a, r); }
 };
 
 // An add done as exchange-then-store: take the value, store the sum with a
