@@ -73,6 +73,44 @@ void radix_sort(std::vector<Edge<S>>& v, std::vector<Edge<S>>& tmp) {
   }
 }
 
+// Galloping search in e[b, t), sorted by key(e), starting from pos: the
+// index of the first element whose key is x (pos moves there), or t.  What
+// an op produces is usually close to what the last one found.
+template <class Elem, class X, class Key>
+size_t gallop(const Elem* e, size_t b, size_t t, size_t& pos, X x, Key key) {
+  if (t == b) return t;
+  if (pos < b || pos >= t) pos = b;
+  size_t lo, hi, step = 1;
+  if (key(e[pos]) < x) {
+    lo = pos + 1;
+    hi = lo;
+    while (hi < t && key(e[hi]) < x) {
+      lo = hi + 1;
+      step <<= 1;
+      hi = pos + step;
+    }
+    hi = std::min(hi + 1, t);
+  } else {
+    hi = pos + 1;
+    lo = pos;
+    while (lo > b && key(e[lo - 1]) >= x) {
+      hi = lo;
+      step <<= 1;
+      lo = pos >= b + step ? pos - step : b;
+    }
+  }
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (key(e[mid]) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < t && key(e[lo]) == x) {
+    pos = lo;
+    return lo;
+  }
+  return t;
+}
+
 uint32_t uf_find(std::vector<uint32_t>& parent, uint32_t x) {
   while (parent[x] != x) {
     parent[x] = parent[parent[x]];
@@ -148,37 +186,7 @@ class Checker {
   // Galloping search for x among edges_[b, t) (sorted by old) from pos;
   // returns the first index of x's run, or t.
   size_t find(S x, size_t b, size_t t, size_t& pos) const {
-    if (pos < b || pos >= t) pos = b;
-    const auto& e = edges_;
-    size_t lo, hi;
-    if (e[pos].old < x) {
-      size_t step = 1;
-      lo = pos + 1;
-      hi = lo;
-      while (hi < t && e[hi].old < x) {
-        lo = hi + 1;
-        step <<= 1;
-        hi = pos + step;
-      }
-      hi = std::min(hi + 1, t);
-    } else {
-      size_t step = 1;
-      hi = pos + 1;
-      lo = pos;
-      while (lo > b && e[lo - 1].old >= x) {
-        hi = lo;
-        step <<= 1;
-        lo = pos >= b + step ? pos - step : b;
-      }
-    }
-    const auto it = std::lower_bound(e.begin() + lo, e.begin() + hi, x,
-                                     [](const Edge<S>& a, S v) { return a.old < v; });
-    const size_t k = size_t(it - e.begin());
-    if (k < t && e[k].old == x) {
-      pos = k;
-      return k;
-    }
-    return t;
+    return gallop(edges_.data(), b, t, pos, x, [](const Edge<S>& e) { return e.old; });
   }
 
   // The edges [b, t) of one address, sorted by old.
@@ -478,39 +486,7 @@ class Fast {
   }
 
   size_t find(K x, size_t& pos) const {
-    const E<K>* e = e_;
-    const size_t t = n_;
-    size_t lo, hi;
-    if (e[pos].k < x) {
-      size_t step = 1;
-      lo = pos + 1;
-      hi = lo;
-      while (hi < t && e[hi].k < x) {
-        lo = hi + 1;
-        step <<= 1;
-        hi = pos + step;
-      }
-      hi = std::min(hi + 1, t);
-    } else {
-      size_t step = 1;
-      hi = pos + 1;
-      lo = pos;
-      while (lo > 0 && e[lo - 1].k >= x) {
-        hi = lo;
-        step <<= 1;
-        lo = pos >= step ? pos - step : 0;
-      }
-    }
-    while (lo < hi) {
-      const size_t mid = lo + (hi - lo) / 2;
-      if (e[mid].k < x) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < t && e[lo].k == x) {
-      pos = lo;
-      return lo;
-    }
-    return t;
+    return gallop(e_, size_t(0), n_, pos, x, [](const E<K>& e) { return e.k; });
   }
 
   uint32_t root(uint32_t x) {
