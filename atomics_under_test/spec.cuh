@@ -29,6 +29,10 @@ enum class Domain : uint8_t {
 
 enum class Scope : uint8_t { Device, Block };
 
+// The algorithms built on atomics (algorithms.cuh).
+enum class Family : uint8_t { Append, Sum, Histogram, ArgMax, Lock };
+enum class SumForm : uint8_t { Element, Thread, Block, WarpDown, WarpXor };
+
 struct Semantics {
   const char* phi;          // the operation, in words: "old + a"
   const char* nan;          // NaN policy

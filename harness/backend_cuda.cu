@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "../atomics_under_test/catalogue.cuh"
+#include "cuda_util.cuh"
 #include "history.hpp"
 
 namespace atomstress {
@@ -81,20 +82,7 @@ __global__ void trial_kernel(const uint32_t* __restrict__ addr, const uint64_t* 
   }
 }
 
-// Grow-only device buffers, reused across trials.
-struct DevBuf {
-  void* p = nullptr;
-  size_t cap = 0;
-  cudaError_t ensure(size_t bytes) {
-    if (bytes <= cap) return cudaSuccess;
-    if (p) cudaFree(p);
-    p = nullptr;
-    cap = 0;
-    const cudaError_t e = cudaMalloc(&p, bytes);
-    if (e == cudaSuccess) cap = bytes;
-    return e;
-  }
-};
+using cuda::DevBuf;
 struct Buffers {
   DevBuf addr, a, b, mem, old, retries, cycles, gave, rs;
 };
@@ -103,39 +91,15 @@ Buffers& buffers() {
   return b;
 }
 
-#define AS_CUDA_TRY(call)                                                                    \
-  do {                                                                                       \
-    const cudaError_t e_ = (call);                                                           \
-    if (e_ != cudaSuccess) {                                                                 \
-      error = std::string("cuda: ") + #call + " failed: " + cudaGetErrorString(e_);          \
-      return false;                                                                          \
-    }                                                                                        \
-  } while (0)
-
 template <class I>
 bool run_cuda(const Workload& w, const RunOptions& opt, History& h, std::string& error) {
   using T = typename I::T;
-  static cudaDeviceProp prop{};
-  static bool have_prop = false;
-  if (!have_prop) {
-    int dev = 0;
-    AS_CUDA_TRY(cudaGetDevice(&dev));
-    AS_CUDA_TRY(cudaGetDeviceProperties(&prop, dev));
-    have_prop = true;
-  }
+  cudaDeviceProp prop;
+  if (!cuda::device_props(prop, error)) return false;
   const auto& s = w.spec;
   const bool shared = s.space == Space::Shared;
   const size_t smem = shared ? size_t(w.region_elems) * sizeof(T) : 0;
-  if (s.block > unsigned(prop.maxThreadsPerBlock) || s.grid > unsigned(prop.maxGridSize[0])) {
-    error = "impossible geometry for " + std::string(prop.name) + ": grid " + std::to_string(s.grid) +
-            " x block " + std::to_string(s.block);
-    return false;
-  }
-  if (smem > prop.sharedMemPerBlockOptin) {
-    error = "impossible geometry for " + std::string(prop.name) + ": " + std::to_string(smem) +
-            " bytes of shared memory per block (limit " + std::to_string(prop.sharedMemPerBlockOptin) + ")";
-    return false;
-  }
+  if (!cuda::check_geometry(prop, s.grid, s.block, smem, error)) return false;
   if (smem > 48 * 1024)
     AS_CUDA_TRY(cudaFuncSetAttribute(trial_kernel<I>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
 
@@ -178,21 +142,7 @@ bool run_cuda(const Workload& w, const RunOptions& opt, History& h, std::string&
       static_cast<uint8_t*>(B.gave.p), static_cast<prim::RetryShared*>(B.rs.p), p);
   AS_CUDA_TRY(cudaGetLastError());
   AS_CUDA_TRY(cudaEventRecord(e1));
-  // Poll with a deadline well past the device watchdog: a kernel still
-  // running then is a harness bug, and the process must not wait for ever.
-  const auto host_deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(2 * watchdog_ms + 10000);
-  for (;;) {
-    const cudaError_t q = cudaEventQuery(e1);
-    if (q == cudaSuccess) break;
-    if (q != cudaErrorNotReady) AS_CUDA_TRY(q);
-    if (std::chrono::steady_clock::now() > host_deadline) {
-      std::fprintf(stderr, "atomstress: fatal: %s kernel still running %llu ms past its watchdog; exiting\n",
-                   I::name, static_cast<unsigned long long>(watchdog_ms + 10000));
-      std::_Exit(3);
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
+  if (!cuda::wait_bounded(e1, watchdog_ms, I::name, error)) return false;
   float ms = 0;
   AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0, e1));
   cudaEventDestroy(e0);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "algo.hpp"
 #include "workload.hpp"
 
 namespace po = boost::program_options;
@@ -12,8 +13,9 @@ namespace atomstress {
 
 void add_check_options(po::options_description& desc, CheckOptions& o) {
   desc.add_options()("help,h", "this help")(
-      "impl", po::value<std::string>(&o.impl), "implementation name or glob, comma-separated")(
-      "all", po::bool_switch(&o.all), "every correct implementation in the catalogue")(
+      "impl", po::value<std::string>(&o.impl),
+      "implementation or algorithm name or glob, comma-separated; 'atomics', 'algorithms'")(
+      "all", po::bool_switch(&o.all), "every correct atomic and algorithm in the catalogue")(
       "backend", po::value<std::string>(&o.backend)->default_value("auto"), "cuda, cpu or auto")(
       "pattern", po::value<std::string>(&o.pattern)->default_value("all"),
       "all, or comma-separated: single,uniform,zipf,same_line,per_line,per_page,per_warp,per_block")(
@@ -122,6 +124,7 @@ bool make_plan(const CheckOptions& o, const po::variables_map& vm, CheckPlan& pl
 std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl, Pattern p, Space s, uint32_t t) {
   const auto& o = plan.opt;
   const bool shared = s == Space::Shared;
+  if (impl.algo && !algo_pattern_ok(impl.algo->family, p)) return std::nullopt;
   if (shared && !impl.sem.shared_ok) return std::nullopt;
   if (!shared && !impl.sem.global_ok) return std::nullopt;
   if (impl.sem.scope == Scope::Block && !shared && o.grid > 1 && p != Pattern::PerWarp && p != Pattern::PerBlock)
@@ -151,6 +154,8 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
   spec.special_permille = o.special >= 0 ? uint32_t(o.special) : (t % 3 == 2 ? 150u : t % 3 == 1 ? 20u : 0u);
   spec.init = t % 4 == 3 ? Init::Zero : Init::Random;
   spec.seed = counter_rng(o.seed, impl.index * 64 + uint64_t(p) * 2 + uint64_t(s), t);
+  // Privatised histogram bins: an automatic k stays within 32 KiB of shared memory.
+  if (impl.algo && impl.algo->shared_bins && o.k == 0) algo_normalise(impl, spec);
   return spec;
 }
 
@@ -216,7 +221,7 @@ void print_summary(const CheckPlan& plan, const ImplSummary& s) {
   else std::snprintf(ops, sizeof ops, "%.1fk", s.ops / 1e3);
   std::printf("%-5s %-32s %-4s %4u trials %8s ops  run %8.1f ms  check %8.1f ms  retries max %u%s\n",
               to_string(s.verdict), s.impl->name, to_string(plan.backend), s.trials, ops, s.run_ms, s.check_ms,
-              s.max_retries, s.skipped ? "  (some block-scope/shared combinations n/a)" : "");
+              s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "");
   if (!pass) {
     const auto& f = s.first_failure;
     std::printf("      %s\n      spec: %s\n      repro: atomstress repro %s --backend %s\n", f.why.c_str(),

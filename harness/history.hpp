@@ -20,6 +20,7 @@ struct History {
   std::vector<uint32_t> cycles;   // per op: clock cycles spent in the call (cuda only; else empty)
   std::vector<uint8_t> gave_up;   // per op: GaveUp, | kBlockScopeBit for a block-scope atomic
   std::vector<uint64_t> final_mem;  // per element, after the trial
+  std::vector<uint32_t> out;        // algorithms: output slots (append)
   double kernel_ms = 0;           // time of the launch (or of the host threads)
 };
 
@@ -31,6 +32,7 @@ struct RunOptions {
   uint64_t watchdog_ms = 0;        // 0: derived from the op count
   uint32_t cpu_threads = 4;        // host threads of the CPU backend
   uint32_t yield_permille = 20;    // CPU backend: chance of a yield at interleaving points
+  uint32_t bench_reps = 0;         // algorithms on cuda: >0 times this many launches, records nothing
 };
 
 // Watchdog deadline for a trial when none is given: 1 s plus 20 us per op.

@@ -44,7 +44,11 @@ int cmd_list(const std::vector<std::string>& args) {
   const auto impls = match_impls(vm["impl"].as<std::string>());
   if (impls.empty()) return usage_error("no implementation matches '" + vm["impl"].as<std::string>() + "'");
   for (const ImplInfo* i : impls) {
-    std::printf("%-34s %-4s %s%s\n", i->name, vk_name(i->kind), i->sem.phi, i->buggy() ? "   [buggy]" : "");
+    if (i->algo)
+      std::printf("%-44s algorithm on %s%s%s\n", i->name, i->algo->atomic().name, i->gpu_only ? " (cuda only)" : "",
+                  i->buggy() ? "   [buggy]" : "");
+    else
+      std::printf("%-44s %-4s %s%s\n", i->name, vk_name(i->kind), i->sem.phi, i->buggy() ? "   [buggy]" : "");
     if (vm["verbose"].as<bool>()) std::printf("%s\n", describe_spec(*i).c_str());
   }
   return 0;
@@ -73,9 +77,18 @@ int cmd_check(const std::vector<std::string>& args) {
   if (!json.ok()) return usage_error("cannot open '" + co.json + "' for appending");
   int status = 0;
   for (const ImplInfo* impl : plan.impls) {
+    if (impl->gpu_only && plan.backend == BackendKind::Cpu) {
+      if (!co.quiet) std::printf("SKIP  %-32s cpu   uses warp intrinsics: needs the cuda backend\n", impl->name);
+      continue;
+    }
     ImplSummary sum = run_impl(plan, *impl, [&](const TrialOutcome& t) {
       if (t.verdict != Verdict::Error) json.write(t, encode_token(t.spec));
     });
+    if (sum.verdict == Verdict::Error && sum.trials == 0 && plan.impls.size() > 1) {
+      if (!co.quiet) std::printf("SKIP  %-32s %-4s  no trial applies: %s\n", impl->name, to_string(plan.backend),
+                                 sum.first_failure.why.c_str());
+      continue;
+    }
     if (sum.verdict == Verdict::Error) return usage_error(sum.first_failure.why);
     print_summary(plan, sum);
     if (sum.verdict != Verdict::Pass) status = 1;

@@ -216,6 +216,57 @@ AS_HD AS_FI void plain_store(T* p, T v) {
 #endif
 }
 
+// Ordinary memory, as code protected by a lock reads and writes it: a plain
+// (non-volatile) access on the device, which the hardware may cache in L1;
+// on the host a relaxed atomic access (no C++ undefined behaviour) with an
+// interleaving point.
+template <class T>
+AS_HD AS_FI T ordinary_load(T* p) {
+#if defined(__CUDA_ARCH__)
+  return *p;
+#else
+  interleave_point();
+  return host_ref(p).load(std::memory_order_relaxed);
+#endif
+}
+template <class T>
+AS_HD AS_FI void ordinary_store(T* p, T v) {
+#if defined(__CUDA_ARCH__)
+  *p = v;
+#else
+  host_ref(p).store(v, std::memory_order_relaxed);
+  interleave_point();
+#endif
+}
+
+// Memory fences: __threadfence() / __threadfence_block(); on the host a
+// sequentially consistent fence.
+AS_HD AS_FI void fence_device() {
+#if defined(__CUDA_ARCH__)
+  __threadfence();
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+AS_HD AS_FI void fence_block() {
+#if defined(__CUDA_ARCH__)
+  __threadfence_block();
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
+// Back-off between attempts of a spin loop: __nanosleep on the device, a
+// yield on the host.
+AS_HD AS_FI void backoff(uint32_t ns) {
+#if defined(__CUDA_ARCH__)
+  __nanosleep(ns);
+#else
+  (void)ns;
+  std::this_thread::yield();
+#endif
+}
+
 // An atomic (relaxed) read: the first read of a CAS loop.
 template <class T>
 AS_HD AS_FI T load(T* p) {

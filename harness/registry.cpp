@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../atomics_under_test/catalogue.cuh"
+#include <deque>
+#include <string>
+
+#include "../atomics_under_test/algo_catalogue.cuh"
 #include "values.hpp"
 
 namespace atomstress {
@@ -56,15 +59,93 @@ constexpr const char* bug_of() {
   return nullptr;
 }
 
+size_t index_of(const std::vector<ImplInfo>& v, const char* name) {
+  for (const auto& i : v)
+    if (std::strcmp(i.name, name) == 0) return i.index;
+  return 0;
+}
+
+// What each algorithm family promises: the oracle, in words.
+Semantics algo_sem(const AlgoInfo& a, const ImplInfo& atomic) {
+  Semantics s{};
+  s.nan = s.signed_zero = s.subnormals = s.wrap = kNA;
+  s.shared_ok = false;  // the form decides where it uses shared memory
+  s.nan_states_equal = atomic.sem.nan_states_equal;
+  switch (a.family) {
+    case Family::Append:
+      s.phi = "out[0..count) is a permutation of the elements the filter keeps (no hole, no duplicate), "
+              "count exact, no slot past count written; the counter's returned values explained by a sequential order";
+      break;
+    case Family::Sum:
+      s.phi = "accumulator = init + its elements: integers exact; floats: a sequential order of the form's "
+              "partial sums (checked bitwise on the atomic's returned values), within gamma_d * sum|x| of the exact "
+              "sum (d: the form's longest chain of additions), and exact where every partial sum is exact";
+      s.nan = "a NaN among the terms gives a NaN; +inf and -inf together give a NaN";
+      s.subnormals = atomic.sem.subnormals;
+      s.wrap = vk_is_float(atomic.kind) ? kNA : kIntWrap;
+      break;
+    case Family::Histogram: s.phi = "bin = init + number of its elements, exact (wrapping)"; break;
+    case Family::ArgMax:
+      s.phi = a.is_max ? "the (value, index) of the largest value" : "the (value, index) of the smallest value";
+      s.nan = "NaN never wins; no winner if every value is NaN";
+      s.signed_zero = a.is_cas ? "-0 == +0 (float compare): a tie" : "-0 < +0 (ordered integer key)";
+      s.wrap = "ties go to the lowest index";
+      break;
+    case Family::Lock:
+      s.phi = "no lost update: data[j] = init + sum of its elements' x, the values read in critical sections "
+              "form one chain, every lock released";
+      s.wrap = kIntWrap;
+      s.scope = Scope::Device;
+      break;
+  }
+  return s;
+}
+
 std::vector<ImplInfo> build() {
   std::vector<ImplInfo> v;
 #define AS_INFO(I) \
   v.push_back(ImplInfo{I::name, vk_of<I::T>(), I::domain, I::sem, bug_of<I>(), &phi_bits<I>, &phi_shared_bits<I>, v.size(), needs_gpu_of<I>()});
   ATOMSTRESS_CATALOGUE(AS_INFO)
 #undef AS_INFO
+  // The algorithms, each paired with every atomic it fits.
+  static std::deque<AlgoInfo> algos;
+  static std::deque<std::string> names;
+  algo::for_each_algorithm([&]<class Alg>() {
+    using A = typename Alg::Atomic;
+    AlgoInfo a{};
+    a.family = Alg::family;
+    a.form = Alg::form;
+    if constexpr (requires { Alg::sum_form; }) a.sum_form = Alg::sum_form;
+    if constexpr (requires { Alg::warp_agg; }) a.warp_agg = Alg::warp_agg;
+    if constexpr (requires { Alg::shared; }) a.shared_bins = Alg::shared;
+    if constexpr (requires { Alg::is_cas; }) {
+      a.is_max = Alg::is_max;
+      a.is_cas = Alg::is_cas;
+    }
+    if constexpr (requires { Alg::block_scope; }) a.block_scope = Alg::block_scope;
+    a.atomic_index = index_of(v, A::name);
+    a.mem_kind = vk_of<typename Alg::M>();
+    a.algo_index = algos.size();
+    algos.push_back(a);
+    names.push_back(std::string(Alg::form) + "@" + A::name);
+    const ImplInfo& at = v[a.atomic_index];
+    VK kind = at.kind;
+    Domain dom = Domain::Int;
+    if (a.family == Family::Sum) dom = at.domain;
+    if (a.family == Family::ArgMax) kind = VK::F32, dom = Domain::Float;
+    if (a.family == Family::Lock) kind = VK::U32;
+    ImplInfo info{names.back().c_str(), kind, dom, algo_sem(a, at), algo::bug_of<Alg>(), at.phi, at.phi_shared,
+                  v.size(), algo::needs_gpu_of<Alg>()};
+    info.algo = &algos.back();
+    info.gpu_only = Alg::gpu_only;
+    info.rate_only = algo::rate_only_of<Alg>();
+    v.push_back(info);
+  });
   return v;
 }
 }  // namespace
+
+const ImplInfo& AlgoInfo::atomic() const { return catalogue()[atomic_index]; }
 
 const std::vector<ImplInfo>& catalogue() {
   static const std::vector<ImplInfo> table = build();
@@ -83,6 +164,8 @@ std::vector<const ImplInfo*> match_impls(std::string_view pattern) {
   for (const auto& i : catalogue()) {
     bool take;
     if (pat == "all") take = !i.buggy();
+    else if (pat == "atomics") take = !i.buggy() && !i.algo;
+    else if (pat == "algorithms") take = !i.buggy() && i.algo;
     else if (pat == "buggy") take = i.buggy();
     else if (pat == "everything") take = true;
     else take = fnmatch(pat.c_str(), i.name, 0) == 0;
@@ -126,7 +209,12 @@ std::string describe_spec(const ImplInfo& i) {
        (i.sem.shared_ok ? "shared" : "") + "\n";
   s += std::string("  scope:       ") + (i.sem.scope == Scope::Block ? "block" : "device") + "\n";
   s += std::string("  states:      ") + (i.sem.nan_states_equal ? "all NaNs equal" : "bitwise") + "\n";
+  if (i.algo) {
+    s += std::string("  atomic:      ") + i.algo->atomic().name + " (" + i.algo->atomic().sem.phi + ")\n";
+    if (i.gpu_only) s += "  backends:    cuda only (warp intrinsics)\n";
+  }
   if (i.bug) s += std::string("  BUG:         ") + i.bug + "\n";
+  if (i.rate_only) s += "  reported:    its observed failure rate (the hardware may never show it)\n";
   return s;
 }
 

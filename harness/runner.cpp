@@ -1,5 +1,7 @@
 #include "runner.hpp"
 
+#include "algo.hpp"
+
 #include <algorithm>
 #include <chrono>
 
@@ -53,6 +55,67 @@ std::vector<Hotspot> profile(const Workload& w, const History& h, size_t top) {
   all.resize(k);
   return all;
 }
+// A loop that gave up on its own (budget or watchdog) is a hang; loops that
+// stopped because another gave up only follow it.
+bool find_hang(const Workload& w, const History& h, const RunOptions& opt, TrialOutcome& out) {
+  for (uint64_t o = 0; o < h.gave_up.size(); ++o) {
+    const auto g = static_cast<GaveUp>(h.gave_up[o] & ~kBlockScopeBit);
+    if (g == GaveUp::Budget || g == GaveUp::Watchdog) {
+      out.verdict = Verdict::Hang;
+      out.bad_op = int64_t(o);
+      out.why = "op #" + std::to_string(o) + " (thread " + std::to_string(w.thread_of(o)) + ", address " +
+                std::to_string(w.addr[o]) + ") " +
+                (g == GaveUp::Budget ? "exceeded its retry budget of " + std::to_string(opt.retry_budget)
+                                     : "was still retrying when the " +
+                                           std::to_string(effective_watchdog_ms(opt, out.ops)) +
+                                           " ms watchdog fired, after " + std::to_string(h.retries[o]) +
+                                           " retries") +
+                ": the loop does not terminate";
+      return true;
+    }
+  }
+  return false;
+}
+
+void tally_retries(const History& h, TrialOutcome& out) {
+  for (uint64_t o = 0; o < h.retries.size(); ++o) {
+    out.total_retries += h.retries[o];
+    out.max_retries = std::max(out.max_retries, h.retries[o]);
+  }
+}
+
+// A trial of an algorithm: its arrays, the backend's run, the family's oracle.
+TrialOutcome run_algo_trial(const Workload& w, BackendKind backend, const RunOptions& opt, size_t hotspots,
+                            TrialOutcome out) {
+  std::string error;
+  auto setup = algo_setup(w, error);
+  const AlgoRunFn fn = backend == BackendKind::Cuda ? algo_cuda_runner(w.impl->algo->algo_index)
+                                                    : algo_cpu_runner(w.impl->algo->algo_index);
+  if (!setup || !fn) {
+    out.verdict = Verdict::Error;
+    out.why = setup ? std::string(w.impl->name) + " uses warp intrinsics: it needs the cuda backend" : error;
+    return out;
+  }
+  History h;
+  if (!fn(w, *setup, opt, h, error)) {
+    out.verdict = Verdict::Error;
+    out.why = error;
+    return out;
+  }
+  out.run_ms = h.kernel_ms;
+  tally_retries(h, out);
+  if (hotspots && w.impl->algo->family == Family::Lock) out.hotspots = profile(w, h, hotspots);
+  if (find_hang(w, h, opt, out)) return out;
+  const auto t0 = std::chrono::steady_clock::now();
+  const AlgoVerdict v = algo_check(w, *setup, h);
+  out.check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!v.ok) {
+    out.verdict = Verdict::Fail;
+    out.why = v.why;
+    out.bad_op = v.bad_op;
+  }
+  return out;
+}
 }  // namespace
 
 TrialOutcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
@@ -67,6 +130,7 @@ TrialOutcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOpti
     return out;
   }
   out.ops = w->ops();
+  if (w->impl->algo) return run_algo_trial(*w, backend, opt, hotspots, std::move(out));
   const RunFn fn = backend == BackendKind::Cuda ? cuda_runner(w->impl->index) : cpu_runner(w->impl->index);
   History h;
   if (!fn(*w, opt, h, error)) {
@@ -75,29 +139,9 @@ TrialOutcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOpti
     return out;
   }
   out.run_ms = h.kernel_ms;
-  for (uint64_t o = 0; o < out.ops; ++o) {
-    out.total_retries += h.retries[o];
-    out.max_retries = std::max(out.max_retries, h.retries[o]);
-  }
+  tally_retries(h, out);
   if (hotspots) out.hotspots = profile(*w, h, hotspots);
-  // A loop that gave up on its own (budget or watchdog) is a hang; loops
-  // that stopped because another gave up only follow it.
-  for (uint64_t o = 0; o < out.ops; ++o) {
-    const auto g = static_cast<GaveUp>(h.gave_up[o] & ~kBlockScopeBit);
-    if (g == GaveUp::Budget || g == GaveUp::Watchdog) {
-      out.verdict = Verdict::Hang;
-      out.bad_op = int64_t(o);
-      out.why = "op #" + std::to_string(o) + " (thread " + std::to_string(w->thread_of(o)) + ", address " +
-                std::to_string(w->addr[o]) + ") " +
-                (g == GaveUp::Budget ? "exceeded its retry budget of " + std::to_string(opt.retry_budget)
-                                     : "was still retrying when the " +
-                                           std::to_string(effective_watchdog_ms(opt, out.ops)) +
-                                           " ms watchdog fired, after " + std::to_string(h.retries[o]) +
-                                           " retries") +
-                ": the loop does not terminate";
-      return out;
-    }
-  }
+  if (find_hang(*w, h, opt, out)) return out;
   // Scope: a block-scope atomic is atomic only among the threads of one
   // block.  If another block touches the same address, the accesses race
   // (PTX memory model), whether or not this run happened to lose an update.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "algo.hpp"
 #include "values.hpp"
 
 namespace atomstress {
@@ -169,6 +170,19 @@ std::optional<Workload> expand(const TrialSpec& spec, std::string& error) {
   if (spec.zipf_s < 1 || spec.zipf_s > 4) {
     error = "zipf exponent must be 0.5, 1, 1.5 or 2";
     return std::nullopt;
+  }
+  if (impl->algo) {
+    if (spec.space != Space::Global) {
+      error = std::string(impl->name) + ": algorithms run in global memory (the form decides where it uses shared "
+              "memory): use --space global";
+      return std::nullopt;
+    }
+    if (!algo_pattern_ok(impl->algo->family, spec.pattern)) {
+      error = std::string(impl->name) + ": pattern " + to_string(spec.pattern) + " means nothing here (" +
+              (impl->algo->family == Family::Sum ? "sums use single, uniform (k accumulators) or per_block"
+                                                 : "this family uses the single pattern") + ")";
+      return std::nullopt;
+    }
   }
   if (spec.space == Space::Shared && !impl->sem.shared_ok) {
     error = std::string(impl->name) + " does not support shared memory";

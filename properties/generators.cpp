@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "harness/algo.hpp"
 #include "harness/values.hpp"
 #include "harness/workload.hpp"
 
@@ -11,6 +12,8 @@ namespace atomstress::properties {
 
 GenConfig default_config(BackendKind backend, std::vector<const ImplInfo*> impls) {
   GenConfig c;
+  // The cpu backend cannot run warp-intrinsic forms.
+  if (backend == BackendKind::Cpu) std::erase_if(impls, [](const ImplInfo* i) { return i->gpu_only; });
   c.impls = std::move(impls);
   c.backend = backend;
   if (backend == BackendKind::Cuda) {
@@ -63,6 +66,7 @@ rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c) {
                                                                            : 1;
                       s.k = std::max<uint32_t>(1, std::min<uint32_t>(s.k, (32768 / bytes) / per));
                     }
+                    if (impl.algo) algo_normalise(impl, s);
                     return s;
                   });
 }

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "harness/algo.hpp"
 #include "harness/runner.hpp"
 #include "harness/values.hpp"
 #include "test_support.hpp"
@@ -111,7 +112,13 @@ TEST_P(CpuCudaAgree, SingleThreadHistoriesAreBitwiseEqual) {
     }
   }
 }
-INSTANTIATE_TEST_SUITE_P(Catalogue, CpuCudaAgree, ::testing::Range<size_t>(0, catalogue().size()),
+// The single atomics (the algorithms have their own tests below).
+size_t atomic_entries() {
+  size_t n = 0;
+  for (const auto& i : catalogue()) n += i.algo == nullptr;
+  return n;
+}
+INSTANTIATE_TEST_SUITE_P(Catalogue, CpuCudaAgree, ::testing::Range<size_t>(0, atomic_entries()),
                          [](const auto& info) {
                            std::string n = catalogue()[info.param].name;
                            for (auto& c : n)
@@ -127,7 +134,7 @@ TEST(Geometry, OddShapesPassForEveryCorrectImplementation) {
   };
   const G shapes[] = {{1, 1, 7}, {5, 33, 3}, {2, 1024, 2}, {300, 1, 2}};
   RunOptions opt;
-  for (const ImplInfo* impl : match_impls("all")) {
+  for (const ImplInfo* impl : match_impls("atomics")) {
     for (const G& g : shapes) {
       for (Space space : {Space::Global, Space::Shared}) {
         for (Pattern p : {Pattern::Single, Pattern::Zipf, Pattern::PerWarp, Pattern::SameLine}) {
@@ -183,6 +190,54 @@ TEST(Bounds, GeometryTheDeviceCannotLaunchIsAnError) {
   std::string err;
   EXPECT_FALSE(expand(s, err).has_value());
   EXPECT_NE(err.find("shared memory"), std::string::npos) << err;
+}
+
+// Every correct algorithm, on odd geometries (single-thread blocks, partial
+// warps, a full 1024-thread block, many blocks) and each pattern its family
+// uses, with special values.
+TEST(Algorithms, EveryCorrectFormPassesOddGeometries) {
+  struct G {
+    uint32_t grid, block, ops;
+  };
+  const G shapes[] = {{1, 1, 7}, {5, 33, 3}, {2, 1024, 2}, {300, 1, 2}, {66, 96, 4}};
+  RunOptions opt;
+  size_t ran = 0;
+  for (const ImplInfo* impl : match_impls("algorithms")) {
+    for (const G& g : shapes) {
+      for (Pattern p : {Pattern::Single, Pattern::Uniform, Pattern::PerBlock, Pattern::Zipf}) {
+        if (!algo_pattern_ok(impl->algo->family, p)) continue;
+        TrialSpec s;
+        s.impl = impl->name;
+        s.grid = g.grid;
+        s.block = g.block;
+        s.ops_per_thread = g.ops;
+        s.pattern = p;
+        s.k = 8;
+        s.zipf_s = 3;
+        s.dist = (g.grid + g.block) % 2 ? Dist::Full : Dist::Small;
+        s.special_permille = 50;
+        s.seed = g.grid * 7919 + g.block + uint64_t(p);
+        const auto t = run_trial(s, BackendKind::Cuda, opt);
+        ASSERT_EQ(t.verdict, Verdict::Pass) << describe(s) << ": " << t.why;
+        ++ran;
+      }
+    }
+  }
+  EXPECT_GT(ran, 300u);
+}
+
+// Broadcasting the warp-aggregated base from lane 0 goes wrong whenever lane
+// 0 does not vote: with a quarter of the elements kept, that is every run.
+TEST(Algorithms, WarpAggregationFromTheWrongLaneIsCaught) {
+  TrialSpec s;
+  s.impl = "buggy.append.warp_agg_lane0@native.add.u32";
+  s.grid = 4;
+  s.block = 64;
+  s.ops_per_thread = 2;
+  s.zipf_s = 1;  // a quarter kept
+  s.seed = 11;
+  const auto t = run_trial(s, BackendKind::Cuda, RunOptions{});
+  EXPECT_EQ(t.verdict, Verdict::Fail) << t.why;
 }
 
 int main(int argc, char** argv) {

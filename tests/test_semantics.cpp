@@ -52,7 +52,7 @@ TEST(Semantics, EveryCorrectEntryMatchesItsOracleSequentially) {
   }
   ATOMSTRESS_CATALOGUE(AS_SEQ)
 #undef AS_SEQ
-  EXPECT_EQ(tested, match_impls("all").size());
+  EXPECT_EQ(tested, match_impls("atomics").size());
 }
 
 namespace {

@@ -1,0 +1,501 @@
+// Algorithms built on atomics, as people write them: append through the
+// returned old value, sums in four forms, histograms, argmax/argmin through a
+// packed 64-bit key, spin locks, warp-aggregated atomics.
+//
+// Each algorithm is a template over the catalogue atomic it uses, and says
+// which atomics fit (`fits<A>()`), so a new catalogue entry of the right
+// type (a user's own CAS-emulated add, say) gets every algorithm it fits.
+//
+// The code of a block is written once, for the device and the host, against
+// an execution context:
+//   c.each(f)  runs f(t) for every thread t of the block (on the device, the
+//              calling thread's own t; on the host, t = 0..block-1 in turn),
+//   c.sync()   __syncthreads() (on the host: nothing, each() already ran
+//              every thread to the same point),
+//   c.smem     the block's shared memory,
+// so the CPU backend runs the same source, blocks concurrently on host
+// threads.  Forms that use warp intrinsics are device-only (`gpu_only`).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+#include "spec.cuh"
+
+namespace atomstress::algo {
+
+// ------------------------------------------------------------ fitting rules
+// Catalogue names are "family.op.type" (buggy ones "buggy.what.op.type").
+constexpr std::string_view name_part(std::string_view name, int from_end) {
+  size_t end = name.size();
+  for (int i = 0; i < from_end; ++i) end = name.rfind('.', end - 1);
+  const size_t start = name.rfind('.', end - 1);
+  return name.substr(start + 1, end - start - 1);
+}
+template <class A>
+constexpr std::string_view op_of() { return name_part(A::name, 1); }
+
+// A correct, device-scope atomic of one of the given operations.
+template <class A>
+constexpr bool plain_device_atomic() {
+  return !is_buggy_v<A> && A::sem.scope == Scope::Device && A::sem.global_ok;
+}
+template <class T>
+constexpr bool is_int_counter() {
+  return std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, unsigned long long>;
+}
+
+// What the kernels get, on either backend.  Element e = k * threads + t is
+// the k-th element of global thread t (the layout of the single-atomic
+// trials).  Per-element records: the value the algorithm's atomic returned
+// (where an element issued one), its retries and whether it gave up.
+struct Args {
+  uint64_t threads = 0;
+  uint32_t per_thread = 0, block = 0, grid = 0;
+  const uint32_t* key = nullptr;  // per element: accumulator, bin, lock, or keep flag
+  const uint64_t* x = nullptr;    // per element: value bits
+  void* mem = nullptr;            // the algorithm's memory words
+  uint32_t* out = nullptr;        // append: output slots
+  uint64_t* old = nullptr;        // may be null (benchmarks): nothing recorded
+  uint32_t* retries = nullptr;
+  uint8_t* gave = nullptr;
+  prim::RetryShared* rs = nullptr;
+  uint32_t budget = 1u << 20;
+  uint64_t deadline_ns = 0;
+  uint32_t param = 0;             // per family: accumulators, bins or locks per block
+};
+
+AS_HD AS_FI prim::Retry make_retry(const Args& g) {
+  prim::Retry r;
+  r.budget = g.budget;
+  r.shared = g.rs;
+  r.deadline_ns = g.deadline_ns;
+  return r;
+}
+AS_HD AS_FI void record(const Args& g, uint64_t e, uint64_t old_bits, const prim::Retry& r) {
+  if (g.old == nullptr) return;
+  g.old[e] = old_bits;
+  g.retries[e] = r.count;
+  g.gave[e] = static_cast<uint8_t>(r.gave_up | (r.block_scope ? 0x80u : 0u));
+}
+template <class T>
+AS_HD AS_FI uint64_t bits_of(T v) {
+  if constexpr (sizeof(T) == 4) return prim::bit_cast<uint32_t>(v);
+  else return prim::bit_cast<uint64_t>(v);
+}
+template <class T>
+AS_HD AS_FI T value_of(uint64_t b) {
+  if constexpr (sizeof(T) == 4) return prim::bit_cast<T>(static_cast<uint32_t>(b));
+  else return prim::bit_cast<T>(b);
+}
+
+// The arithmetic of partial sums, identical on device and host: integers
+// wrap, floats round to nearest with the device's NaN results (float NaNs
+// canonical), no flushing (nvcc's default -ftz=false).
+template <class T>
+AS_HD AS_FI T plus(T a, T b) {
+  if constexpr (std::is_same_v<T, float>) return prim::fadd(a, b);
+  else if constexpr (std::is_same_v<T, double>) return prim::dadd(a, b);
+  else return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+}
+
+#if defined(__CUDACC__)
+struct DeviceCtx {
+  unsigned char* smem;
+  __device__ uint32_t bid() const { return blockIdx.x; }
+  template <class F>
+  __device__ AS_FI void each(F&& f) { f(threadIdx.x); }
+  __device__ AS_FI void sync() { __syncthreads(); }
+};
+#endif
+struct HostCtx {
+  uint32_t b = 0, block = 0;
+  unsigned char* smem = nullptr;
+  uint32_t bid() const { return b; }
+  template <class F>
+  void each(F&& f) {
+    for (uint32_t t = 0; t < block; ++t) f(t);
+  }
+  void sync() {}
+};
+
+// The thread-local partial sum of a thread's elements, in order.
+template <class T>
+AS_HD AS_FI T thread_partial(const Args& g, uint64_t gt) {
+  T acc = value_of<T>(g.x[gt]);
+  for (uint32_t k = 1; k < g.per_thread; ++k) acc = plus(acc, value_of<T>(g.x[uint64_t(k) * g.threads + gt]));
+  return acc;
+}
+
+// ===================================================================== append
+// loc = atomicAdd(&count, 1); out[loc] = element: a parallel filter.
+// key[e] is 1 when element e passes the filter.  mem[0] is the counter.
+
+template <class A, bool WriteFirst = false>
+struct Append {
+  using Atomic = A;
+  using M = typename A::T;
+  static constexpr Family family = Family::Append;
+  static constexpr const char* form = "append";
+  static constexpr bool gpu_only = false;
+  static constexpr bool warp_agg = false;
+  static constexpr bool fits() { return op_of<A>() == "add" && is_int_counter<typename A::T>() && plain_device_atomic<A>(); }
+  template <class Ctx>
+  AS_HD static void run(Ctx& c, const Args& g) {
+    c.each([&](uint32_t t) {
+      const uint64_t gt = uint64_t(c.bid()) * g.block + t;
+      M* count = static_cast<M*>(g.mem);
+      for (uint32_t k = 0; k < g.per_thread; ++k) {
+        const uint64_t e = uint64_t(k) * g.threads + gt;
+        if (!g.key[e]) continue;
+        prim::Retry r = make_retry(g);
+        if constexpr (WriteFirst) {
+          // Bug: writes the slot it expects to get, then reserves.
+          g.out[static_cast<uint64_t>(prim::plain_load(count))] = static_cast<uint32_t>(e);
+          record(g, e, bits_of(A{}(count, M(1), M(0), r)), r);
+        } else {
+          const M loc = A{}(count, M(1), M(0), r);
+          g.out[static_cast<uint64_t>(loc)] = static_cast<uint32_t>(e);
+          record(g, e, bits_of(loc), r);
+        }
+      }
+    });
+  }
+};
+
+// The same filter with a hand-written warp-aggregated atomic: one atomic per
+// warp (ballot, the lowest lane leads, __popc of the votes, the base
+// broadcast with a shuffle, each lane's offset the votes below it).
+template <class A, bool FromLane0 = false>
+struct AppendWarpAgg {
+  using Atomic = A;
+  using M = typename A::T;
+  static constexpr Family family = Family::Append;
+  static constexpr const char* form = "append.warp_agg";
+  static constexpr bool gpu_only = true;
+  static constexpr bool warp_agg = true;
+  static constexpr bool fits() { return Append<A>::fits(); }
+  template <class Ctx>
+  AS_HD static void run(Ctx& c, const Args& g) {
+#if defined(__CUDA_ARCH__)
+    c.each([&](uint32_t t) {
+      const uint32_t lane = t & 31u, warp_base = t & ~31u;
+      const uint32_t width = min(32u, g.block - warp_base);
+      const uint32_t lanes = width == 32 ? 0xffffffffu : (1u << width) - 1u;
+      const uint64_t gt = uint64_t(c.bid()) * g.block + t;
+      M* count = static_cast<M*>(g.mem);
+      for (uint32_t k = 0; k < g.per_thread; ++k) {
+        const uint64_t e = uint64_t(k) * g.threads + gt;
+        const bool keep = g.key[e] != 0;
+        const uint32_t votes = __ballot_sync(lanes, keep);
+        if (votes == 0) continue;
+        const uint32_t leader = __ffs(votes) - 1;
+        M base = 0;
+        if (lane == leader) {
+          prim::Retry r = make_retry(g);
+          base = A{}(count, M(__popc(votes)), M(0), r);
+          record(g, e, bits_of(base), r);
+        }
+        base = __shfl_sync(lanes, base, FromLane0 ? 0u : leader);  // the bug: lane 0 need not lead
+        if (keep) g.out[static_cast<uint64_t>(base) + __popc(votes & ((1u << lane) - 1u))] = static_cast<uint32_t>(e);
+      }
+    });
+#else
+    (void)c;
+    (void)g;
+#endif
+  }
+};
+
+// ======================================================================= sums
+// Accumulators mem[0..param); the elements of block b go to mem[b % param].
+
+template <class T>
+constexpr bool is_sum_type() {
+  return is_int_counter<T>() || std::is_same_v<T, float> || std::is_same_v<T, double>;
+}
+
+template <class A, SumForm F, bool SyncSteps = true>
+struct Sum {
+  using Atomic = A;
+  using M = typename A::T;
+  static constexpr Family family = Family::Sum;
+  static constexpr SumForm sum_form = F;
+  static constexpr const char* form = F == SumForm::Element    ? "sum.element"
+                                      : F == SumForm::Thread   ? "sum.thread"
+                                      : F == SumForm::Block    ? "sum.block"
+                                      : F == SumForm::WarpDown ? "sum.warp_down"
+                                                               : "sum.warp_xor";
+  static constexpr bool gpu_only = F == SumForm::WarpDown || F == SumForm::WarpXor;
+  static constexpr bool fits() { return op_of<A>() == "add" && is_sum_type<typename A::T>() && plain_device_atomic<A>(); }
+
+  template <class Ctx>
+  AS_HD static void run(Ctx& c, const Args& g) {
+    M* acc = static_cast<M*>(g.mem) + c.bid() % g.param;
+    if constexpr (F == SumForm::Element) {
+      c.each([&](uint32_t t) {
+        const uint64_t gt = uint64_t(c.bid()) * g.block + t;
+        for (uint32_t k = 0; k < g.per_thread; ++k) {
+          const uint64_t e = uint64_t(k) * g.threads + gt;
+          prim::Retry r = make_retry(g);
+          record(g, e, bits_of(A{}(acc, value_of<M>(g.x[e]), M(0), r)), r);
+        }
+      });
+    } else if constexpr (F == SumForm::Thread) {
+      c.each([&](uint32_t t) {
+        const uint64_t gt = uint64_t(c.bid()) * g.block + t;
+        prim::Retry r = make_retry(g);
+        record(g, gt, bits_of(A{}(acc, thread_partial<M>(g, gt), M(0), r)), r);
+      });
+    } else if constexpr (F == SumForm::Block) {
+      M* s = reinterpret_cast<M*>(c.smem);
+      c.each([&](uint32_t t) { s[t] = thread_partial<M>(g, uint64_t(c.bid()) * g.block + t); });
+      c.sync();
+      uint32_t half = 1;
+      while (half < g.block) half <<= 1;
+      for (half >>= 1; half > 0; half >>= 1) {
+        c.each([&](uint32_t t) {
+          if (t < half && t + half < g.block) s[t] = plus(s[t], s[t + half]);
+        });
+        if constexpr (SyncSteps) c.sync();
+      }
+      c.each([&](uint32_t t) {
+        if (t == 0) {
+          const uint64_t e = uint64_t(c.bid()) * g.block;
+          prim::Retry r = make_retry(g);
+          record(g, e, bits_of(A{}(acc, s[0], M(0), r)), r);
+        }
+      });
+    } else {
+#if defined(__CUDA_ARCH__)
+      c.each([&](uint32_t t) {
+        const uint32_t lane = t & 31u, warp_base = t & ~31u;
+        const uint32_t width = min(32u, g.block - warp_base);
+        const uint32_t lanes = width == 32 ? 0xffffffffu : (1u << width) - 1u;
+        const uint64_t gt = uint64_t(c.bid()) * g.block + t;
+        M v = thread_partial<M>(g, gt);
+        for (uint32_t off = 16; off > 0; off >>= 1) {
+          if constexpr (F == SumForm::WarpDown) {
+            const M o = __shfl_down_sync(lanes, v, off);
+            if (lane + off < width) v = plus(v, o);
+          } else {
+            const M o = __shfl_xor_sync(lanes, v, off);
+            if ((lane ^ off) < width) v = plus(v, o);
+          }
+        }
+        if (lane == 0) {
+          prim::Retry r = make_retry(g);
+          record(g, gt, bits_of(A{}(acc, v, M(0), r)), r);
+        }
+      });
+#else
+      (void)acc;
+#endif
+    }
+  }
+};
+
+// ================================================================= histograms
+// Bins mem[0..bins); key[e] is element e's bin.  The increment is 1 for an
+// add, and atomicInc with limit 0xffffffff (which wraps like an add) for an
+// inc.  The shared form counts into privatised bins in shared memory, then
+// merges each non-zero bin into global memory with one atomic.
+template <class A, bool Shared, bool SyncMerge = true>
+struct Histogram {
+  using Atomic = A;
+  using M = typename A::T;
+  static constexpr Family family = Family::Histogram;
+  static constexpr const char* form = Shared ? "hist.shared" : "hist.global";
+  static constexpr bool gpu_only = false;
+  static constexpr bool shared = Shared;
+  static constexpr bool fits() {
+    if (!plain_device_atomic<A>()) return false;
+    if (op_of<A>() == "add") return is_int_counter<typename A::T>() && (!Shared || A::sem.shared_ok);
+    return !Shared && op_of<A>() == "inc";
+  }
+  AS_HD static constexpr M one() {
+    if constexpr (op_of<A>() == "inc") return M(0xffffffffu);
+    else return M(1);
+  }
+  template <class Ctx>
+  AS_HD static void run(Ctx& c, const Args& g) {
+    M* bins = static_cast<M*>(g.mem);
+    if constexpr (!Shared) {
+      c.each([&](uint32_t t) {
+        const uint64_t gt = uint64_t(c.bid()) * g.block + t;
+        for (uint32_t k = 0; k < g.per_thread; ++k) {
+          const uint64_t e = uint64_t(k) * g.threads + gt;
+          prim::Retry r = make_retry(g);
+          (void)A{}(bins + g.key[e], one(), M(0), r);
+        }
+      });
+    } else {
+      M* s = reinterpret_cast<M*>(c.smem);
+      c.each([&](uint32_t t) {
+        for (uint32_t b = t; b < g.param; b += g.block) s[b] = M(0);
+      });
+      c.sync();
+      c.each([&](uint32_t t) {
+        const uint64_t gt = uint64_t(c.bid()) * g.block + t;
+        for (uint32_t k = 0; k < g.per_thread; ++k) {
+          const uint64_t e = uint64_t(k) * g.threads + gt;
+          prim::Retry r = make_retry(g);
+          (void)A{}(s + g.key[e], one(), M(0), r);
+        }
+      });
+      if constexpr (SyncMerge) c.sync();
+      c.each([&](uint32_t t) {
+        for (uint32_t b = t; b < g.param; b += g.block) {
+          const M n = s[b];
+          prim::Retry r = make_retry(g);
+          if (n != M(0)) (void)A{}(bins + b, n, M(0), r);
+        }
+      });
+    }
+  }
+};
+
+// ============================================================ argmax, argmin
+// Values are floats; the winner is kept as one 64-bit word, value and
+// element index together, so value and index change in one atomic.
+//  * cas form (a CAS loop, float compares): NaN never wins, -0 == +0, ties
+//    go to the lowest index.  Word: value bits << 32 | index; empty: ~0.
+//  * max/min form (one atomicMax/atomicMin on an order-preserving key): NaN
+//    never wins (skipped), -0 < +0, ties to the lowest index.
+//    Word: ordered(value) << 32 | (~index for max, index for min);
+//    empty: 0 for max, ~0 for min.
+AS_HD AS_FI uint32_t ordered_bits(float v) {
+  const uint32_t b = prim::bit_cast<uint32_t>(v);
+  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+AS_HD AS_FI bool is_nan_bits(uint32_t b) { return (b & 0x7fffffffu) > 0x7f800000u; }
+
+template <class A, bool IsMax, bool Cas, bool TieLast = false>
+struct ArgBest {
+  using Atomic = A;
+  using M = unsigned long long;
+  static constexpr Family family = Family::ArgMax;
+  static constexpr const char* form =
+      Cas ? (IsMax ? "argmax.cas" : "argmin.cas") : (IsMax ? "argmax.max" : "argmin.min");
+  static constexpr bool gpu_only = false;
+  static constexpr bool is_max = IsMax, is_cas = Cas;
+  static constexpr bool fits() {
+    if (!plain_device_atomic<A>() || !std::is_same_v<typename A::T, unsigned long long>) return false;
+    return Cas ? op_of<A>() == "cas" : op_of<A>() == (IsMax ? "max" : "min");
+  }
+  // Whether (v, i) beats the word `cur` under the cas form's policy.
+  AS_HD AS_FI static bool beats(float v, uint32_t i, M cur) {
+    const uint32_t cb = static_cast<uint32_t>(cur >> 32), ci = static_cast<uint32_t>(cur);
+    if (is_nan_bits(cb)) return true;  // empty (or a NaN, which never wins)
+    const float cv = prim::bit_cast<float>(cb);
+    if (IsMax ? v > cv : v < cv) return true;
+    if constexpr (TieLast) return v == cv && i != ci;  // the bug: any tie replaces
+    return v == cv && i < ci;
+  }
+  template <class Ctx>
+  AS_HD static void run(Ctx& c, const Args& g) {
+    c.each([&](uint32_t t) {
+      M* best = static_cast<M*>(g.mem);
+      const uint64_t gt = uint64_t(c.bid()) * g.block + t;
+      for (uint32_t k = 0; k < g.per_thread; ++k) {
+        const uint64_t e = uint64_t(k) * g.threads + gt;
+        const uint32_t vb = static_cast<uint32_t>(g.x[e]);
+        if (is_nan_bits(vb)) continue;
+        const uint32_t idx = static_cast<uint32_t>(e);
+        prim::Retry r = make_retry(g);
+        if constexpr (Cas) {
+          const float v = prim::bit_cast<float>(vb);
+          const M mine = (M(vb) << 32) | idx;
+          M cur = prim::load(best);
+          while (beats(v, idx, cur)) {
+            const M seen = A{}(best, mine, cur, r);
+            if (seen == cur || !r.again()) break;
+            cur = seen;
+          }
+        } else {
+          const M key = (M(ordered_bits(prim::bit_cast<float>(vb))) << 32) | (IsMax ? ~idx : idx);
+          (void)A{}(best, key, M(0), r);
+        }
+        if (g.old != nullptr) {
+          g.retries[e] = r.count;
+          g.gave[e] = static_cast<uint8_t>(r.gave_up);
+        }
+      }
+    });
+  }
+};
+
+// ====================================================================== locks
+// A spin lock from an atomic that returns the previous lock word (atomicCAS
+// (lock, 0, 1) or atomicExch(lock, 1)), protecting a plain read-modify-write
+// of ordinary memory: data[j] = data[j] + x.  Memory: locks then data.
+// Device scope: param locks shared by the whole grid, __threadfence().
+// Block scope: param locks per block, used by that block only,
+// __threadfence_block().  The spin is bounded by the retry budget, with
+// exponential back-off.  The value read inside the critical section is
+// recorded as the element's "old", so the protected update is checked like
+// an atomic add (a lost update is two sections that read the same value).
+template <class A, bool BlockScope, bool Fenced = true>
+struct Lock {
+  using Atomic = A;
+  using M = uint32_t;
+  static constexpr Family family = Family::Lock;
+  static constexpr const char* form = BlockScope ? "lock.block" : "lock.device";
+  static constexpr bool gpu_only = false;
+  static constexpr bool block_scope = BlockScope;
+  static constexpr bool fits() {
+    return plain_device_atomic<A>() && std::is_same_v<typename A::T, uint32_t> &&
+           (op_of<A>() == "cas" || op_of<A>() == "exch");
+  }
+  AS_HD AS_FI static void fence() {
+    if constexpr (BlockScope) prim::fence_block();
+    else prim::fence_device();
+  }
+  template <class Ctx>
+  AS_HD static void run(Ctx& c, const Args& g) {
+    c.each([&](uint32_t t) {
+      const uint64_t locks = BlockScope ? uint64_t(g.param) * g.grid : g.param;
+      const uint64_t base = BlockScope ? uint64_t(c.bid()) * g.param : 0;
+      M* lock = static_cast<M*>(g.mem);
+      M* data = lock + locks;
+      const uint64_t gt = uint64_t(c.bid()) * g.block + t;
+      for (uint32_t k = 0; k < g.per_thread; ++k) {
+        const uint64_t e = uint64_t(k) * g.threads + gt;
+        const uint64_t j = base + g.key[e];
+        prim::Retry r = make_retry(g);
+        bool held = false;
+        uint32_t pause = 32;
+        for (;;) {
+          // (a = 1, b = 0): atomicCAS(lock, 0, 1) or atomicExch(lock, 1).
+          if (A{}(lock + j, 1u, 0u, r) == 0u) {
+            held = true;
+            break;
+          }
+          if (!r.again()) break;
+          prim::backoff(pause);
+          if (pause < 1024) pause <<= 1;
+        }
+        if (!held) {  // gave up: recorded, the runner reports a hang
+          if (g.old != nullptr) {
+            g.retries[e] = r.count;
+            g.gave[e] = static_cast<uint8_t>(r.gave_up);
+          }
+          continue;
+        }
+        if constexpr (Fenced) fence();
+        const M v = prim::ordinary_load(data + j);
+        prim::ordinary_store(data + j, M(v + static_cast<M>(g.x[e])));
+        if constexpr (Fenced) {
+          fence();
+          (void)prim::exch(lock + j, 0u);
+        } else {
+          prim::plain_store(lock + j, 0u);
+        }
+        record(g, e, v, r);
+      }
+    });
+  }
+};
+
+}  // namespace atomstress::algo

@@ -1,0 +1,256 @@
+// The algorithms on the CPU backend, and their oracles: each oracle passes a
+// correct run and names the fault in a corrupted one (a test that cannot
+// fail proves nothing).
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/algo.hpp"
+#include "harness/runner.hpp"
+#include "harness/values.hpp"
+#include "properties/generators.hpp"
+
+using namespace atomstress;
+
+namespace {
+
+struct AlgoRun {
+  Workload w;
+  AlgoSetup s;
+  History h;
+};
+
+AlgoRun run_cpu(const std::string& impl, uint32_t grid, uint32_t block, uint32_t ops, Pattern p = Pattern::Single,
+            uint32_t k = 1, Dist dist = Dist::Full, uint32_t special = 0, uint64_t seed = 7) {
+  TrialSpec spec;
+  spec.impl = impl;
+  spec.grid = grid;
+  spec.block = block;
+  spec.ops_per_thread = ops;
+  spec.pattern = p;
+  spec.k = k;
+  spec.dist = dist;
+  spec.special_permille = special;
+  spec.seed = seed;
+  std::string err;
+  auto w = expand(spec, err);
+  EXPECT_TRUE(w.has_value()) << err;
+  auto s = algo_setup(*w, err);
+  EXPECT_TRUE(s.has_value()) << err;
+  AlgoRun r{*w, *s, {}};
+  RunOptions opt;
+  const auto fn = algo_cpu_runner(r.w.impl->algo->algo_index);
+  EXPECT_NE(fn, nullptr);
+  EXPECT_TRUE(fn(r.w, r.s, opt, r.h, err)) << err;
+  return r;
+}
+
+AlgoVerdict check(const AlgoRun& r) { return algo_check(r.w, r.s, r.h); }
+
+}  // namespace
+
+TEST(Algorithms, EveryFormFitsTheAtomicsItShould) {
+  // Forms pick their atomics from the catalogue by operation and type.
+  EXPECT_NE(find_impl("sum.block@cas.add.f64"), nullptr);
+  EXPECT_NE(find_impl("hist.global@native.inc.u32"), nullptr);
+  EXPECT_NE(find_impl("argmax.cas@native.cas.u64"), nullptr);
+  EXPECT_NE(find_impl("lock.device@native.exch.u32"), nullptr);
+  EXPECT_EQ(find_impl("sum.block@native.add_block.i32"), nullptr);  // block scope: not for a grid-wide sum
+  EXPECT_EQ(find_impl("sum.block@buggy.plain_rmw.add.i32"), nullptr);
+  EXPECT_EQ(find_impl("hist.shared@native.inc.u32"), nullptr);       // merging needs an add
+  EXPECT_GE(match_impls("algorithms").size(), 60u);
+  EXPECT_EQ(match_impls("buggy.*@*").size(), 6u);
+}
+
+TEST(Algorithms, AppendOracleCatchesDuplicatesHolesAndStrayWrites) {
+  const AlgoRun ok = run_cpu("append@native.add.u32", 3, 40, 3);
+  ASSERT_TRUE(check(ok).ok) << check(ok).why;
+  const uint32_t count = uint32_t(ok.h.final_mem[0]);
+  ASSERT_GT(count, 2u);
+  AlgoRun dup = ok;
+  dup.h.out[1] = dup.h.out[0];
+  EXPECT_NE(check(dup).why.find("appears twice"), std::string::npos) << check(dup).why;
+  AlgoRun hole = ok;
+  hole.h.out[count - 1] = kEmptySlot;
+  EXPECT_NE(check(hole).why.find("hole"), std::string::npos) << check(hole).why;
+  AlgoRun stray = ok;
+  stray.h.out[count] = 0;
+  EXPECT_NE(check(stray).why.find("past the count"), std::string::npos) << check(stray).why;
+  AlgoRun lost = ok;
+  lost.h.final_mem[0] = count - 1;
+  EXPECT_FALSE(check(lost).ok);
+}
+
+TEST(Algorithms, SumOracleIsExactForIntegersAndBitwiseForFloatChains) {
+  for (const char* impl : {"sum.element@native.add.i32", "sum.thread@native.add.u64", "sum.block@cas.add.i32"}) {
+    AlgoRun r = run_cpu(impl, 4, 33, 3, Pattern::Uniform, 3);
+    ASSERT_TRUE(check(r).ok) << impl << ": " << check(r).why;
+    r.h.final_mem[1] += 1;
+    EXPECT_NE(check(r).why.find("exact"), std::string::npos) << impl << ": " << check(r).why;
+  }
+  for (const char* impl : {"sum.element@native.add.f32", "sum.block@cas.add.f32", "sum.thread@native.add.f64"}) {
+    AlgoRun r = run_cpu(impl, 4, 33, 3, Pattern::PerBlock, 1, Dist::Full, 30);
+    ASSERT_TRUE(check(r).ok) << impl << ": " << check(r).why;
+    // One ulp off: within the error bound, but no order of the partial sums
+    // gives it, so the atomic's history cannot be explained.
+    AlgoRun ulp = r;
+    for (uint32_t j = 0; j < 4; ++j)
+      if (!std::isnan(from_bits<float>(ulp.h.final_mem[j]))) {
+        ulp.h.final_mem[j] ^= 1;
+        break;
+      }
+    EXPECT_FALSE(check(ulp).ok) << impl;
+  }
+}
+
+TEST(Algorithms, FloatSumBoundRejectsLargeErrors) {
+  AlgoRun r = run_cpu("sum.element@native.add.f32", 2, 64, 4, Pattern::Single, 1, Dist::Full, 0);
+  ASSERT_TRUE(check(r).ok) << check(r).why;
+  const float got = from_bits<float>(r.h.final_mem[0]);
+  r.h.final_mem[0] = to_bits<float>(got + 1000.0f);
+  const auto v = check(r);
+  EXPECT_NE(v.why.find("exceeds the bound"), std::string::npos) << v.why;
+}
+
+TEST(Algorithms, FloatSumOfIntegersMustBeExact) {
+  // Small integers: every partial sum is exact, so any order gives the exact sum.
+  AlgoRun r = run_cpu("sum.thread@cas.add.f32", 3, 32, 4, Pattern::Single, 1, Dist::Small, 0);
+  ASSERT_TRUE(check(r).ok) << check(r).why;
+  r.h.final_mem[0] = to_bits<float>(from_bits<float>(r.h.final_mem[0]) + 1.0f);
+  EXPECT_FALSE(check(r).ok);
+}
+
+TEST(Algorithms, SumWithANanTermMustBeNan) {
+  AlgoRun r = run_cpu("sum.element@native.add.f64", 1, 8, 8, Pattern::Single, 1, Dist::Full, 300);
+  bool has_nan = false;
+  for (uint64_t x : r.w.a) has_nan |= std::isnan(from_bits<double>(x));
+  has_nan |= std::isnan(from_bits<double>(r.s.mem_init[0]));
+  ASSERT_TRUE(has_nan) << "seed gives no NaN term";
+  ASSERT_TRUE(check(r).ok) << check(r).why;
+  r.h.final_mem[0] = to_bits<double>(1.0);
+  EXPECT_FALSE(check(r).ok);
+}
+
+TEST(Algorithms, HistogramOracleCountsLostIncrements) {
+  for (const char* impl : {"hist.global@native.inc.u32", "hist.shared@native.add.u64", "hist.global@cas.add.i32"}) {
+    AlgoRun r = run_cpu(impl, 3, 50, 4, Pattern::Zipf, 16);
+    ASSERT_TRUE(check(r).ok) << impl << ": " << check(r).why;
+    std::vector<uint32_t> count(r.s.param, 0);
+    for (uint32_t k : r.s.key) ++count[k];
+    const uint32_t b = uint32_t(std::max_element(count.begin(), count.end()) - count.begin());
+    r.h.final_mem[b] -= 2;
+    EXPECT_NE(check(r).why.find("2 increments lost"), std::string::npos) << impl << ": " << check(r).why;
+  }
+}
+
+TEST(Algorithms, ArgBestPoliciesForNanSignedZeroAndTies) {
+  // Values chosen by hand through a workload with explicit operands.
+  const ImplInfo* cas = find_impl("argmax.cas@native.cas.u64");
+  const ImplInfo* mx = find_impl("argmax.max@native.max.u64");
+  const ImplInfo* mn = find_impl("argmin.min@native.min.u64");
+  auto run_values = [](const ImplInfo* impl, std::vector<float> v) {
+    TrialSpec spec;
+    spec.impl = impl->name;
+    spec.grid = 1;
+    spec.block = uint32_t(v.size());
+    std::string err;
+    Workload w = *expand(spec, err);
+    for (size_t i = 0; i < v.size(); ++i) w.a[i] = to_bits<float>(v[i]);
+    AlgoSetup s = *algo_setup(w, err);
+    History h;
+    RunOptions opt;
+    EXPECT_TRUE(algo_cpu_runner(impl->algo->algo_index)(w, s, opt, h, err));
+    EXPECT_TRUE(algo_check(w, s, h).ok) << algo_check(w, s, h).why;
+    return h.final_mem[0];
+  };
+  const float nan = std::nanf("");
+  // cas form: NaN never wins; -0 == +0, so the first of them (index 1) wins.
+  EXPECT_EQ(run_values(cas, {nan, -0.0f, 0.0f, -1.0f}), (uint64_t(to_bits(-0.0f)) << 32) | 1);
+  // Ties go to the lowest index.
+  EXPECT_EQ(run_values(cas, {2.0f, 5.0f, 5.0f, 5.0f}) & 0xffffffffu, 1u);
+  // max form: -0 < +0, so +0 at index 2 wins.
+  EXPECT_EQ(run_values(mx, {nan, -0.0f, 0.0f, -1.0f}) & 0xffffffffu, ~2u);
+  EXPECT_EQ(run_values(mn, {3.0f, nan, 3.0f, 7.0f}) & 0xffffffffu, 0u);
+  // All NaN: no winner.
+  EXPECT_EQ(run_values(cas, {nan, nan}), ~0ull);
+  EXPECT_EQ(run_values(mx, {nan, nan}), 0ull);
+}
+
+TEST(Algorithms, ArgBestOracleCatchesAWrongWinner) {
+  AlgoRun r = run_cpu("argmax.cas@native.cas.u64", 2, 32, 2, Pattern::Single, 1, Dist::Small);
+  ASSERT_TRUE(check(r).ok) << check(r).why;
+  r.h.final_mem[0] ^= 1;  // another index
+  EXPECT_NE(check(r).why.find("sequential answer"), std::string::npos) << check(r).why;
+}
+
+TEST(Algorithms, LockOracleCatchesALostUpdateAndAHeldLock) {
+  for (const char* impl : {"lock.device@native.cas.u32", "lock.block@native.exch.u32"}) {
+    AlgoRun r = run_cpu(impl, 3, 20, 3, Pattern::Uniform, 2);
+    ASSERT_TRUE(check(r).ok) << impl << ": " << check(r).why;
+    AlgoRun held = r;
+    held.h.final_mem[0] = 1;
+    EXPECT_NE(check(held).why.find("still held"), std::string::npos);
+    // Two sections that read the same value: a lost update.
+    AlgoRun lost = r;
+    uint64_t e1 = 0, e2 = 1;
+    while (lost.s.key[e2] != lost.s.key[e1] || lost.w.block_of(e2) != lost.w.block_of(e1)) ++e2;
+    lost.h.old[e2] = lost.h.old[e1];
+    EXPECT_FALSE(check(lost).ok) << impl;
+  }
+}
+
+TEST(Algorithms, BadInputGetsAOneLineError) {
+  TrialSpec spec;
+  spec.impl = "sum.block@native.add.f32";
+  spec.space = Space::Shared;
+  std::string err;
+  EXPECT_FALSE(expand(spec, err));
+  EXPECT_NE(err.find("global memory"), std::string::npos) << err;
+  spec.space = Space::Global;
+  spec.pattern = Pattern::PerPage;
+  EXPECT_FALSE(expand(spec, err));
+  EXPECT_NE(err.find("pattern"), std::string::npos) << err;
+  spec.impl = "hist.shared@native.add.u32";
+  spec.pattern = Pattern::Uniform;
+  spec.k = 1u << 20;  // 4 MiB of privatised bins
+  auto w = expand(spec, err);
+  ASSERT_TRUE(w);
+  EXPECT_FALSE(algo_setup(*w, err));
+  EXPECT_NE(err.find("shared memory"), std::string::npos) << err;
+  // A warp-intrinsic form on the cpu backend.
+  spec.impl = "sum.warp_down@native.add.i32";
+  const auto t = run_trial(spec, BackendKind::Cpu, RunOptions{});
+  EXPECT_EQ(t.verdict, Verdict::Error);
+  EXPECT_NE(t.why.find("cuda backend"), std::string::npos) << t.why;
+}
+
+// Generated specs over every correct cpu-capable algorithm pass on the cpu
+// backend (the property the selftest runs at scale).
+RC_GTEST_PROP(Algorithms, CorrectAlgorithmsPassGeneratedSpecsOnCpu, ()) {
+  static const auto cfg = properties::default_config(BackendKind::Cpu, match_impls("algorithms"));
+  const TrialSpec spec = *properties::gen_trial_spec(cfg);
+  RunOptions opt;
+  opt.cpu_threads = 2;
+  const auto t = run_trial(spec, BackendKind::Cpu, opt);
+  RC_ASSERT(t.verdict == Verdict::Pass);
+}
+
+// A deliberately broken algorithm the cpu backend can show is caught.
+TEST(Algorithms, WriteBeforeReserveAppendIsCaughtOnCpu) {
+  TrialSpec spec;
+  spec.impl = "buggy.append.write_first@native.add.u32";
+  spec.grid = 8;
+  spec.block = 64;
+  spec.ops_per_thread = 4;
+  spec.zipf_s = 4;
+  RunOptions opt;
+  opt.yield_permille = 200;
+  int failures = 0;
+  for (uint64_t seed = 0; seed < 20 && failures == 0; ++seed) {
+    spec.seed = seed;
+    failures += run_trial(spec, BackendKind::Cpu, opt).verdict == Verdict::Fail;
+  }
+  EXPECT_GT(failures, 0);
+}
