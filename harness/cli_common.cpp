@@ -114,6 +114,7 @@ bool make_plan(const CheckOptions& o, const po::variables_map& vm, CheckPlan& pl
   plan.backend = resolve_backend(o.backend, plan.note, error);
   if (!error.empty()) return false;
   const bool cuda = plan.backend == BackendKind::Cuda;
+  plan.auto_geometry = o.grid == 0 && o.block == 0 && o.ops_per_thread == 0;
   if (plan.opt.grid == 0) plan.opt.grid = cuda ? std::max(1, 2 * cuda_sm_count()) : 4;
   if (plan.opt.block == 0) plan.opt.block = cuda ? 256 : 64;
   if (plan.opt.ops_per_thread == 0) plan.opt.ops_per_thread = 4;
@@ -154,8 +155,13 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
   spec.special_permille = o.special >= 0 ? uint32_t(o.special) : (t % 3 == 2 ? 150u : t % 3 == 1 ? 20u : 0u);
   spec.init = t % 4 == 3 ? Init::Zero : Init::Random;
   spec.seed = counter_rng(o.seed, impl.index * 64 + uint64_t(p) * 2 + uint64_t(s), t);
-  // Privatised histogram bins: an automatic k stays within 32 KiB of shared memory.
-  if (impl.algo && impl.algo->shared_bins && o.k == 0) algo_normalise(impl, spec);
+  // Privatised histogram bins: an automatic k stays within 32 KiB of shared
+  // memory; with the automatic geometry, a lock serialises at most 2^14
+  // critical sections per trial (a whole grid spinning on one lock is a
+  // throughput test, not a correctness one).
+  if (impl.algo && ((impl.algo->shared_bins && o.k == 0) ||
+                    (impl.algo->family == Family::Lock && plan.auto_geometry)))
+    algo_normalise(impl, spec);
   return spec;
 }
 

@@ -29,6 +29,7 @@ struct CheckPlan {
   std::vector<Pattern> patterns;
   std::vector<Space> spaces;
   CheckOptions opt;
+  bool auto_geometry = false;  // no --grid/--block/--ops-per-thread given
   std::string note;  // which backend, and why
 };
 

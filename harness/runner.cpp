@@ -70,7 +70,9 @@ bool find_hang(const Workload& w, const History& h, const RunOptions& opt, Trial
                                            std::to_string(effective_watchdog_ms(opt, out.ops)) +
                                            " ms watchdog fired, after " + std::to_string(h.retries[o]) +
                                            " retries") +
-                ": the loop does not terminate";
+                (w.impl->algo && w.impl->algo->family == Family::Lock
+                     ? ": the spin lock was never acquired (starvation, or a lock never released)"
+                     : ": the loop does not terminate");
       return true;
     }
   }
