@@ -1,6 +1,6 @@
 // GPU benchmarks of the algorithm forms: each sum form and each histogram
 // form at high and low contention, and hand-written warp aggregation against
-// the compiler's own (the plain append), all on 2^24 elements.  After the
+// the compiler's own (the plain append), all on 2^22 elements.  After the
 // run, a table gives every form's time as a ratio to the one-atomic-per-
 // element form of its group, measured in the same run.
 //
@@ -39,7 +39,7 @@ std::vector<std::string>& group_order() {
   return g;
 }
 
-constexpr uint32_t kGrid = 4096, kBlock = 256, kPerThread = 16;  // 2^24 elements
+constexpr uint32_t kGrid = 4096, kBlock = 256, kPerThread = 4;  // 2^22 elements
 
 void run_case(benchmark::State& st, const Case& c) {
   std::string why;
@@ -67,7 +67,7 @@ void run_case(benchmark::State& st, const Case& c) {
     return;
   }
   RunOptions opt;
-  opt.bench_reps = 5;
+  opt.bench_reps = 3;
   const AlgoRunFn fn = algo_cuda_runner(w->impl->algo->algo_index);
   double total = 0;
   uint64_t n = 0;
@@ -92,12 +92,12 @@ void add(const Case& c) {
   benchmark::RegisterBenchmark((c.group + "/" + c.impl).c_str(), [c](benchmark::State& st) { run_case(st, c); })
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)
-      ->Iterations(3);
+      ->Iterations(2);
 }
 
 void register_all() {
   const char* sums[] = {"sum.element", "sum.thread", "sum.block", "sum.warp_down", "sum.warp_xor"};
-  for (const char* atomic : {"native.add.u32", "native.add.f32", "cas.add.f64"}) {
+  for (const char* atomic : {"native.add.u32", "native.add.f32", "native.add.f64", "cas.add.f32"}) {
     for (auto [label, p, k] : {std::tuple{"high contention: 1 accumulator", Pattern::Single, 1u},
                                std::tuple{"low contention: 1 accumulator per block", Pattern::PerBlock, 1u}}) {
       const std::string group = std::string("sum ") + atomic + ", " + label;
