@@ -320,9 +320,13 @@ class Checker {
 // Decides pass/fail exactly, without messages.  Edges are packed into one
 // sort key ((addr - amin) << bo | (old - omin)) plus the target's offset, so
 // a hot 32-bit address moves 8 bytes per edge.  One MSD pass (fused with
-// building the edges) splits them into cache-sized buckets, each finished by
-// an in-cache LSD radix sort.  On any failure, or a shape it does not cover,
-// check_history reruns the message-producing Checker above.
+// building the edges) splits them into cache-sized buckets by the key's top
+// bits.  Buckets are then finished one at a time: bucket b is radix sorted in
+// cache while bucket b - 1, whose targets lie almost always in buckets <= b,
+// is scanned, so every edge is touched in cache once it has been scattered.
+// A target in a bucket not yet sorted is deferred to the end.  On any
+// failure, or a shape it does not cover, check_history reruns the
+// message-producing Checker above.
 namespace fast {
 
 struct Buf {
@@ -354,9 +358,10 @@ struct E {
 };
 #pragma pack(pop)
 
+// Per edge, meaningful at the first edge of each vertex's run.
 struct Aux {
   uint32_t p;  // union-find parent + 1; 0: a root
-  uint32_t d;  // in-degree
+  int32_t bal; // out-degree - in-degree - [initial] + [final]: must end 0
 };
 
 // Sorts a[0, n) by the low `bits` bits of k (the others are equal).
@@ -424,69 +429,146 @@ class Fast {
 
   bool run() {
     const size_t n = in_.old.size();
-    e_ = static_cast<E<K>*>(edge_buf.get(n * sizeof(E<K>)));
+    // W sentinels past the end: the window search may read them.
+    e_ = static_cast<E<K>*>(edge_buf.get((n + kW) * sizeof(E<K>)));
     n_ = n;
-    if (!build()) return false;
-    return scan();
+    if (!partition()) return false;
+    for (size_t j = 0; j < kW; ++j) e_[n + j] = E<K>{K(~K(0)), 0};
+    // Offset from the edges' 2 MiB alignment: no 4K aliasing between e[i]
+    // and aux[i].
+    aux_ = reinterpret_cast<Aux*>(static_cast<char*>(aux_buf.get(n * sizeof(Aux) + 4096)) + 2112);
+    deferred_.clear();
+    // Bucket b is sorted while bucket b - 1 is scanned.
+    for (size_t b = 0; b <= hs_; ++b) {
+      if (b < hs_) sort_bucket(b);
+      if (b > 0 && !scan_bucket(b - 1, std::min(b + 1, hs_))) return false;
+    }
+    return finish();
   }
 
  private:
+  static constexpr size_t kW = 8;
+
   S canon(uint64_t x) const {
     if constexpr (Nan) {
       const uint64_t m = sizeof(S) == 4 ? 0x7fffffffull : 0x7fffffffffffffffull;
       const uint64_t inf = sizeof(S) == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
-      if ((x & m) > inf) return S(impl_.canon(x));
+      if ((x & m) > inf) [[unlikely]]
+        return S(impl_.canon(x));
     }
     return S(x);
   }
-  K key_of(uint32_t ad, uint64_t old) const { return K(ad - amin_) << bo_ | K(S(canon(old) - omin_)); }
+  K key_of(uint32_t ad, uint64_t old) const { return apart(ad) | K(S(canon(old) - omin_)); }
+  K apart(uint32_t ad) const { return bo_ >= 8 * sizeof(K) ? K(0) : K(K(ad - amin_) << bo_); }
+  uint32_t addr_of(K k) const { return (bo_ >= 8 * sizeof(K) ? 0u : uint32_t(k >> bo_)) + amin_; }
+  size_t bucket_of(K k) const { return d1_ ? size_t(k >> shift_) : 0; }
+  K target(K k, uint32_t t) const {
+    if constexpr (Delta) return (k & ~omask_) | K((k & omask_) + K(int64_t(int32_t(t))));
+    else return (k & ~omask_) | K(t);
+  }
 
-  bool build() {
+  // Scatters every edge into its top-level bucket.
+  bool partition() {
     const size_t n = n_;
     const uint32_t* addr = in_.addr.data();
     const uint64_t *old = in_.old.data(), *a = in_.a.data(), *b = in_.b.data();
     const PhiFn phi = impl_.phi_in(in_.shared);
-    const size_t cache_n = (size_t(512) << 10) / sizeof(E<K>);
+    cache_n_ = (size_t(512) << 10) / sizeof(E<K>);
     unsigned d1 = 0;
-    while (d1 < std::min(bits_, 11u) && (n >> d1) > cache_n / 4) ++d1;
-    const unsigned shift = bits_ - d1;
-    const size_t hs = size_t(1) << d1;
-    std::vector<uint32_t> h(hs + 1, 0);
+    while (d1 < std::min(bits_, 11u) && (n >> d1) > cache_n_ / 4) ++d1;
+    d1_ = d1;
+    shift_ = bits_ - d1;
+    hs_ = size_t(1) << d1;
+    omask_ = bo_ == 0 ? K(0) : K(~K(0) >> (8 * sizeof(K) - bo_));
+    start_.assign(hs_ + 1, 0);
+    std::vector<uint32_t> h(hs_ + 1, 0);
     if (d1 > 0)
-      for (size_t o = 0; o < n; ++o) ++h[(key_of(addr[o], old[o]) >> shift) + 1];
+      for (size_t o = 0; o < n; ++o) ++h[(key_of(addr[o], old[o]) >> shift_) + 1];
     else
       h[1] = uint32_t(n);
-    for (size_t i = 0; i < hs; ++i) h[i + 1] += h[i];
-    const std::vector<uint32_t> start(h.begin(), h.end());
+    for (size_t i = 0; i < hs_; ++i) h[i + 1] += h[i];
+    std::copy(h.begin(), h.end(), start_.begin());
     bool bad = false;
     E<K>* e = e_;
-    for (size_t o = 0; o < n; ++o) {
-      const uint64_t ov = old[o];
-      const S os = S(canon(ov) - omin_);
-      const S ns = S(canon(phi(ov, a[o], b[o])) - omin_);
-      bad |= ns > ospan_;
-      uint32_t t;
-      if constexpr (Delta) {
-        const int64_t dl = int64_t(uint64_t(ns) - uint64_t(os));
-        bad |= dl != int64_t(int32_t(dl));
-        t = uint32_t(int32_t(dl));
-      } else {
-        t = uint32_t(ns);
+    uint32_t* hp = h.data();
+    // phi through its pointer in batches, apart from the scatter.
+    constexpr size_t B = 256;
+    uint64_t nv[B];
+    for (size_t o0 = 0; o0 < n; o0 += B) {
+      const size_t m = std::min(B, n - o0);
+      for (size_t j = 0; j < m; ++j) nv[j] = phi(old[o0 + j], a[o0 + j], b[o0 + j]);
+      for (size_t j = 0; j < m; ++j) {
+        const size_t o = o0 + j;
+        const uint64_t ov = old[o];
+        const S os = S(canon(ov) - omin_);
+        const S ns = S(canon(nv[j]) - omin_);
+        bad |= ns > ospan_;
+        uint32_t t;
+        if constexpr (Delta) {
+          const int64_t dl = int64_t(uint64_t(ns) - uint64_t(os));
+          bad |= dl != int64_t(int32_t(dl));
+          t = uint32_t(int32_t(dl));
+        } else {
+          t = uint32_t(ns);
+        }
+        const K k = apart(addr[o]) | K(os);
+        e[hp[bucket_of(k)]++] = E<K>{k, t};
       }
-      const K k = K(addr[o] - amin_) << bo_ | K(os);
-      e[h[d1 ? size_t(k >> shift) : 0]++] = E<K>{k, t};
     }
     if (bad) return false;
     size_t maxb = 0;
-    for (size_t i = 0; i < hs; ++i) maxb = std::max<size_t>(maxb, start[i + 1] - start[i]);
-    E<K>* small = static_cast<E<K>*>(small_buf.get(std::min(maxb, cache_n) * sizeof(E<K>) + 64));
-    E<K>* big = maxb > cache_n ? static_cast<E<K>*>(big_buf.get(maxb * sizeof(E<K>))) : nullptr;
-    for (size_t i = 0; i < hs; ++i) msd(e + start[i], start[i + 1] - start[i], shift, big, small, cache_n);
+    for (size_t i = 0; i < hs_; ++i) maxb = std::max<size_t>(maxb, start_[i + 1] - start_[i]);
+    small_ = static_cast<E<K>*>(small_buf.get(std::min(maxb, cache_n_) * sizeof(E<K>) + 64));
+    big_ = maxb > cache_n_ ? static_cast<E<K>*>(big_buf.get(maxb * sizeof(E<K>))) : nullptr;
     return true;
   }
 
-  size_t find(K x, size_t& pos) const {
-    return gallop(e_, size_t(0), n_, pos, x, [](const E<K>& e) { return e.k; });
+  void sort_bucket(size_t b) {
+    const size_t s = start_[b], t = start_[b + 1];
+    msd(e_ + s, t - s, shift_, big_, small_, cache_n_);
+    std::memset(aux_ + s, 0, (t - s) * sizeof(Aux));
+  }
+
+  // The first index in [s, t) whose key is >= x (binary search).
+  size_t lower_bound(K x, size_t s, size_t t) const {
+    const E<K>* e = e_;
+    size_t len = t - s, lo = s;
+    while (len > 0) {
+      const size_t half = len / 2;
+      if (e[lo + half].k < x) {
+        lo += half + 1;
+        len -= half + 1;
+      } else {
+        len = half;
+      }
+    }
+    return lo;
+  }
+
+  // Where x is or would be, for x among the sorted keys: e[0, end) is sorted
+  // and every key at or past end is greater than x.  Edge i (key k) is the
+  // hint: what an op produces is usually a few runs past what it read.
+  size_t locate(K x, K k, size_t i, size_t head, size_t end) const {
+    const E<K>* e = e_;
+    if (x > k) [[likely]] {
+      // Windows of kW keys from i; the sentinels past n stop them.
+      for (size_t lo = i, w = 0; w < 4; ++w, lo += kW) {
+        size_t c = 0;
+        for (size_t j = 0; j < kW; ++j) c += e[lo + j].k < x;
+        if (c < kW) return lo + c;
+      }
+      const size_t tb = bucket_of(x);
+      return lower_bound(x, std::max(i, size_t(start_[tb])), std::min(end, size_t(start_[tb + 1])));
+    }
+    if (x == k) return head;
+    if (i >= kW) {
+      const size_t lo = i - kW;
+      size_t c = 0;
+      for (size_t j = 0; j < kW; ++j) c += e[lo + j].k < x;
+      if (c > 0) return lo + c;
+    }
+    const size_t tb = bucket_of(x);
+    return lower_bound(x, start_[tb], std::min(i, size_t(start_[tb + 1])));
   }
 
   uint32_t root(uint32_t x) {
@@ -508,92 +590,145 @@ class Fast {
     return true;
   }
 
-  bool scan() {
-    const size_t n = n_;
-    const E<K>* e = e_;
-    aux_ = static_cast<Aux*>(aux_buf.get(n * sizeof(Aux)));
-    std::memset(aux_, 0, n * sizeof(Aux));
-    const K omask = bo_ == 0 ? K(0) : K(~K(0) >> (8 * sizeof(K) - bo_));
-    next_addr_ = 0;
-    uint64_t V = 0, U = 0, A = 0;
-    size_t pos = 0, head = 0;
-    K cur_ad = 0, init_key = 0, fin_key = 0;
-    bool init_seen = false, fin_vertex = false;
-    uint32_t fin_writes = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const K k = e[i].k;
-      if (i == 0 || k != e[i - 1].k) {
-        head = i;
-        ++V;
-        const K ad = bo_ == 8 * sizeof(K) ? K(0) : K(k >> bo_);
-        if (i == 0 || ad != cur_ad) {
-          if (i > 0) {
-            if (!init_seen || (!fin_vertex && fin_writes != 1)) return false;
-            ++A;
-          }
-          const uint32_t abs = uint32_t(ad) + amin_;
-          if (!untouched_until(abs)) return false;
-          cur_ad = ad;
-          init_key = key_of(abs, in_.init[abs]);
-          fin_key = key_of(abs, in_.final_mem[abs]);
-          init_seen = fin_vertex = false;
-          fin_writes = 0;
-        }
-        init_seen |= k == init_key;
-        fin_vertex |= k == fin_key;
-      }
-      K tk;
-      if constexpr (Delta) tk = (k & ~omask) | K((k & omask) + K(int64_t(int32_t(e[i].t))));
-      else tk = (k & ~omask) | K(e[i].t);
-      const size_t v = find(tk, pos);
-      if (v < n) {
-        ++aux_[v].d;
-        const uint32_t x = root(uint32_t(head)), y = root(uint32_t(v));
-        if (x != y) {
-          aux_[std::max(x, y)].p = std::min(x, y) + 1;
-          ++U;
-        }
-      } else {
-        if (tk != fin_key) return false;
-        ++fin_writes;
-      }
+  // A new address begins at key k: close the last one, open this one.
+  [[gnu::noinline]] bool address_change(K k) {
+    if (any_) {
+      if (!init_seen_) return false;
+      ++A_;
     }
-    if (!init_seen || (!fin_vertex && fin_writes != 1)) return false;
-    ++A;
-    if (!untouched_until(uint32_t(in_.init.size()))) return false;
-    if (V - U != A) return false;
-    // Degree balance: out + [v == final] == in + [v == initial].
-    cur_ad = ~K(0);
-    for (size_t i = 0; i < n;) {
-      const K k = e[i].k;
-      size_t j = i + 1;
-      while (j < n && e[j].k == k) ++j;
-      const K ad = bo_ == 8 * sizeof(K) ? K(0) : K(k >> bo_);
-      if (ad != cur_ad) {
-        cur_ad = ad;
-        const uint32_t abs = uint32_t(ad) + amin_;
-        init_key = key_of(abs, in_.init[abs]);
-        fin_key = key_of(abs, in_.final_mem[abs]);
-      }
-      if (uint64_t(j - i) + (k == fin_key) != uint64_t(aux_[i].d) + (k == init_key)) return false;
-      i = j;
-    }
+    any_ = true;
+    const uint32_t abs = addr_of(k);
+    if (!untouched_until(abs)) return false;
+    cur_ad_ = k & ~omask_;
+    init_key_ = key_of(abs, in_.init[abs]);
+    fin_key_ = key_of(abs, in_.final_mem[abs]);
+    init_seen_ = false;
     return true;
   }
+
+  // Edges of bucket b; buckets below sorted_hi are sorted.
+  bool scan_bucket(size_t b, size_t sorted_hi) {
+    const size_t s = start_[b], t = start_[b + 1];
+    if (s == t) return true;
+    if (!any_) {  // the first edge of all
+      prev_ = K(~e_[s].k);
+      if (!address_change(e_[s].k)) return false;
+    }
+    const size_t end = start_[sorted_hi];
+    // Targets at or past limit are in buckets not sorted yet.
+    const K limit = sorted_hi >= hs_ ? K(~K(0)) : K(K(sorted_hi) << shift_);
+    const bool all_sorted = sorted_hi >= hs_;
+    const E<K>* e = e_;
+    Aux* aux = aux_;
+    const K amask = ~omask_;
+    const size_t n = n_;
+    uint32_t head = head_, x = x_;
+    K prev = prev_, cur_ad = cur_ad_, init_key = init_key_, fin_key = fin_key_;
+    bool init_seen = init_seen_;
+    uint64_t V = V_, U = U_;
+    for (size_t i = s; i < t; ++i) {
+      const E<K> ed = e[i];
+      const K k = ed.k;
+      if (k != prev) {
+        if ((k & amask) != cur_ad) [[unlikely]] {
+          init_seen_ = init_seen;
+          if (!address_change(k)) return false;
+          cur_ad = cur_ad_;
+          init_key = init_key_;
+          fin_key = fin_key_;
+          init_seen = false;
+        }
+        prev = k;
+        head = uint32_t(i);
+        ++V;
+        x = root(head);
+        aux[head].bal += int32_t(k == fin_key) - int32_t(k == init_key);
+        init_seen |= k == init_key;
+      }
+      ++aux[head].bal;
+      const K tk = target(k, ed.t);
+      if (!all_sorted && tk >= limit) [[unlikely]] {
+        deferred_.push_back(Deferred{head, tk});
+        continue;
+      }
+      const size_t v = locate(tk, k, i, head, end);
+      if (v < n && e[v].k == tk) {
+        --aux[v].bal;
+        const uint32_t y = root(uint32_t(v));
+        if (x != y) {
+          aux[std::max(x, y)].p = std::min(x, y) + 1;
+          x = std::min(x, y);
+          ++U;
+        }
+      } else if (tk != fin_key) {
+        return false;
+      }
+    }
+    head_ = head;
+    x_ = x;
+    prev_ = prev;
+    init_seen_ = init_seen;
+    V_ = V;
+    U_ = U;
+    return true;
+  }
+
+  bool finish() {
+    if (!init_seen_) return false;
+    ++A_;
+    if (!untouched_until(uint32_t(in_.init.size()))) return false;
+    for (const Deferred& d : deferred_) {
+      const size_t tb = bucket_of(d.tk);
+      const size_t ts = start_[tb], tt = start_[tb + 1];
+      const size_t v = lower_bound(d.tk, ts, tt);
+      if (v < tt && e_[v].k == d.tk) {
+        --aux_[v].bal;
+        const uint32_t x = root(d.head), y = root(uint32_t(v));
+        if (x != y) {
+          aux_[std::max(x, y)].p = std::min(x, y) + 1;
+          ++U_;
+        }
+      } else {
+        const uint32_t abs = addr_of(d.tk);
+        if (d.tk != key_of(abs, in_.final_mem[abs])) return false;
+      }
+    }
+    if (V_ - U_ != A_) return false;
+    // Degree balance: out + [v == final] == in + [v == initial].
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n_; ++i) acc |= uint32_t(aux_[i].bal);
+    return acc == 0;
+  }
+
+  struct Deferred {
+    uint32_t head;
+    K tk;
+  };
 
   const CheckInput& in_;
   const ImplInfo& impl_;
   unsigned bo_, bits_;
   uint32_t amin_;
   S omin_, ospan_;
+  K omask_ = 0;
+  unsigned d1_ = 0, shift_ = 0;
+  size_t hs_ = 1, cache_n_ = 0;
+  std::vector<uint32_t> start_;
   E<K>* e_ = nullptr;
+  E<K>*big_ = nullptr, *small_ = nullptr;
   Aux* aux_ = nullptr;
   size_t n_ = 0;
   uint32_t next_addr_ = 0;
+  // Scan state, carried from bucket to bucket.
+  uint64_t V_ = 0, U_ = 0, A_ = 0;
+  uint32_t head_ = 0, x_ = 0;
+  K prev_ = 0, cur_ad_ = 0, init_key_ = 0, fin_key_ = 0;
+  bool init_seen_ = false, any_ = false;
+  static inline thread_local std::vector<Deferred> deferred_;
 };
 
 template <class S, bool Nan>
-bool check_nan(const CheckInput& in) {
+bool check_nan(const CheckInput& in, uint32_t amin, uint32_t amax) {
   const ImplInfo& impl = *in.impl;
   auto canon = [&](uint64_t x) -> S {
     if constexpr (Nan) {
@@ -605,16 +740,29 @@ bool check_nan(const CheckInput& in) {
   };
   const size_t n = in.old.size();
   if (n == 0) return false;
-  uint32_t amin = ~0u, amax = 0;
-  for (const uint32_t x : in.addr) {
-    amin = std::min(amin, x);
-    amax = std::max(amax, x);
-  }
+  // Range of the returned values: raw bits first (vectorised), canonically
+  // only if a NaN is among them.
   S omin = ~S(0), omax = 0;
-  for (const uint64_t x : in.old) {
-    const S s = canon(x);
-    omin = std::min(omin, s);
-    omax = std::max(omax, s);
+  {
+    const uint64_t* old = in.old.data();
+    uint64_t nan = 0;
+    constexpr uint64_t m = sizeof(S) == 4 ? 0x7fffffffull : 0x7fffffffffffffffull;
+    constexpr uint64_t inf = sizeof(S) == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
+    for (size_t o = 0; o < n; ++o) {
+      const S s = S(old[o]);
+      omin = std::min(omin, s);
+      omax = std::max(omax, s);
+      if constexpr (Nan) nan |= uint64_t((old[o] & m) > inf);
+    }
+    if (nan) {
+      omin = ~S(0);
+      omax = 0;
+      for (size_t o = 0; o < n; ++o) {
+        const S s = canon(old[o]);
+        omin = std::min(omin, s);
+        omax = std::max(omax, s);
+      }
+    }
   }
   for (size_t i = 0; i < in.init.size(); ++i) {
     const S s = canon(in.init[i]), f = canon(in.final_mem[i]);
@@ -632,11 +780,11 @@ bool check_nan(const CheckInput& in) {
 }
 
 template <class S>
-bool check(const CheckInput& in) {
+bool check(const CheckInput& in, uint32_t amin, uint32_t amax) {
   const VK k = in.impl->kind;
   const bool nan = in.impl->sem.nan_states_equal;
-  if (!nan) return check_nan<S, false>(in);
-  if (k == (sizeof(S) == 4 ? VK::F32 : VK::F64)) return check_nan<S, true>(in);
+  if (!nan) return check_nan<S, false>(in, amin, amax);
+  if (k == (sizeof(S) == 4 ? VK::F32 : VK::F64)) return check_nan<S, true>(in, amin, amax);
   return false;  // some other canonicalisation: leave it to the Checker
 }
 
@@ -655,16 +803,25 @@ CheckResult check_history(const CheckInput& in) {
     res.explanation = "internal error: history arrays have inconsistent sizes";
     return res;
   }
-  for (size_t o = 0; o < nops; ++o) {
-    if (in.addr[o] >= nelem) {
-      res.ok = false;
-      res.bad_op = int64_t(o);
-      res.explanation =
-          "op #" + std::to_string(o) + " targets element " + std::to_string(in.addr[o]) + " outside the trial's memory";
-      return res;
+  // The address range, vectorised; the first op outside memory only if any.
+  uint32_t amin = ~0u, amax = 0;
+  for (const uint32_t x : in.addr) {
+    amin = std::min(amin, x);
+    amax = std::max(amax, x);
+  }
+  if (nops > 0 && amax >= nelem) {
+    for (size_t o = 0; o < nops; ++o) {
+      if (in.addr[o] >= nelem) {
+        res.ok = false;
+        res.bad_op = int64_t(o);
+        res.explanation =
+            "op #" + std::to_string(o) + " targets element " + std::to_string(in.addr[o]) + " outside the trial's memory";
+        return res;
+      }
     }
   }
-  if (vk_bytes(in.impl->kind) <= 4 ? fast::check<uint32_t>(in) : fast::check<uint64_t>(in)) return res;
+  if (vk_bytes(in.impl->kind) <= 4 ? fast::check<uint32_t>(in, amin, amax) : fast::check<uint64_t>(in, amin, amax))
+    return res;
   if (vk_bytes(in.impl->kind) <= 4) Checker<uint32_t>(in, res).run();
   else Checker<uint64_t>(in, res).run();
   return res;
