@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #if defined(__linux__)
@@ -317,13 +318,14 @@ class Checker {
 };
 
 // ---------------------------------------------------------------- fast path
-// Decides pass/fail exactly, without messages.  Edges are packed into one
-// sort key ((addr - amin) << bo | (old - omin)) plus the target's offset, so
-// a hot 32-bit address moves 8 bytes per edge.  One MSD pass (fused with
-// building the edges) splits them into cache-sized buckets by the key's top
-// bits.  Buckets are then finished one at a time: bucket b is radix sorted in
-// cache while bucket b - 1, whose targets lie almost always in buckets <= b,
-// is scanned, so every edge is touched in cache once it has been scattered.
+// Decides pass/fail exactly, without messages.  An edge is its sort key
+// k = (addr - amin) << bo | (old - omin) plus its target: where they fit in
+// 64 bits, one word k << tb | target field (the target's offset, or its
+// delta from old), else a 12-byte struct.  One MSD pass (fused with building
+// the edges) splits them into cache-sized buckets by the key's top bits.
+// Buckets are then finished one at a time: bucket b is radix sorted in cache
+// while bucket b - 1, whose targets lie almost always in buckets <= b, is
+// scanned, so every edge comes back from memory once after it is scattered.
 // A target in a bucket not yet sorted is deferred to the end.  On any
 // failure, or a shape it does not cover, check_history reruns the
 // message-producing Checker above.
@@ -358,39 +360,53 @@ struct E {
 };
 #pragma pack(pop)
 
+// The word an edge sorts by: its key, shifted left by the target field's
+// width in the packed layout.
+template <class K>
+inline K raw(const E<K>& e) { return e.k; }
+inline uint64_t raw(uint64_t w) { return w; }
+
 // Per edge, meaningful at the first edge of each vertex's run.
 struct Aux {
   uint32_t p;  // union-find parent + 1; 0: a root
   int32_t bal; // out-degree - in-degree - [initial] + [final]: must end 0
 };
 
-// Sorts a[0, n) by the low `bits` bits of k (the others are equal).
-template <class K>
-void lsd(E<K>* a, E<K>* tmp, size_t n, unsigned bits) {
+// Sorts a[0, n) by bits [lo, lo + bits) of raw() (the bits above are equal).
+template <class T>
+void lsd(T* a, T* tmp, size_t n, unsigned lo, unsigned bits) {
   if (n < 2 || bits == 0) return;
   if (n <= 32) {
     for (size_t i = 1; i < n; ++i) {
-      const E<K> x = a[i];
+      const T x = a[i];
       size_t j = i;
-      for (; j > 0 && a[j - 1].k > x.k; --j) a[j] = a[j - 1];
+      for (; j > 0 && raw(a[j - 1]) > raw(x); --j) a[j] = a[j - 1];
       a[j] = x;
     }
     return;
   }
   const unsigned passes = (bits + 10) / 11, w = (bits + passes - 1) / passes;
   const size_t hs = size_t(1) << w;
-  const K mask = K(hs - 1);
+  const size_t mask = hs - 1;
   uint32_t hist[6][2048];
   std::memset(hist, 0, sizeof(uint32_t) * 2048 * passes);
-  for (size_t i = 0; i < n; ++i) {
-    const K k = a[i].k;
-    for (unsigned p = 0; p < passes; ++p) ++hist[p][(k >> (p * w)) & mask];
+  if (passes == 2) {
+    for (size_t i = 0; i < n; ++i) {
+      const auto k = raw(a[i]) >> lo;
+      ++hist[0][k & mask];
+      ++hist[1][(k >> w) & mask];
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      const auto k = raw(a[i]) >> lo;
+      for (unsigned p = 0; p < passes; ++p) ++hist[p][(k >> (p * w)) & mask];
+    }
   }
-  E<K>*src = a, *dst = tmp;
+  T *src = a, *dst = tmp;
   for (unsigned p = 0; p < passes; ++p) {
     uint32_t* h = hist[p];
-    const unsigned sh = p * w;
-    if (h[(src[0].k >> sh) & mask] == n) continue;
+    const unsigned sh = lo + p * w;
+    if (h[(raw(src[0]) >> sh) & mask] == n) continue;
     uint32_t sum = 0;
     for (size_t i = 0; i < hs; ++i) {
       const uint32_t c = h[i];
@@ -398,42 +414,56 @@ void lsd(E<K>* a, E<K>* tmp, size_t n, unsigned bits) {
       sum += c;
     }
     for (size_t i = 0; i < n; ++i) {
-      const E<K> e = src[i];
-      dst[h[(e.k >> sh) & mask]++] = e;
+      const T e = src[i];
+      dst[h[(raw(e) >> sh) & mask]++] = e;
     }
     std::swap(src, dst);
   }
-  if (src != a) std::memcpy(a, src, n * sizeof(E<K>));
+  if (src != a) std::memcpy(a, src, n * sizeof(T));
 }
 
-template <class K>
-void msd(E<K>* a, size_t n, unsigned bits, E<K>* big, E<K>* small, size_t cache_n) {
-  if (n <= cache_n || bits == 0) return lsd(a, small, n, bits);
-  const unsigned d = std::min(bits, 11u), shift = bits - d;
+template <class T>
+void msd(T* a, size_t n, unsigned lo, unsigned bits, T* big, T* small, size_t cache_n) {
+  if (n <= cache_n || bits == 0) return lsd(a, small, n, lo, bits);
+  const unsigned d = std::min(bits, 11u), shift = lo + bits - d;
   const size_t hs = size_t(1) << d;
-  const K mask = K(hs - 1);
+  const size_t mask = hs - 1;
   std::vector<uint32_t> h(hs + 1, 0);
-  for (size_t i = 0; i < n; ++i) ++h[((a[i].k >> shift) & mask) + 1];
+  for (size_t i = 0; i < n; ++i) ++h[((raw(a[i]) >> shift) & mask) + 1];
   for (size_t i = 0; i < hs; ++i) h[i + 1] += h[i];
   std::vector<uint32_t> start(h.begin(), h.end());
-  for (size_t i = 0; i < n; ++i) big[h[(a[i].k >> shift) & mask]++] = a[i];
-  std::memcpy(a, big, n * sizeof(E<K>));
-  for (size_t i = 0; i < hs; ++i) msd(a + start[i], start[i + 1] - start[i], shift, big, small, cache_n);
+  for (size_t i = 0; i < n; ++i) big[h[(raw(a[i]) >> shift) & mask]++] = a[i];
+  std::memcpy(a, big, n * sizeof(T));
+  for (size_t i = 0; i < hs; ++i) msd(a + start[i], start[i + 1] - start[i], lo, bits - d, big, small, cache_n);
 }
 
-template <class S, class K, bool Delta, bool Nan>
+// How an edge's target is stored: its offset, or its signed delta from old;
+// in the packed word (below the key) or in a 12-byte struct.
+enum class Layout { Packed, PackedDelta, Struct, StructDelta };
+
+template <class S, class K, Layout L, bool Nan>
 class Fast {
+  static constexpr bool kPacked = L == Layout::Packed || L == Layout::PackedDelta;
+  static constexpr bool kDelta = L == Layout::PackedDelta || L == Layout::StructDelta;
+  using T = std::conditional_t<kPacked, uint64_t, E<K>>;
+  static_assert(!kPacked || sizeof(K) == 8);
+
  public:
-  Fast(const CheckInput& in, unsigned bo, unsigned bits, uint32_t amin, S omin, S ospan)
-      : in_(in), impl_(*in.impl), bo_(bo), bits_(bits), amin_(amin), omin_(omin), ospan_(ospan) {}
+  // tb: the packed target field's width (packed layouts only).
+  Fast(const CheckInput& in, unsigned bo, unsigned bits, unsigned tb, uint32_t amin, S omin, S ospan)
+      : in_(in), impl_(*in.impl), bo_(bo), bits_(bits), tb_(kPacked ? tb : 0), amin_(amin), omin_(omin),
+        ospan_(ospan) {}
 
   bool run() {
     const size_t n = in_.old.size();
-    // W sentinels past the end: the window search may read them.
-    e_ = static_cast<E<K>*>(edge_buf.get((n + kW) * sizeof(E<K>)));
+    // kW sentinels past the end: the window search may read them.
+    e_ = static_cast<T*>(edge_buf.get((n + kW) * sizeof(T)));
     n_ = n;
     if (!partition()) return false;
-    for (size_t j = 0; j < kW; ++j) e_[n + j] = E<K>{K(~K(0)), 0};
+    for (size_t j = 0; j < kW; ++j) {
+      if constexpr (kPacked) e_[n + j] = ~uint64_t(0);
+      else e_[n + j] = T{K(~K(0)), 0};
+    }
     // Offset from the edges' 2 MiB alignment: no 4K aliasing between e[i]
     // and aux[i].
     aux_ = reinterpret_cast<Aux*>(static_cast<char*>(aux_buf.get(n * sizeof(Aux) + 4096)) + 2112);
@@ -462,24 +492,39 @@ class Fast {
   K apart(uint32_t ad) const { return bo_ >= 8 * sizeof(K) ? K(0) : K(K(ad - amin_) << bo_); }
   uint32_t addr_of(K k) const { return (bo_ >= 8 * sizeof(K) ? 0u : uint32_t(k >> bo_)) + amin_; }
   size_t bucket_of(K k) const { return d1_ ? size_t(k >> shift_) : 0; }
-  K target(K k, uint32_t t) const {
-    if constexpr (Delta) return (k & ~omask_) | K((k & omask_) + K(int64_t(int32_t(t))));
-    else return (k & ~omask_) | K(t);
+  K key(const T& e) const {
+    if constexpr (kPacked) return e >> tb_;
+    else return e.k;
+  }
+  // Compares with raw words: key(e) < x iff raw(e) < rawkey(x).
+  K rawkey(K x) const {
+    if constexpr (kPacked) return x << tb_;
+    else return x;
+  }
+  K target(const T& e) const {
+    if constexpr (L == Layout::Packed) return ((e >> tb_) & ~omask_) | (e & tmask_);
+    else if constexpr (L == Layout::PackedDelta) return K((e >> tb_) + (e & tmask_) - bias_);
+    else if constexpr (L == Layout::StructDelta) return (e.k & ~omask_) | K((e.k & omask_) + K(int64_t(int32_t(e.t))));
+    else return (e.k & ~omask_) | K(e.t);
   }
 
   // Scatters every edge into its top-level bucket.
-  bool partition() {
+  [[gnu::noinline]] bool partition() {
     const size_t n = n_;
     const uint32_t* addr = in_.addr.data();
     const uint64_t *old = in_.old.data(), *a = in_.a.data(), *b = in_.b.data();
     const PhiFn phi = impl_.phi_in(in_.shared);
-    cache_n_ = (size_t(512) << 10) / sizeof(E<K>);
+    cache_n_ = (size_t(512) << 10) / sizeof(T);
     unsigned d1 = 0;
     while (d1 < std::min(bits_, 11u) && (n >> d1) > cache_n_ / 4) ++d1;
     d1_ = d1;
     shift_ = bits_ - d1;
     hs_ = size_t(1) << d1;
     omask_ = bo_ == 0 ? K(0) : K(~K(0) >> (8 * sizeof(K) - bo_));
+    if constexpr (kPacked) {
+      tmask_ = tb_ == 0 ? 0 : ~uint64_t(0) >> (64 - tb_);
+      bias_ = kDelta ? uint64_t(1) << (tb_ - 1) : 0;
+    }
     start_.assign(hs_ + 1, 0);
     std::vector<uint32_t> h(hs_ + 1, 0);
     if (d1 > 0)
@@ -489,7 +534,7 @@ class Fast {
     for (size_t i = 0; i < hs_; ++i) h[i + 1] += h[i];
     std::copy(h.begin(), h.end(), start_.begin());
     bool bad = false;
-    E<K>* e = e_;
+    T* e = e_;
     uint32_t* hp = h.data();
     // phi through its pointer in batches, apart from the scatter.
     constexpr size_t B = 256;
@@ -499,43 +544,49 @@ class Fast {
       for (size_t j = 0; j < m; ++j) nv[j] = phi(old[o0 + j], a[o0 + j], b[o0 + j]);
       for (size_t j = 0; j < m; ++j) {
         const size_t o = o0 + j;
-        const uint64_t ov = old[o];
-        const S os = S(canon(ov) - omin_);
+        const S os = S(canon(old[o]) - omin_);
         const S ns = S(canon(nv[j]) - omin_);
         bad |= ns > ospan_;
-        uint32_t t;
-        if constexpr (Delta) {
+        const K k = apart(addr[o]) | K(os);
+        T x;
+        if constexpr (L == Layout::Packed) {
+          x = k << tb_ | uint64_t(ns);
+        } else if constexpr (L == Layout::PackedDelta) {
+          const uint64_t f = uint64_t(ns) - uint64_t(os) + bias_;
+          bad |= f > tmask_;
+          x = k << tb_ | f;
+        } else if constexpr (L == Layout::StructDelta) {
           const int64_t dl = int64_t(uint64_t(ns) - uint64_t(os));
           bad |= dl != int64_t(int32_t(dl));
-          t = uint32_t(int32_t(dl));
+          x = T{k, uint32_t(int32_t(dl))};
         } else {
-          t = uint32_t(ns);
+          x = T{k, uint32_t(ns)};
         }
-        const K k = apart(addr[o]) | K(os);
-        e[hp[bucket_of(k)]++] = E<K>{k, t};
+        e[hp[bucket_of(k)]++] = x;
       }
     }
     if (bad) return false;
     size_t maxb = 0;
     for (size_t i = 0; i < hs_; ++i) maxb = std::max<size_t>(maxb, start_[i + 1] - start_[i]);
-    small_ = static_cast<E<K>*>(small_buf.get(std::min(maxb, cache_n_) * sizeof(E<K>) + 64));
-    big_ = maxb > cache_n_ ? static_cast<E<K>*>(big_buf.get(maxb * sizeof(E<K>))) : nullptr;
+    small_ = static_cast<T*>(small_buf.get(std::min(maxb, cache_n_) * sizeof(T) + 64));
+    big_ = maxb > cache_n_ ? static_cast<T*>(big_buf.get(maxb * sizeof(T))) : nullptr;
     return true;
   }
 
-  void sort_bucket(size_t b) {
+  [[gnu::noinline]] void sort_bucket(size_t b) {
     const size_t s = start_[b], t = start_[b + 1];
-    msd(e_ + s, t - s, shift_, big_, small_, cache_n_);
+    msd(e_ + s, t - s, tb_, shift_, big_, small_, cache_n_);
     std::memset(aux_ + s, 0, (t - s) * sizeof(Aux));
   }
 
   // The first index in [s, t) whose key is >= x (binary search).
   size_t lower_bound(K x, size_t s, size_t t) const {
-    const E<K>* e = e_;
+    const T* e = e_;
+    const K xr = rawkey(x);
     size_t len = t - s, lo = s;
     while (len > 0) {
       const size_t half = len / 2;
-      if (e[lo + half].k < x) {
+      if (raw(e[lo + half]) < xr) {
         lo += half + 1;
         len -= half + 1;
       } else {
@@ -546,15 +597,17 @@ class Fast {
   }
 
   // Where x is or would be, for x among the sorted keys: e[0, end) is sorted
-  // and every key at or past end is greater than x.  Edge i (key k) is the
-  // hint: what an op produces is usually a few runs past what it read.
+  // and every key at or past end is greater than x.  Edge i (key k, first of
+  // its run at head) is the hint: what an op produces is usually a few runs
+  // past what it read.
   size_t locate(K x, K k, size_t i, size_t head, size_t end) const {
-    const E<K>* e = e_;
+    const T* e = e_;
+    const K xr = rawkey(x);
     if (x > k) [[likely]] {
       // Windows of kW keys from i; the sentinels past n stop them.
       for (size_t lo = i, w = 0; w < 4; ++w, lo += kW) {
         size_t c = 0;
-        for (size_t j = 0; j < kW; ++j) c += e[lo + j].k < x;
+        for (size_t j = 0; j < kW; ++j) c += raw(e[lo + j]) < xr;
         if (c < kW) return lo + c;
       }
       const size_t tb = bucket_of(x);
@@ -564,7 +617,7 @@ class Fast {
     if (i >= kW) {
       const size_t lo = i - kW;
       size_t c = 0;
-      for (size_t j = 0; j < kW; ++j) c += e[lo + j].k < x;
+      for (size_t j = 0; j < kW; ++j) c += raw(e[lo + j]) < xr;
       if (c > 0) return lo + c;
     }
     const size_t tb = bucket_of(x);
@@ -607,18 +660,18 @@ class Fast {
   }
 
   // Edges of bucket b; buckets below sorted_hi are sorted.
-  bool scan_bucket(size_t b, size_t sorted_hi) {
+  [[gnu::noinline]] bool scan_bucket(size_t b, size_t sorted_hi) {
     const size_t s = start_[b], t = start_[b + 1];
     if (s == t) return true;
     if (!any_) {  // the first edge of all
-      prev_ = K(~e_[s].k);
-      if (!address_change(e_[s].k)) return false;
+      prev_ = K(~key(e_[s]));
+      if (!address_change(key(e_[s]))) return false;
     }
     const size_t end = start_[sorted_hi];
     // Targets at or past limit are in buckets not sorted yet.
-    const K limit = sorted_hi >= hs_ ? K(~K(0)) : K(K(sorted_hi) << shift_);
     const bool all_sorted = sorted_hi >= hs_;
-    const E<K>* e = e_;
+    const K limit = all_sorted ? K(~K(0)) : K(K(sorted_hi) << shift_);
+    const T* e = e_;
     Aux* aux = aux_;
     const K amask = ~omask_;
     const size_t n = n_;
@@ -627,8 +680,8 @@ class Fast {
     bool init_seen = init_seen_;
     uint64_t V = V_, U = U_;
     for (size_t i = s; i < t; ++i) {
-      const E<K> ed = e[i];
-      const K k = ed.k;
+      const T ed = e[i];
+      const K k = key(ed);
       if (k != prev) {
         if ((k & amask) != cur_ad) [[unlikely]] {
           init_seen_ = init_seen;
@@ -646,13 +699,13 @@ class Fast {
         init_seen |= k == init_key;
       }
       ++aux[head].bal;
-      const K tk = target(k, ed.t);
+      const K tk = target(ed);
       if (!all_sorted && tk >= limit) [[unlikely]] {
         deferred_.push_back(Deferred{head, tk});
         continue;
       }
       const size_t v = locate(tk, k, i, head, end);
-      if (v < n && e[v].k == tk) {
+      if (v < n && key(e[v]) == tk) {
         --aux[v].bal;
         const uint32_t y = root(uint32_t(v));
         if (x != y) {
@@ -673,7 +726,7 @@ class Fast {
     return true;
   }
 
-  bool finish() {
+  [[gnu::noinline]] bool finish() {
     if (!init_seen_) return false;
     ++A_;
     if (!untouched_until(uint32_t(in_.init.size()))) return false;
@@ -681,7 +734,7 @@ class Fast {
       const size_t tb = bucket_of(d.tk);
       const size_t ts = start_[tb], tt = start_[tb + 1];
       const size_t v = lower_bound(d.tk, ts, tt);
-      if (v < tt && e_[v].k == d.tk) {
+      if (v < tt && key(e_[v]) == d.tk) {
         --aux_[v].bal;
         const uint32_t x = root(d.head), y = root(uint32_t(v));
         if (x != y) {
@@ -707,15 +760,16 @@ class Fast {
 
   const CheckInput& in_;
   const ImplInfo& impl_;
-  unsigned bo_, bits_;
+  unsigned bo_, bits_, tb_;
   uint32_t amin_;
   S omin_, ospan_;
   K omask_ = 0;
+  uint64_t tmask_ = 0, bias_ = 0;
   unsigned d1_ = 0, shift_ = 0;
   size_t hs_ = 1, cache_n_ = 0;
   std::vector<uint32_t> start_;
-  E<K>* e_ = nullptr;
-  E<K>*big_ = nullptr, *small_ = nullptr;
+  T* e_ = nullptr;
+  T *big_ = nullptr, *small_ = nullptr;
   Aux* aux_ = nullptr;
   size_t n_ = 0;
   uint32_t next_addr_ = 0;
@@ -772,10 +826,18 @@ bool check_nan(const CheckInput& in, uint32_t amin, uint32_t amax) {
   const S ospan = S(omax - omin);
   const unsigned bo = unsigned(std::bit_width(ospan)), ba = unsigned(std::bit_width(amax - amin));
   const unsigned bits = bo + ba;
-  if (bits <= 32) return Fast<S, uint32_t, false, Nan>(in, bo, bits, amin, omin, ospan).run();
   if (bits > 63) return false;
-  if (bo <= 32) return Fast<S, uint64_t, false, Nan>(in, bo, bits, amin, omin, ospan).run();
-  if constexpr (sizeof(S) == 8) return Fast<S, uint64_t, true, Nan>(in, bo, bits, amin, omin, ospan).run();
+  // One 64-bit word per edge where the key and the target fit: the target's
+  // offset, else its delta from old in the bits left (most ops move a state
+  // a little).  If a delta does not fit, the 12-byte layouts.
+  if (bits + bo <= 64) return Fast<S, uint64_t, Layout::Packed, Nan>(in, bo, bits, bo, amin, omin, ospan).run();
+  if (64 - bits >= 16 &&
+      Fast<S, uint64_t, Layout::PackedDelta, Nan>(in, bo, bits, 64 - bits, amin, omin, ospan).run())
+    return true;
+  if (bits <= 32) return Fast<S, uint32_t, Layout::Struct, Nan>(in, bo, bits, 0, amin, omin, ospan).run();
+  if (bo <= 32) return Fast<S, uint64_t, Layout::Struct, Nan>(in, bo, bits, 0, amin, omin, ospan).run();
+  if constexpr (sizeof(S) == 8)
+    return Fast<S, uint64_t, Layout::StructDelta, Nan>(in, bo, bits, 0, amin, omin, ospan).run();
   return false;
 }
 
