@@ -372,9 +372,10 @@ struct Aux {
   int32_t bal; // out-degree - in-degree - [initial] + [final]: must end 0
 };
 
-// Sorts a[0, n) by bits [lo, lo + bits) of raw() (the bits above are equal).
+// Sorts a[0, n) by bits [lo, lo + bits) of raw() - sub (the bits above are
+// equal).
 template <class T>
-void lsd(T* a, T* tmp, size_t n, unsigned lo, unsigned bits) {
+void lsd(T* a, T* tmp, size_t n, uint64_t sub, unsigned lo, unsigned bits) {
   if (n < 2 || bits == 0) return;
   if (n <= 32) {
     for (size_t i = 1; i < n; ++i) {
@@ -392,13 +393,13 @@ void lsd(T* a, T* tmp, size_t n, unsigned lo, unsigned bits) {
   std::memset(hist, 0, sizeof(uint32_t) * 2048 * passes);
   if (passes == 2) {
     for (size_t i = 0; i < n; ++i) {
-      const auto k = raw(a[i]) >> lo;
+      const uint64_t k = (raw(a[i]) - sub) >> lo;
       ++hist[0][k & mask];
       ++hist[1][(k >> w) & mask];
     }
   } else {
     for (size_t i = 0; i < n; ++i) {
-      const auto k = raw(a[i]) >> lo;
+      const uint64_t k = (raw(a[i]) - sub) >> lo;
       for (unsigned p = 0; p < passes; ++p) ++hist[p][(k >> (p * w)) & mask];
     }
   }
@@ -406,7 +407,7 @@ void lsd(T* a, T* tmp, size_t n, unsigned lo, unsigned bits) {
   for (unsigned p = 0; p < passes; ++p) {
     uint32_t* h = hist[p];
     const unsigned sh = lo + p * w;
-    if (h[(raw(src[0]) >> sh) & mask] == n) continue;
+    if (h[((raw(src[0]) - sub) >> sh) & mask] == n) continue;
     uint32_t sum = 0;
     for (size_t i = 0; i < hs; ++i) {
       const uint32_t c = h[i];
@@ -415,7 +416,7 @@ void lsd(T* a, T* tmp, size_t n, unsigned lo, unsigned bits) {
     }
     for (size_t i = 0; i < n; ++i) {
       const T e = src[i];
-      dst[h[(raw(e) >> sh) & mask]++] = e;
+      dst[h[((raw(e) - sub) >> sh) & mask]++] = e;
     }
     std::swap(src, dst);
   }
@@ -423,18 +424,18 @@ void lsd(T* a, T* tmp, size_t n, unsigned lo, unsigned bits) {
 }
 
 template <class T>
-void msd(T* a, size_t n, unsigned lo, unsigned bits, T* big, T* small, size_t cache_n) {
-  if (n <= cache_n || bits == 0) return lsd(a, small, n, lo, bits);
+void msd(T* a, size_t n, uint64_t sub, unsigned lo, unsigned bits, T* big, T* small, size_t cache_n) {
+  if (n <= cache_n || bits == 0) return lsd(a, small, n, sub, lo, bits);
   const unsigned d = std::min(bits, 11u), shift = lo + bits - d;
   const size_t hs = size_t(1) << d;
   const size_t mask = hs - 1;
   std::vector<uint32_t> h(hs + 1, 0);
-  for (size_t i = 0; i < n; ++i) ++h[((raw(a[i]) >> shift) & mask) + 1];
+  for (size_t i = 0; i < n; ++i) ++h[(((raw(a[i]) - sub) >> shift) & mask) + 1];
   for (size_t i = 0; i < hs; ++i) h[i + 1] += h[i];
   std::vector<uint32_t> start(h.begin(), h.end());
-  for (size_t i = 0; i < n; ++i) big[h[(raw(a[i]) >> shift) & mask]++] = a[i];
+  for (size_t i = 0; i < n; ++i) big[h[((raw(a[i]) - sub) >> shift) & mask]++] = a[i];
   std::memcpy(a, big, n * sizeof(T));
-  for (size_t i = 0; i < hs; ++i) msd(a + start[i], start[i + 1] - start[i], lo, bits - d, big, small, cache_n);
+  for (size_t i = 0; i < hs; ++i) msd(a + start[i], start[i + 1] - start[i], sub, lo, bits - d, big, small, cache_n);
 }
 
 // How an edge's target is stored: its offset, or its signed delta from old;
@@ -491,7 +492,7 @@ class Fast {
   K key_of(uint32_t ad, uint64_t old) const { return apart(ad) | K(S(canon(old) - omin_)); }
   K apart(uint32_t ad) const { return bo_ >= 8 * sizeof(K) ? K(0) : K(K(ad - amin_) << bo_); }
   uint32_t addr_of(K k) const { return (bo_ >= 8 * sizeof(K) ? 0u : uint32_t(k >> bo_)) + amin_; }
-  size_t bucket_of(K k) const { return d1_ ? size_t(k >> shift_) : 0; }
+  size_t bucket_of(K k) const { return fb_ ? size_t(tab_[size_t(k >> fs_)]) : 0; }
   K key(const T& e) const {
     if constexpr (kPacked) return e >> tb_;
     else return e.k;
@@ -509,33 +510,15 @@ class Fast {
   }
 
   // Scatters every edge into its top-level bucket.
-  [[gnu::noinline]] bool partition() {
+  // Map: 0 one bucket, 1 aligned groups (a shift), 2 the table.
+  template <int Map>
+  bool scatter(uint32_t* hp) {
     const size_t n = n_;
     const uint32_t* addr = in_.addr.data();
     const uint64_t *old = in_.old.data(), *a = in_.a.data(), *b = in_.b.data();
     const PhiFn phi = impl_.phi_in(in_.shared);
-    cache_n_ = (size_t(512) << 10) / sizeof(T);
-    unsigned d1 = 0;
-    while (d1 < std::min(bits_, 11u) && (n >> d1) > cache_n_ / 4) ++d1;
-    d1_ = d1;
-    shift_ = bits_ - d1;
-    hs_ = size_t(1) << d1;
-    omask_ = bo_ == 0 ? K(0) : K(~K(0) >> (8 * sizeof(K) - bo_));
-    if constexpr (kPacked) {
-      tmask_ = tb_ == 0 ? 0 : ~uint64_t(0) >> (64 - tb_);
-      bias_ = kDelta ? uint64_t(1) << (tb_ - 1) : 0;
-    }
-    start_.assign(hs_ + 1, 0);
-    std::vector<uint32_t> h(hs_ + 1, 0);
-    if (d1 > 0)
-      for (size_t o = 0; o < n; ++o) ++h[(key_of(addr[o], old[o]) >> shift_) + 1];
-    else
-      h[1] = uint32_t(n);
-    for (size_t i = 0; i < hs_; ++i) h[i + 1] += h[i];
-    std::copy(h.begin(), h.end(), start_.begin());
     bool bad = false;
     T* e = e_;
-    uint32_t* hp = h.data();
     // phi through its pointer in batches, apart from the scatter.
     constexpr size_t B = 256;
     uint64_t nv[B];
@@ -562,9 +545,80 @@ class Fast {
         } else {
           x = T{k, uint32_t(ns)};
         }
-        e[hp[bucket_of(k)]++] = x;
+        const size_t bk = Map == 1 ? size_t(k >> gshift_) : Map == 2 ? size_t(tab_[size_t(k >> fs_)]) : 0;
+        e[hp[bk]++] = x;
       }
     }
+    return bad;
+  }
+
+  [[gnu::noinline]] bool partition() {
+    const size_t n = n_;
+    const uint32_t* addr = in_.addr.data();
+    const uint64_t* old = in_.old.data();
+    cache_n_ = (size_t(512) << 10) / sizeof(T);
+    unsigned d1 = 0;
+    while (d1 < std::min(bits_, 11u) && (n >> d1) > cache_n_ / 4) ++d1;
+    // Fine bins of the key's top fb bits, merged into buckets of about n >>
+    // d1 edges: skewed keys (float sums) still give cache-sized buckets.
+    fb_ = d1 ? std::min(bits_, d1 + 5) : 0;
+    fs_ = bits_ - fb_;
+    omask_ = bo_ == 0 ? K(0) : K(~K(0) >> (8 * sizeof(K) - bo_));
+    if constexpr (kPacked) {
+      tmask_ = tb_ == 0 ? 0 : ~uint64_t(0) >> (64 - tb_);
+      bias_ = kDelta ? uint64_t(1) << (tb_ - 1) : 0;
+    }
+    std::vector<uint32_t> h;
+    if (fb_ > 0) {
+      const size_t nf = size_t(1) << fb_;
+      cnt_.assign(nf, 0);
+      uint32_t* cnt = cnt_.data();
+      for (size_t o = 0; o < n; ++o) ++cnt[size_t(key_of(addr[o], old[o]) >> fs_)];
+      const size_t target = std::max<size_t>(1, n >> d1);
+      tab_.resize(nf);
+      start_.assign(1, 0);
+      bfirst_.assign(1, 0);
+      size_t acc = 0;
+      for (size_t f = 0; f < nf; ++f) {
+        if (acc > 0 && acc + cnt[f] > target) {
+          start_.push_back(start_.back() + uint32_t(acc));
+          bfirst_.push_back(uint32_t(f));
+          acc = 0;
+        }
+        tab_[f] = uint32_t(bfirst_.size() - 1);
+        acc += cnt[f];
+      }
+      start_.push_back(start_.back() + uint32_t(acc));
+      bfirst_.push_back(uint32_t(nf));
+    } else {
+      start_ = {0, uint32_t(n)};
+      bfirst_ = {0, 1};
+    }
+    hs_ = start_.size() - 1;
+    h.assign(start_.begin(), start_.end());
+    // Unskewed keys: aligned groups of 2^5 fine bins, a shift instead of a
+    // table in the scatter.
+    if (fb_ > 0) {
+      const size_t nf = size_t(1) << fb_, g = std::min<size_t>(32, nf);
+      size_t maxg = 0;
+      std::vector<uint32_t> gs(nf / g + 1, 0);
+      for (size_t f = 0; f < nf; ++f) gs[f / g + 1] += cnt_[f];
+      for (size_t i = 1; i < gs.size(); ++i) maxg = std::max<size_t>(maxg, gs[i]);
+      if (maxg <= 2 * std::max<size_t>(1, n >> d1)) {
+        start_.assign(1, 0);
+        bfirst_.assign(1, 0);
+        for (size_t i = 1; i < gs.size(); ++i) {
+          start_.push_back(start_.back() + gs[i]);
+          bfirst_.push_back(uint32_t(std::min(i * g, nf)));
+        }
+        for (size_t f = 0; f < nf; ++f) tab_[f] = uint32_t(f / g);
+        hs_ = start_.size() - 1;
+        h.assign(start_.begin(), start_.end());
+        gshift_ = unsigned(std::countr_zero(g)) + fs_;
+        uniform_ = true;
+      }
+    }
+    const bool bad = uniform_ ? scatter<1>(h.data()) : fb_ ? scatter<2>(h.data()) : scatter<0>(h.data());
     if (bad) return false;
     size_t maxb = 0;
     for (size_t i = 0; i < hs_; ++i) maxb = std::max<size_t>(maxb, start_[i + 1] - start_[i]);
@@ -575,7 +629,10 @@ class Fast {
 
   [[gnu::noinline]] void sort_bucket(size_t b) {
     const size_t s = start_[b], t = start_[b + 1];
-    msd(e_ + s, t - s, tb_, shift_, big_, small_, cache_n_);
+    // Keys in [lo, hi) << fs: sort by their offset from lo.
+    const K lo = K(K(bfirst_[b]) << fs_), span = K(K(bfirst_[b + 1] - bfirst_[b]) << fs_);
+    const unsigned bits = fb_ ? unsigned(std::bit_width(K(span - 1))) : bits_;
+    msd(e_ + s, t - s, uint64_t(rawkey(lo)), tb_, bits, big_, small_, cache_n_);
     std::memset(aux_ + s, 0, (t - s) * sizeof(Aux));
   }
 
@@ -670,7 +727,7 @@ class Fast {
     const size_t end = start_[sorted_hi];
     // Targets at or past limit are in buckets not sorted yet.
     const bool all_sorted = sorted_hi >= hs_;
-    const K limit = all_sorted ? K(~K(0)) : K(K(sorted_hi) << shift_);
+    const K limit = all_sorted ? K(~K(0)) : K(K(bfirst_[sorted_hi]) << fs_);
     const T* e = e_;
     Aux* aux = aux_;
     const K amask = ~omask_;
@@ -765,9 +822,13 @@ class Fast {
   S omin_, ospan_;
   K omask_ = 0;
   uint64_t tmask_ = 0, bias_ = 0;
-  unsigned d1_ = 0, shift_ = 0;
+  unsigned fb_ = 0, fs_ = 0;
   size_t hs_ = 1, cache_n_ = 0;
-  std::vector<uint32_t> start_;
+  // Bucket b: edges [start_[b], start_[b + 1]), fine bins [bfirst_[b],
+  // bfirst_[b + 1]); tab_: fine bin -> bucket.
+  std::vector<uint32_t> start_, bfirst_, tab_, cnt_;
+  unsigned gshift_ = 0;
+  bool uniform_ = false;
   T* e_ = nullptr;
   T *big_ = nullptr, *small_ = nullptr;
   Aux* aux_ = nullptr;
