@@ -366,11 +366,6 @@ template <class K>
 inline K raw(const E<K>& e) { return e.k; }
 inline uint64_t raw(uint64_t w) { return w; }
 
-// Per edge, meaningful at the first edge of each vertex's run.
-struct Aux {
-  uint32_t p;  // union-find parent + 1; 0: a root
-  int32_t bal; // out-degree - in-degree - [initial] + [final]: must end 0
-};
 
 // Sorts a[0, n) by bits [lo, lo + bits) of raw() - sub (the bits above are
 // equal).
@@ -396,6 +391,13 @@ void lsd(T* a, T* tmp, size_t n, uint64_t sub, unsigned lo, unsigned bits) {
       const uint64_t k = (raw(a[i]) - sub) >> lo;
       ++hist[0][k & mask];
       ++hist[1][(k >> w) & mask];
+    }
+  } else if (passes == 3) {
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t k = (raw(a[i]) - sub) >> lo;
+      ++hist[0][k & mask];
+      ++hist[1][(k >> w) & mask];
+      ++hist[2][(k >> 2 * w) & mask];
     }
   } else {
     for (size_t i = 0; i < n; ++i) {
@@ -467,7 +469,9 @@ class Fast {
     }
     // Offset from the edges' 2 MiB alignment: no 4K aliasing between e[i]
     // and aux[i].
-    aux_ = reinterpret_cast<Aux*>(static_cast<char*>(aux_buf.get(n * sizeof(Aux) + 4096)) + 2112);
+    char* ab = static_cast<char*>(aux_buf.get(2 * n * sizeof(uint32_t) + 8192));
+    par_ = reinterpret_cast<uint32_t*>(ab + 2112);
+    bal_ = reinterpret_cast<int32_t*>(ab + 4096 + ((n * sizeof(uint32_t) + 4095) & ~size_t(4095)) + 1088);
     deferred_.clear();
     // Bucket b is sorted while bucket b - 1 is scanned.
     for (size_t b = 0; b <= hs_; ++b) {
@@ -490,8 +494,9 @@ class Fast {
     return S(x);
   }
   K key_of(uint32_t ad, uint64_t old) const { return apart(ad) | K(S(canon(old) - omin_)); }
-  K apart(uint32_t ad) const { return bo_ >= 8 * sizeof(K) ? K(0) : K(K(ad - amin_) << bo_); }
-  uint32_t addr_of(K k) const { return (bo_ >= 8 * sizeof(K) ? 0u : uint32_t(k >> bo_)) + amin_; }
+  // bo <= 63 (bits <= 63), and bo == 32 for a 32-bit K only with one address.
+  K apart(uint32_t ad) const { return K(uint64_t(ad - amin_) << bo_); }
+  uint32_t addr_of(K k) const { return uint32_t(uint64_t(k) >> bo_) + amin_; }
   size_t bucket_of(K k) const { return fb_ ? size_t(tab_[size_t(k >> fs_)]) : 0; }
   K key(const T& e) const {
     if constexpr (kPacked) return e >> tb_;
@@ -633,7 +638,8 @@ class Fast {
     const K lo = K(K(bfirst_[b]) << fs_), span = K(K(bfirst_[b + 1] - bfirst_[b]) << fs_);
     const unsigned bits = fb_ ? unsigned(std::bit_width(K(span - 1))) : bits_;
     msd(e_ + s, t - s, uint64_t(rawkey(lo)), tb_, bits, big_, small_, cache_n_);
-    std::memset(aux_ + s, 0, (t - s) * sizeof(Aux));
+    std::memset(par_ + s, 0, (t - s) * sizeof(uint32_t));
+    std::memset(bal_ + s, 0, (t - s) * sizeof(int32_t));
   }
 
   // The first index in [s, t) whose key is >= x (binary search).
@@ -682,13 +688,13 @@ class Fast {
   }
 
   uint32_t root(uint32_t x) {
-    Aux* u = aux_;
+    uint32_t* u = par_;
     for (;;) {
-      const uint32_t p = u[x].p;
+      const uint32_t p = u[x];
       if (!p) return x;
-      const uint32_t gp = u[p - 1].p;
+      const uint32_t gp = u[p - 1];
       if (!gp) return p - 1;
-      u[x].p = gp;
+      u[x] = gp;
       x = gp - 1;
     }
   }
@@ -726,10 +732,10 @@ class Fast {
     }
     const size_t end = start_[sorted_hi];
     // Targets at or past limit are in buckets not sorted yet.
-    const bool all_sorted = sorted_hi >= hs_;
-    const K limit = all_sorted ? K(~K(0)) : K(K(bfirst_[sorted_hi]) << fs_);
+    const K limit = sorted_hi >= hs_ ? K(~K(0)) : K(K(bfirst_[sorted_hi]) << fs_);
     const T* e = e_;
-    Aux* aux = aux_;
+    uint32_t* par = par_;
+    int32_t* bal = bal_;
     const K amask = ~omask_;
     const size_t n = n_;
     uint32_t head = head_, x = x_;
@@ -749,24 +755,28 @@ class Fast {
           init_seen = false;
         }
         prev = k;
+        x = root(uint32_t(i));
         head = uint32_t(i);
         ++V;
-        x = root(head);
-        aux[head].bal += int32_t(k == fin_key) - int32_t(k == init_key);
-        init_seen |= k == init_key;
+        if ((k == fin_key) | (k == init_key)) [[unlikely]] {
+          bal[head] += int32_t(k == fin_key) - int32_t(k == init_key);
+          init_seen |= k == init_key;
+        }
       }
-      ++aux[head].bal;
+      ++bal[head];
       const K tk = target(ed);
-      if (!all_sorted && tk >= limit) [[unlikely]] {
+      // (With every bucket sorted, limit is the largest key: deferring it
+      // too is merely slower.)
+      if (tk >= limit) [[unlikely]] {
         deferred_.push_back(Deferred{head, tk});
         continue;
       }
       const size_t v = locate(tk, k, i, head, end);
       if (v < n && key(e[v]) == tk) {
-        --aux[v].bal;
+        --bal[v];
         const uint32_t y = root(uint32_t(v));
         if (x != y) {
-          aux[std::max(x, y)].p = std::min(x, y) + 1;
+          par[std::max(x, y)] = std::min(x, y) + 1;
           x = std::min(x, y);
           ++U;
         }
@@ -792,10 +802,10 @@ class Fast {
       const size_t ts = start_[tb], tt = start_[tb + 1];
       const size_t v = lower_bound(d.tk, ts, tt);
       if (v < tt && key(e_[v]) == d.tk) {
-        --aux_[v].bal;
+        --bal_[v];
         const uint32_t x = root(d.head), y = root(uint32_t(v));
         if (x != y) {
-          aux_[std::max(x, y)].p = std::min(x, y) + 1;
+          par_[std::max(x, y)] = std::min(x, y) + 1;
           ++U_;
         }
       } else {
@@ -806,7 +816,7 @@ class Fast {
     if (V_ - U_ != A_) return false;
     // Degree balance: out + [v == final] == in + [v == initial].
     uint32_t acc = 0;
-    for (size_t i = 0; i < n_; ++i) acc |= uint32_t(aux_[i].bal);
+    for (size_t i = 0; i < n_; ++i) acc |= uint32_t(bal_[i]);
     return acc == 0;
   }
 
@@ -831,7 +841,11 @@ class Fast {
   bool uniform_ = false;
   T* e_ = nullptr;
   T *big_ = nullptr, *small_ = nullptr;
-  Aux* aux_ = nullptr;
+  // Per edge, meaningful at the first edge of each vertex's run: the
+  // union-find parent + 1 (0: a root), and out-degree - in-degree -
+  // [initial] + [final], which must end 0.
+  uint32_t* par_ = nullptr;
+  int32_t* bal_ = nullptr;
   size_t n_ = 0;
   uint32_t next_addr_ = 0;
   // Scan state, carried from bucket to bucket.
