@@ -219,3 +219,56 @@ TEST(Checker, LargeSingleAddressHistoryPasses) {
   old[order[n / 2]] = old[order[n / 2 + 1]];
   EXPECT_FALSE(check_history(in).ok);
 }
+
+// The fast path's multi-bucket code (scatter, per-bucket sort, cross-bucket
+// targets) only runs on large histories: valid ones of up to 2^20 ops over
+// 1 to 4096 addresses must pass, and each corruption must be caught.
+TEST(Checker, LargeHistoriesAcrossBucketsPassAndCorruptionsFail) {
+  std::mt19937_64 rng(2026);
+  for (const char* name : {"native.add.u32", "native.add.u64", "native.add.f32", "cas.add.f64", "native.add.i32"}) {
+    const ImplInfo& impl = *find_impl(name);
+    for (auto [n, addrs] : {std::pair<size_t, uint32_t>{1 << 18, 1}, std::pair<size_t, uint32_t>{1 << 18, 64},
+                            std::pair<size_t, uint32_t>{1 << 20, 4096}}) {
+      std::vector<uint32_t> addr(n);
+      std::vector<uint64_t> a(n), b(n, 0), old(n), init(addrs), fin(addrs);
+      const bool fl = vk_is_float(impl.kind);
+      for (auto& v : init) v = fl ? (impl.kind == VK::F32 ? to_bits<float>(1.0f) : to_bits<double>(1.0)) : rng() % 1000;
+      for (size_t o = 0; o < n; ++o) {
+        addr[o] = uint32_t(rng() % addrs);
+        const double x = 1.0 + double(rng() % 100000) / 7.0;  // never zero: every state is new
+        a[o] = impl.kind == VK::F32 ? to_bits<float>(float(x)) : impl.kind == VK::F64 ? to_bits<double>(x) : 1 + rng() % 1000;
+      }
+      // A sequential execution in a random order.
+      std::vector<size_t> order(n);
+      std::iota(order.begin(), order.end(), 0);
+      std::shuffle(order.begin(), order.end(), rng);
+      std::vector<uint64_t> state = init;
+      for (size_t o : order) {
+        old[o] = state[addr[o]];
+        state[addr[o]] = impl.phi(old[o], a[o], 0);
+      }
+      fin = state;
+      CheckInput in{&impl, addr, a, b, old, init, fin, false, uint32_t(n)};
+      ASSERT_TRUE(check_history(in).ok) << name << " n=" << n << " addrs=" << addrs << ": " << check_history(in).explanation;
+      // A lost update: one op read what another op at its address read.
+      const size_t o1 = order[n / 3];
+      size_t o2 = o1 + 1;
+      while (addr[o2 % n] != addr[o1]) ++o2;
+      o2 %= n;
+      std::vector<uint64_t> bad = old;
+      bad[o2] = old[o1];
+      in.old = bad;
+      EXPECT_FALSE(check_history(in).ok) << name << " lost update, n=" << n << " addrs=" << addrs;
+      // A value nobody produced.
+      bad = old;
+      bad[order[n - 7]] ^= 0x10;
+      EXPECT_FALSE(check_history(in).ok) << name << " stray value, n=" << n << " addrs=" << addrs;
+      // A wrong final value.
+      in.old = old;
+      std::vector<uint64_t> bad_fin = fin;
+      bad_fin[addrs - 1] ^= 1;
+      in.final_mem = bad_fin;
+      EXPECT_FALSE(check_history(in).ok) << name << " final value, n=" << n << " addrs=" << addrs;
+    }
+  }
+}
