@@ -522,18 +522,14 @@ class Fast {
     const uint32_t* addr = in_.addr.data();
     const uint64_t *old = in_.old.data(), *a = in_.a.data(), *b = in_.b.data();
     const PhiFn phi = impl_.phi_in(in_.shared);
-    const PhiBatchFn phi_batch = impl_.phi_batch_in(in_.shared);
     bool bad = false;
     T* e = e_;
-    // phi in batches (one indirect call each, the typed phi inlined inside),
-    // apart from the scatter.
+    // phi through its pointer in batches, apart from the scatter.
     constexpr size_t B = 256;
     uint64_t nv[B];
     for (size_t o0 = 0; o0 < n; o0 += B) {
       const size_t m = std::min(B, n - o0);
-      if (phi_batch) phi_batch(old + o0, a + o0, b + o0, nv, m);
-      else
-        for (size_t j = 0; j < m; ++j) nv[j] = phi(old[o0 + j], a[o0 + j], b[o0 + j]);
+      for (size_t j = 0; j < m; ++j) nv[j] = phi(old[o0 + j], a[o0 + j], b[o0 + j]);
       for (size_t j = 0; j < m; ++j) {
         const size_t o = o0 + j;
         const S os = S(canon(old[o]) - omin_);

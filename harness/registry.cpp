@@ -49,14 +49,6 @@ uint64_t phi_shared_bits(uint64_t o, uint64_t a, uint64_t b) {
     return phi_bits<I>(o, a, b);
 }
 template <class I>
-void phi_batch_bits(const uint64_t* o, const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) {
-  for (size_t i = 0; i < n; ++i) out[i] = phi_bits<I>(o[i], a[i], b[i]);
-}
-template <class I>
-void phi_batch_shared_bits(const uint64_t* o, const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) {
-  for (size_t i = 0; i < n; ++i) out[i] = phi_shared_bits<I>(o[i], a[i], b[i]);
-}
-template <class I>
 constexpr bool needs_gpu_of() {
   if constexpr (requires { I::needs_gpu; }) return I::needs_gpu;
   return false;
@@ -111,11 +103,8 @@ Semantics algo_sem(const AlgoInfo& a, const ImplInfo& atomic) {
 
 std::vector<ImplInfo> build() {
   std::vector<ImplInfo> v;
-#define AS_INFO(I)                                                                                          \
-  v.push_back(ImplInfo{I::name, vk_of<I::T>(), I::domain, I::sem, bug_of<I>(), &phi_bits<I>, &phi_shared_bits<I>, \
-                       v.size(), needs_gpu_of<I>()});                                                              \
-  v.back().phi_batch = &phi_batch_bits<I>;                                                                         \
-  v.back().phi_batch_shared = &phi_batch_shared_bits<I>;
+#define AS_INFO(I) \
+  v.push_back(ImplInfo{I::name, vk_of<I::T>(), I::domain, I::sem, bug_of<I>(), &phi_bits<I>, &phi_shared_bits<I>, v.size(), needs_gpu_of<I>()});
   ATOMSTRESS_CATALOGUE(AS_INFO)
 #undef AS_INFO
   // The algorithms, each paired with every atomic it fits.
@@ -150,8 +139,6 @@ std::vector<ImplInfo> build() {
     info.algo = &algos.back();
     info.gpu_only = Alg::gpu_only;
     info.rate_only = algo::rate_only_of<Alg>();
-    info.phi_batch = at.phi_batch;
-    info.phi_batch_shared = at.phi_batch_shared;
     v.push_back(info);
   });
   return v;

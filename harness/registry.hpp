@@ -17,9 +17,6 @@ const char* vk_name(VK k);
 bool vk_is_float(VK k);
 
 using PhiFn = uint64_t (*)(uint64_t old, uint64_t a, uint64_t b);
-// phi over n ops at once (out[i] = phi(old[i], a[i], b[i])), with the typed
-// phi inlined: the checker's hot loop makes one indirect call per batch.
-using PhiBatchFn = void (*)(const uint64_t* old, const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n);
 struct ImplInfo;
 
 // An algorithm built on a catalogue atomic (atomics_under_test/algorithms.cuh).
@@ -50,11 +47,9 @@ struct ImplInfo {
   const AlgoInfo* algo = nullptr;  // an algorithm, not a single atomic
   bool gpu_only = false;   // uses warp intrinsics: the cpu backend cannot run it
   bool rate_only = false;  // a bug the hardware may never show: its failure rate is reported
-  PhiBatchFn phi_batch = nullptr, phi_batch_shared = nullptr;  // null: call phi per op
 
   bool buggy() const { return bug != nullptr; }
   PhiFn phi_in(bool shared) const { return shared ? phi_shared : phi; }
-  PhiBatchFn phi_batch_in(bool shared) const { return shared ? phi_batch_shared : phi_batch; }
   // The state the checker compares: bitwise, or all NaNs as one state.
   uint64_t canon(uint64_t bits) const { return sem.nan_states_equal ? canon_nan(bits) : bits; }
   uint64_t canon_nan(uint64_t bits) const;
