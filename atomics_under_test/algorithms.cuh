@@ -73,11 +73,17 @@ AS_HD AS_FI prim::Retry make_retry(const Args& g) {
   r.deadline_ns = g.deadline_ns;
   return r;
 }
+// What element e's loop did: retries and whether it gave up (for the runner's
+// hang check) and, with record(), the value its atomic returned.
+AS_HD AS_FI void record_retries(const Args& g, uint64_t e, const prim::Retry& r) {
+  if (g.old == nullptr) return;
+  g.retries[e] = r.count;
+  g.gave[e] = static_cast<uint8_t>(r.gave_up | (r.block_scope ? 0x80u : 0u));
+}
 AS_HD AS_FI void record(const Args& g, uint64_t e, uint64_t old_bits, const prim::Retry& r) {
   if (g.old == nullptr) return;
   g.old[e] = old_bits;
-  g.retries[e] = r.count;
-  g.gave[e] = static_cast<uint8_t>(r.gave_up | (r.block_scope ? 0x80u : 0u));
+  record_retries(g, e, r);
 }
 template <class T>
 AS_HD AS_FI uint64_t bits_of(T v) {
@@ -120,6 +126,16 @@ struct HostCtx {
   void sync() {}
 };
 
+// f(e) for every element of every thread of the block, each thread's
+// elements in its program order.
+template <class Ctx, class F>
+AS_HD AS_FI void each_element(Ctx& c, const Args& g, F&& f) {
+  c.each([&](uint32_t t) {
+    const uint64_t gt = uint64_t(c.bid()) * g.block + t;
+    for (uint32_t k = 0; k < g.per_thread; ++k) f(uint64_t(k) * g.threads + gt);
+  });
+}
+
 // The thread-local partial sum of a thread's elements, in order.
 template <class T>
 AS_HD AS_FI T thread_partial(const Args& g, uint64_t gt) {
@@ -143,22 +159,18 @@ struct Append {
   static constexpr bool fits() { return op_of<A>() == "add" && is_int_counter<typename A::T>() && plain_device_atomic<A>(); }
   template <class Ctx>
   AS_HD static void run(Ctx& c, const Args& g) {
-    c.each([&](uint32_t t) {
-      const uint64_t gt = uint64_t(c.bid()) * g.block + t;
-      M* count = static_cast<M*>(g.mem);
-      for (uint32_t k = 0; k < g.per_thread; ++k) {
-        const uint64_t e = uint64_t(k) * g.threads + gt;
-        if (!g.key[e]) continue;
-        prim::Retry r = make_retry(g);
-        if constexpr (WriteFirst) {
-          // Bug: writes the slot it expects to get, then reserves.
-          g.out[static_cast<uint64_t>(prim::plain_load(count))] = static_cast<uint32_t>(e);
-          record(g, e, bits_of(A{}(count, M(1), M(0), r)), r);
-        } else {
-          const M loc = A{}(count, M(1), M(0), r);
-          g.out[static_cast<uint64_t>(loc)] = static_cast<uint32_t>(e);
-          record(g, e, bits_of(loc), r);
-        }
+    M* count = static_cast<M*>(g.mem);
+    each_element(c, g, [&](uint64_t e) {
+      if (!g.key[e]) return;
+      prim::Retry r = make_retry(g);
+      if constexpr (WriteFirst) {
+        // Bug: writes the slot it expects to get, then reserves.
+        g.out[static_cast<uint64_t>(prim::plain_load(count))] = static_cast<uint32_t>(e);
+        record(g, e, bits_of(A{}(count, M(1), M(0), r)), r);
+      } else {
+        const M loc = A{}(count, M(1), M(0), r);
+        g.out[static_cast<uint64_t>(loc)] = static_cast<uint32_t>(e);
+        record(g, e, bits_of(loc), r);
       }
     });
   }
@@ -234,13 +246,9 @@ struct Sum {
   AS_HD static void run(Ctx& c, const Args& g) {
     M* acc = static_cast<M*>(g.mem) + c.bid() % g.param;
     if constexpr (F == SumForm::Element) {
-      c.each([&](uint32_t t) {
-        const uint64_t gt = uint64_t(c.bid()) * g.block + t;
-        for (uint32_t k = 0; k < g.per_thread; ++k) {
-          const uint64_t e = uint64_t(k) * g.threads + gt;
-          prim::Retry r = make_retry(g);
-          record(g, e, bits_of(A{}(acc, value_of<M>(g.x[e]), M(0), r)), r);
-        }
+      each_element(c, g, [&](uint64_t e) {
+        prim::Retry r = make_retry(g);
+        record(g, e, bits_of(A{}(acc, value_of<M>(g.x[e]), M(0), r)), r);
       });
     } else if constexpr (F == SumForm::Thread) {
       c.each([&](uint32_t t) {
@@ -322,13 +330,9 @@ struct Histogram {
   AS_HD static void run(Ctx& c, const Args& g) {
     M* bins = static_cast<M*>(g.mem);
     if constexpr (!Shared) {
-      c.each([&](uint32_t t) {
-        const uint64_t gt = uint64_t(c.bid()) * g.block + t;
-        for (uint32_t k = 0; k < g.per_thread; ++k) {
-          const uint64_t e = uint64_t(k) * g.threads + gt;
-          prim::Retry r = make_retry(g);
-          (void)A{}(bins + g.key[e], one(), M(0), r);
-        }
+      each_element(c, g, [&](uint64_t e) {
+        prim::Retry r = make_retry(g);
+        (void)A{}(bins + g.key[e], one(), M(0), r);
       });
     } else {
       M* s = reinterpret_cast<M*>(c.smem);
@@ -336,13 +340,9 @@ struct Histogram {
         for (uint32_t b = t; b < g.param; b += g.block) s[b] = M(0);
       });
       c.sync();
-      c.each([&](uint32_t t) {
-        const uint64_t gt = uint64_t(c.bid()) * g.block + t;
-        for (uint32_t k = 0; k < g.per_thread; ++k) {
-          const uint64_t e = uint64_t(k) * g.threads + gt;
-          prim::Retry r = make_retry(g);
-          (void)A{}(s + g.key[e], one(), M(0), r);
-        }
+      each_element(c, g, [&](uint64_t e) {
+        prim::Retry r = make_retry(g);
+        (void)A{}(s + g.key[e], one(), M(0), r);
       });
       if constexpr (SyncMerge) c.sync();
       c.each([&](uint32_t t) {
@@ -395,33 +395,26 @@ struct ArgBest {
   }
   template <class Ctx>
   AS_HD static void run(Ctx& c, const Args& g) {
-    c.each([&](uint32_t t) {
-      M* best = static_cast<M*>(g.mem);
-      const uint64_t gt = uint64_t(c.bid()) * g.block + t;
-      for (uint32_t k = 0; k < g.per_thread; ++k) {
-        const uint64_t e = uint64_t(k) * g.threads + gt;
-        const uint32_t vb = static_cast<uint32_t>(g.x[e]);
-        if (is_nan_bits(vb)) continue;
-        const uint32_t idx = static_cast<uint32_t>(e);
-        prim::Retry r = make_retry(g);
-        if constexpr (Cas) {
-          const float v = prim::bit_cast<float>(vb);
-          const M mine = (M(vb) << 32) | idx;
-          M cur = prim::load(best);
-          while (beats(v, idx, cur)) {
-            const M seen = A{}(best, mine, cur, r);
-            if (seen == cur || !r.again()) break;
-            cur = seen;
-          }
-        } else {
-          const M key = (M(ordered_bits(prim::bit_cast<float>(vb))) << 32) | (IsMax ? ~idx : idx);
-          (void)A{}(best, key, M(0), r);
+    M* best = static_cast<M*>(g.mem);
+    each_element(c, g, [&](uint64_t e) {
+      const uint32_t vb = static_cast<uint32_t>(g.x[e]);
+      if (is_nan_bits(vb)) return;
+      const uint32_t idx = static_cast<uint32_t>(e);
+      prim::Retry r = make_retry(g);
+      if constexpr (Cas) {
+        const float v = prim::bit_cast<float>(vb);
+        const M mine = (M(vb) << 32) | idx;
+        M cur = prim::load(best);
+        while (beats(v, idx, cur)) {
+          const M seen = A{}(best, mine, cur, r);
+          if (seen == cur || !r.again()) break;
+          cur = seen;
         }
-        if (g.old != nullptr) {
-          g.retries[e] = r.count;
-          g.gave[e] = static_cast<uint8_t>(r.gave_up);
-        }
+      } else {
+        const M key = (M(ordered_bits(prim::bit_cast<float>(vb))) << 32) | (IsMax ? ~idx : idx);
+        (void)A{}(best, key, M(0), r);
       }
+      record_retries(g, e, r);
     });
   }
 };
@@ -454,46 +447,39 @@ struct Lock {
   }
   template <class Ctx>
   AS_HD static void run(Ctx& c, const Args& g) {
-    c.each([&](uint32_t t) {
-      const uint64_t locks = BlockScope ? uint64_t(g.param) * g.grid : g.param;
-      const uint64_t base = BlockScope ? uint64_t(c.bid()) * g.param : 0;
-      M* lock = static_cast<M*>(g.mem);
-      M* data = lock + locks;
-      const uint64_t gt = uint64_t(c.bid()) * g.block + t;
-      for (uint32_t k = 0; k < g.per_thread; ++k) {
-        const uint64_t e = uint64_t(k) * g.threads + gt;
-        const uint64_t j = base + g.key[e];
-        prim::Retry r = make_retry(g);
-        bool held = false;
-        uint32_t pause = 32;
-        for (;;) {
-          // (a = 1, b = 0): atomicCAS(lock, 0, 1) or atomicExch(lock, 1).
-          if (A{}(lock + j, 1u, 0u, r) == 0u) {
-            held = true;
-            break;
-          }
-          if (!r.again()) break;
-          prim::backoff(pause);
-          if (pause < 1024) pause <<= 1;
+    const uint64_t locks = BlockScope ? uint64_t(g.param) * g.grid : g.param;
+    const uint64_t base = BlockScope ? uint64_t(c.bid()) * g.param : 0;
+    M* lock = static_cast<M*>(g.mem);
+    M* data = lock + locks;
+    each_element(c, g, [&](uint64_t e) {
+      const uint64_t j = base + g.key[e];
+      prim::Retry r = make_retry(g);
+      bool held = false;
+      uint32_t pause = 32;
+      for (;;) {
+        // (a = 1, b = 0): atomicCAS(lock, 0, 1) or atomicExch(lock, 1).
+        if (A{}(lock + j, 1u, 0u, r) == 0u) {
+          held = true;
+          break;
         }
-        if (!held) {  // gave up: recorded, the runner reports a hang
-          if (g.old != nullptr) {
-            g.retries[e] = r.count;
-            g.gave[e] = static_cast<uint8_t>(r.gave_up);
-          }
-          continue;
-        }
-        if constexpr (Fenced) fence();
-        const M v = prim::ordinary_load(data + j);
-        prim::ordinary_store(data + j, M(v + static_cast<M>(g.x[e])));
-        if constexpr (Fenced) {
-          fence();
-          (void)prim::exch(lock + j, 0u);
-        } else {
-          prim::plain_store(lock + j, 0u);
-        }
-        record(g, e, v, r);
+        if (!r.again()) break;
+        prim::backoff(pause);
+        if (pause < 1024) pause <<= 1;
       }
+      if (!held) {  // gave up: recorded, the runner reports a hang
+        record_retries(g, e, r);
+        return;
+      }
+      if constexpr (Fenced) fence();
+      const M v = prim::ordinary_load(data + j);
+      prim::ordinary_store(data + j, M(v + static_cast<M>(g.x[e])));
+      if constexpr (Fenced) {
+        fence();
+        (void)prim::exch(lock + j, 0u);
+      } else {
+        prim::plain_store(lock + j, 0u);
+      }
+      record(g, e, v, r);
     });
   }
 };

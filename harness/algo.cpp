@@ -127,6 +127,33 @@ std::optional<AlgoSetup> algo_setup(const Workload& w, std::string& error) {
 
 namespace {
 
+// The algorithm's atomics as a history for the Eulerian checker: op i at
+// addr[i] with operand arg[i] returned old[i].  `elem` maps op i to the
+// element that issued it (empty: op i is element i).  `what` names the
+// atomics in the verdict.
+AlgoVerdict check_chain(const char* what, const ImplInfo& impl, std::span<const uint32_t> addr,
+                        std::span<const uint64_t> arg, std::span<const uint64_t> old,
+                        std::span<const uint64_t> init, std::span<const uint64_t> fin,
+                        std::span<const uint64_t> elem, uint32_t threads = 0) {
+  const std::vector<uint64_t> zeros(arg.size(), 0);
+  CheckInput in;
+  in.impl = &impl;
+  in.addr = addr;
+  in.a = arg;
+  in.b = zeros;
+  in.old = old;
+  in.init = init;
+  in.final_mem = fin;
+  in.threads = threads;
+  const CheckResult r = check_history(in);
+  if (r.ok) return {};
+  if (elem.empty() || r.bad_op < 0) return {false, std::string(what) + ": " + r.explanation, r.bad_op};
+  const int64_t e = int64_t(elem[size_t(r.bad_op)]);
+  return {false, std::string(what) + ": " + r.explanation + " (op #" + std::to_string(r.bad_op) + " is element " +
+                     std::to_string(e) + ")",
+          e};
+}
+
 // --------------------------------------------------------------------- append
 AlgoVerdict check_append(const Workload& w, const AlgoSetup& s, const History& h) {
   const AlgoInfo& a = *w.impl->algo;
@@ -158,23 +185,9 @@ AlgoVerdict check_append(const Workload& w, const AlgoSetup& s, const History& h
   }
   for (uint64_t e : issuer) addr.push_back(0), old.push_back(h.old[e]);
   const uint64_t count = h.final_mem[0];
-  CheckInput in;
-  in.impl = &a.atomic();
-  in.addr = addr;
-  in.a = arg;
-  std::vector<uint64_t> zeros(arg.size(), 0);
-  in.b = zeros;
-  in.old = old;
-  in.init = s.mem_init;
-  in.final_mem = h.final_mem;
-  const CheckResult r = check_history(in);
-  if (!r.ok) {
-    const int64_t e = r.bad_op >= 0 ? int64_t(issuer[size_t(r.bad_op)]) : -1;
-    return {false, "the counter's atomic: " + r.explanation + (e >= 0 ? " (op #" + std::to_string(r.bad_op) +
-                                                                            " is element " + std::to_string(e) + ")"
-                                                                      : ""),
-            e};
-  }
+  const AlgoVerdict chain =
+      check_chain("the counter's atomic", a.atomic(), addr, arg, old, s.mem_init, h.final_mem, issuer);
+  if (!chain.ok) return chain;
   if (count != kept)
     return {false, "count is " + std::to_string(count) + " but the filter keeps " + std::to_string(kept) + " elements"};
   std::vector<uint8_t> seen(n, 0);
@@ -362,24 +375,10 @@ AlgoVerdict check_sum_t(const Workload& w, const AlgoSetup& s, const History& h)
   }
   // Bitwise: the atomic's returned values must chain the form's partial sums
   // in some order (its phi, flushing included).
-  std::vector<uint64_t> old, zeros(iss.arg.size(), 0);
+  std::vector<uint64_t> old;
   for (uint64_t e : iss.elem) old.push_back(h.old[e]);
-  CheckInput in;
-  in.impl = &a.atomic();
-  in.addr = iss.acc;
-  in.a = iss.arg;
-  in.b = zeros;
-  in.old = old;
-  in.init = s.mem_init;
-  in.final_mem = h.final_mem;
-  const CheckResult r = check_history(in);
-  if (!r.ok) {
-    const int64_t e = r.bad_op >= 0 ? int64_t(iss.elem[size_t(r.bad_op)]) : -1;
-    return {false, "the partial sums' atomics: " + r.explanation +
-                       (e >= 0 ? " (op #" + std::to_string(r.bad_op) + " is element " + std::to_string(e) + ")" : ""),
-            e};
-  }
-  return {};
+  return check_chain("the partial sums' atomics", a.atomic(), iss.acc, iss.arg, old, s.mem_init, h.final_mem,
+                     iss.elem);
 }
 
 AlgoVerdict check_sum(const Workload& w, const AlgoSetup& s, const History& h) {
@@ -464,23 +463,15 @@ AlgoVerdict check_lock(const Workload& w, const AlgoSetup& s, const History& h) 
   const ImplInfo* add = find_impl("native.add.u32");
   const uint64_t n = w.ops();
   std::vector<uint32_t> addr(n);
-  std::vector<uint64_t> arg(n), zeros(n, 0);
+  std::vector<uint64_t> arg(n);
   for (uint64_t e = 0; e < n; ++e) {
     addr[e] = uint32_t((a.block_scope ? uint64_t(w.block_of(e)) * s.param : 0) + s.key[e]);
     arg[e] = w.a[e] & 0xffffffffu;
   }
-  CheckInput in;
-  in.impl = add;
-  in.addr = addr;
-  in.a = arg;
-  in.b = zeros;
-  in.old = h.old;
-  in.init = std::span<const uint64_t>(s.mem_init).subspan(locks);
-  in.final_mem = std::span<const uint64_t>(h.final_mem).subspan(locks);
-  in.threads = uint32_t(std::min<uint64_t>(w.spec.threads(), UINT32_MAX));
-  const CheckResult r = check_history(in);
-  if (!r.ok) return {false, "the protected data (a lost update?): " + r.explanation, r.bad_op};
-  return {};
+  return check_chain("the protected data (a lost update?)", *add, addr, arg, h.old,
+                     std::span<const uint64_t>(s.mem_init).subspan(locks),
+                     std::span<const uint64_t>(h.final_mem).subspan(locks), {},
+                     uint32_t(std::min<uint64_t>(w.spec.threads(), UINT32_MAX)));
 }
 
 }  // namespace

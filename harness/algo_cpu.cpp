@@ -3,13 +3,11 @@
 // different blocks race for real.  Within a block, each() runs the threads
 // in turn up to the next sync(), so shared-memory code sees the phases it
 // would see on a GPU.  Warp-intrinsic forms are cuda-only.
-#include <atomic>
-#include <chrono>
-#include <thread>
 #include <vector>
 
 #include "../atomics_under_test/algo_catalogue.cuh"
 #include "algo.hpp"
+#include "host_workers.hpp"
 #include "values.hpp"
 
 namespace atomstress {
@@ -48,30 +46,14 @@ bool run_cpu_algo(const Workload& w, const AlgoSetup& s, const RunOptions& opt, 
   g.param = s.param;
 
   const uint32_t workers = std::max<uint32_t>(1, std::min<uint32_t>(opt.cpu_threads, spec.grid));
-  std::atomic<uint32_t> ready{0};
   auto body = [&](uint32_t wid) {
-    prim::host_interleave.yield_permille = opt.yield_permille;
-    prim::host_interleave.shared_space = false;
-    prim::host_interleave.state = counter_rng(spec.seed, 98, wid) | 1;
     std::vector<uint64_t> smem((s.smem_bytes + 7) / 8 + 1);
-    ready.fetch_add(1);
-    while (ready.load() < workers) std::this_thread::yield();
     for (uint32_t b = wid; b < spec.grid; b += workers) {
       algo::HostCtx c{b, spec.block, reinterpret_cast<unsigned char*>(smem.data())};
       Alg::run(c, g);
     }
   };
-  const auto t0 = std::chrono::steady_clock::now();
-  try {
-    std::vector<std::thread> pool;
-    for (uint32_t i = 1; i < workers; ++i) pool.emplace_back(body, i);
-    body(0);
-    for (auto& th : pool) th.join();
-  } catch (const std::exception& e) {
-    error = std::string("cpu backend: cannot start threads: ") + e.what();
-    return false;
-  }
-  h.kernel_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!run_host_workers(workers, opt, spec.seed, 98, false, body, h.kernel_ms, error)) return false;
   h.final_mem.resize(mem.size());
   for (size_t i = 0; i < mem.size(); ++i) h.final_mem[i] = to_bits<M>(mem[i]);
   return true;

@@ -8,6 +8,7 @@
 
 #include "../atomics_under_test/catalogue.cuh"
 #include "history.hpp"
+#include "host_workers.hpp"
 #include "values.hpp"
 
 namespace atomstress {
@@ -39,14 +40,7 @@ bool run_cpu(const Workload& w, const RunOptions& opt, History& h, std::string& 
   const uint64_t deadline =
       prim::now_ns() + effective_watchdog_ms(opt, nops) * 1000000ull;
   const uint32_t workers = std::max<uint32_t>(1, std::min<uint64_t>(opt.cpu_threads, threads));
-  std::atomic<uint32_t> ready{0};
   auto body = [&](uint32_t wid) {
-    prim::host_interleave.yield_permille = opt.yield_permille;
-    prim::host_interleave.shared_space = w.spec.space == Space::Shared;
-    prim::host_interleave.state = counter_rng(w.spec.seed, 99, wid) | 1;
-    // Start together, so that the workers overlap.
-    ready.fetch_add(1);
-    while (ready.load() < workers) std::this_thread::yield();
     // Virtual GPU threads wid, wid + workers, ...; each keeps its program
     // order (its k-th op before its (k+1)-th).
     for (uint32_t k = 0; k < per_thread; ++k) {
@@ -63,17 +57,8 @@ bool run_cpu(const Workload& w, const RunOptions& opt, History& h, std::string& 
       }
     }
   };
-  const auto t0 = std::chrono::steady_clock::now();
-  try {
-    std::vector<std::thread> pool;
-    for (uint32_t i = 1; i < workers; ++i) pool.emplace_back(body, i);
-    body(0);
-    for (auto& th : pool) th.join();
-  } catch (const std::exception& e) {
-    error = std::string("cpu backend: cannot start threads: ") + e.what();
+  if (!run_host_workers(workers, opt, w.spec.seed, 99, w.spec.space == Space::Shared, body, h.kernel_ms, error))
     return false;
-  }
-  h.kernel_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   h.final_mem.resize(w.mem_elems());
   for (uint64_t e = 0; e < w.mem_elems(); ++e) h.final_mem[e] = to_bits<T>(mem[e]);
   return true;

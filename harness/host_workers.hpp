@@ -1,0 +1,47 @@
+// The CPU backends' worker pool: host threads that start together (so that
+// they overlap), each with the trial's interleaving settings.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "history.hpp"
+#include "primitives.cuh"
+#include "workload.hpp"
+
+namespace atomstress {
+
+// Runs body(wid) for wid in [0, workers), the caller's thread being worker 0.
+// Worker wid yields at interleaving points as `opt` says, with a random
+// stream of (seed, stream, wid).  `ms` gets the wall time of the run.
+// Returns false with a one-line `error` when threads cannot be started.
+template <class Body>
+bool run_host_workers(uint32_t workers, const RunOptions& opt, uint64_t seed, uint64_t stream, bool shared_space,
+                      Body&& body, double& ms, std::string& error) {
+  std::atomic<uint32_t> ready{0};
+  auto worker = [&](uint32_t wid) {
+    prim::host_interleave.yield_permille = opt.yield_permille;
+    prim::host_interleave.shared_space = shared_space;
+    prim::host_interleave.state = counter_rng(seed, stream, wid) | 1;
+    ready.fetch_add(1);
+    while (ready.load() < workers) std::this_thread::yield();
+    body(wid);
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    std::vector<std::thread> pool;
+    for (uint32_t i = 1; i < workers; ++i) pool.emplace_back(worker, i);
+    worker(0);
+    for (auto& th : pool) th.join();
+  } catch (const std::exception& e) {
+    error = std::string("cpu backend: cannot start threads: ") + e.what();
+    return false;
+  }
+  ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return true;
+}
+
+}  // namespace atomstress
