@@ -498,21 +498,31 @@ class Fast {
   K apart(uint32_t ad) const { return K(uint64_t(ad - amin_) << bo_); }
   uint32_t addr_of(K k) const { return uint32_t(uint64_t(k) >> bo_) + amin_; }
   size_t bucket_of(K k) const { return fb_ ? size_t(tab_[size_t(k >> fs_)]) : 0; }
-  K key(const T& e) const {
-    if constexpr (kPacked) return e >> tb_;
-    else return e.k;
-  }
-  // Compares with raw words: key(e) < x iff raw(e) < rawkey(x).
-  K rawkey(K x) const {
-    if constexpr (kPacked) return x << tb_;
-    else return x;
-  }
-  K target(const T& e) const {
-    if constexpr (L == Layout::Packed) return ((e >> tb_) & ~omask_) | (e & tmask_);
-    else if constexpr (L == Layout::PackedDelta) return K((e >> tb_) + (e & tmask_) - bias_);
-    else if constexpr (L == Layout::StructDelta) return (e.k & ~omask_) | K((e.k & omask_) + K(int64_t(int32_t(e.t))));
-    else return (e.k & ~omask_) | K(e.t);
-  }
+  // How an edge decodes.  The hot loops copy it (and every other member they
+  // read) into locals: their stores through the edge and vertex arrays could
+  // alias the members, which the compiler would then reload on every edge.
+  struct Codec {
+    unsigned tb;  // the packed target field's width
+    K omask;      // the old-value bits of a key
+    uint64_t tmask, bias;
+    K key(const T& e) const {
+      if constexpr (kPacked) return e >> tb;
+      else return e.k;
+    }
+    // Compares with raw words: key(e) < x iff raw(e) < rawkey(x).
+    K rawkey(K x) const {
+      if constexpr (kPacked) return x << tb;
+      else return x;
+    }
+    K target(const T& e) const {
+      if constexpr (L == Layout::Packed) return ((e >> tb) & ~omask) | (e & tmask);
+      else if constexpr (L == Layout::PackedDelta) return K((e >> tb) + (e & tmask) - bias);
+      else if constexpr (L == Layout::StructDelta) return (e.k & ~omask) | K((e.k & omask) + K(int64_t(int32_t(e.t))));
+      else return (e.k & ~omask) | K(e.t);
+    }
+  };
+  K key(const T& e) const { return cd_.key(e); }
+  K rawkey(K x) const { return cd_.rawkey(x); }
 
   // Scatters every edge into its top-level bucket.
   // Map: 0 one bucket, 1 aligned groups (a shift), 2 the table.
@@ -524,6 +534,11 @@ class Fast {
     const PhiFn phi = impl_.phi_in(in_.shared);
     bool bad = false;
     T* e = e_;
+    const S omin = omin_, ospan = ospan_;
+    const uint32_t amin = amin_;
+    const unsigned bo = bo_, tb = tb_, gshift = gshift_, fs = fs_;
+    const uint64_t tmask = tmask_, bias = bias_;
+    const uint32_t* tab = tab_.data();
     // phi through its pointer in batches, apart from the scatter.
     constexpr size_t B = 256;
     uint64_t nv[B];
@@ -532,17 +547,17 @@ class Fast {
       for (size_t j = 0; j < m; ++j) nv[j] = phi(old[o0 + j], a[o0 + j], b[o0 + j]);
       for (size_t j = 0; j < m; ++j) {
         const size_t o = o0 + j;
-        const S os = S(canon(old[o]) - omin_);
-        const S ns = S(canon(nv[j]) - omin_);
-        bad |= ns > ospan_;
-        const K k = apart(addr[o]) | K(os);
+        const S os = S(canon(old[o]) - omin);
+        const S ns = S(canon(nv[j]) - omin);
+        bad |= ns > ospan;
+        const K k = K(uint64_t(addr[o] - amin) << bo) | K(os);
         T x;
         if constexpr (L == Layout::Packed) {
-          x = k << tb_ | uint64_t(ns);
+          x = k << tb | uint64_t(ns);
         } else if constexpr (L == Layout::PackedDelta) {
-          const uint64_t f = uint64_t(ns) - uint64_t(os) + bias_;
-          bad |= f > tmask_;
-          x = k << tb_ | f;
+          const uint64_t f = uint64_t(ns) - uint64_t(os) + bias;
+          bad |= f > tmask;
+          x = k << tb | f;
         } else if constexpr (L == Layout::StructDelta) {
           const int64_t dl = int64_t(uint64_t(ns) - uint64_t(os));
           bad |= dl != int64_t(int32_t(dl));
@@ -550,7 +565,7 @@ class Fast {
         } else {
           x = T{k, uint32_t(ns)};
         }
-        const size_t bk = Map == 1 ? size_t(k >> gshift_) : Map == 2 ? size_t(tab_[size_t(k >> fs_)]) : 0;
+        const size_t bk = Map == 1 ? size_t(k >> gshift) : Map == 2 ? size_t(tab[size_t(k >> fs)]) : 0;
         e[hp[bk]++] = x;
       }
     }
@@ -573,12 +588,17 @@ class Fast {
       tmask_ = tb_ == 0 ? 0 : ~uint64_t(0) >> (64 - tb_);
       bias_ = kDelta ? uint64_t(1) << (tb_ - 1) : 0;
     }
+    cd_ = Codec{tb_, omask_, tmask_, bias_};
     std::vector<uint32_t> h;
     if (fb_ > 0) {
       const size_t nf = size_t(1) << fb_;
       cnt_.assign(nf, 0);
       uint32_t* cnt = cnt_.data();
-      for (size_t o = 0; o < n; ++o) ++cnt[size_t(key_of(addr[o], old[o]) >> fs_)];
+      const S omin = omin_;
+      const uint32_t amin = amin_;
+      const unsigned bo = bo_, fs = fs_;
+      for (size_t o = 0; o < n; ++o)
+        ++cnt[size_t((K(uint64_t(addr[o] - amin) << bo) | K(S(canon(old[o]) - omin))) >> fs)];
       const size_t target = std::max<size_t>(1, n >> d1);
       tab_.resize(nf);
       start_.assign(1, 0);
@@ -663,9 +683,8 @@ class Fast {
   // and every key at or past end is greater than x.  Edge i (key k, first of
   // its run at head) is the hint: what an op produces is usually a few runs
   // past what it read.
-  size_t locate(K x, K k, size_t i, size_t head, size_t end) const {
-    const T* e = e_;
-    const K xr = rawkey(x);
+  // xr: rawkey(x).
+  size_t locate(const T* e, K x, K xr, K k, size_t i, size_t head, size_t end) const {
     if (x > k) [[likely]] {
       // Windows of kW keys from i; the sentinels past n stop them.
       for (size_t lo = i, w = 0; w < 4; ++w, lo += kW) {
@@ -736,7 +755,8 @@ class Fast {
     const T* e = e_;
     uint32_t* par = par_;
     int32_t* bal = bal_;
-    const K amask = ~omask_;
+    const Codec cd = cd_;
+    const K amask = ~cd.omask;
     const size_t n = n_;
     uint32_t head = head_, x = x_;
     K prev = prev_, cur_ad = cur_ad_, init_key = init_key_, fin_key = fin_key_;
@@ -744,7 +764,7 @@ class Fast {
     uint64_t V = V_, U = U_;
     for (size_t i = s; i < t; ++i) {
       const T ed = e[i];
-      const K k = key(ed);
+      const K k = cd.key(ed);
       if (k != prev) {
         if ((k & amask) != cur_ad) [[unlikely]] {
           init_seen_ = init_seen;
@@ -755,7 +775,9 @@ class Fast {
           init_seen = false;
         }
         prev = k;
-        x = root(uint32_t(i));
+        // x is a root.  When the last union made it this vertex's parent,
+        // the (predicted) branch spares the chain of dependent loads.
+        if (par[i] != x + 1) [[unlikely]] x = root(uint32_t(i));
         head = uint32_t(i);
         ++V;
         if ((k == fin_key) | (k == init_key)) [[unlikely]] {
@@ -764,15 +786,15 @@ class Fast {
         }
       }
       ++bal[head];
-      const K tk = target(ed);
+      const K tk = cd.target(ed);
       // (With every bucket sorted, limit is the largest key: deferring it
       // too is merely slower.)
       if (tk >= limit) [[unlikely]] {
         deferred_.push_back(Deferred{head, tk});
         continue;
       }
-      const size_t v = locate(tk, k, i, head, end);
-      if (v < n && key(e[v]) == tk) {
+      const size_t v = locate(e, tk, cd.rawkey(tk), k, i, head, end);
+      if (v < n && cd.key(e[v]) == tk) {
         --bal[v];
         const uint32_t y = root(uint32_t(v));
         if (x != y) {
@@ -832,6 +854,7 @@ class Fast {
   S omin_, ospan_;
   K omask_ = 0;
   uint64_t tmask_ = 0, bias_ = 0;
+  Codec cd_{};
   unsigned fb_ = 0, fs_ = 0;
   size_t hs_ = 1, cache_n_ = 0;
   // Bucket b: edges [start_[b], start_[b + 1]), fine bins [bfirst_[b],
