@@ -686,8 +686,15 @@ class Fast {
   // xr: rawkey(x).
   size_t locate(const T* e, K x, K xr, K k, size_t i, size_t head, size_t end) const {
     if (x > k) [[likely]] {
-      // Windows of kW keys from i; the sentinels past n stop them.
-      for (size_t lo = i, w = 0; w < 4; ++w, lo += kW) {
+      // Most targets are a run or two ahead: a window of 4 past i first, then
+      // windows of kW.  A window is passed only if all its keys are < x, so
+      // the kW sentinels past n stop them.
+      {
+        size_t c = 0;
+        for (size_t j = 1; j <= 4; ++j) c += raw(e[i + j]) < xr;
+        if (c < 4) return i + 1 + c;
+      }
+      for (size_t lo = i + 5, w = 0; w < 4; ++w, lo += kW) {
         size_t c = 0;
         for (size_t j = 0; j < kW; ++j) c += raw(e[lo + j]) < xr;
         if (c < kW) return lo + c;
