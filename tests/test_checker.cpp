@@ -112,7 +112,24 @@ SmallHistory random_history(const ImplInfo& impl, std::mt19937_64& rng, bool cor
 
 }  // namespace
 
+// The fast path exists twice (portable, x86-64-v3): run a test on each copy
+// the CPU can run.
+class BothFastPaths {
+ public:
+  template <class F>
+  static void run(F f) {
+    const bool v3 = checker_fast_path_v3();
+    checker_pin_portable(true);
+    EXPECT_FALSE(checker_fast_path_v3());
+    f("portable");
+    checker_pin_portable(false);
+    if (v3) f("x86-64-v3");
+  }
+};
+
 TEST(Checker, AgreesWithBruteForceOnThousandsOfHistories) {
+  BothFastPaths::run([](const char* path) {
+  SCOPED_TRACE(path);
   std::mt19937_64 rng(12345);
   const auto impls = match_impls("everything");
   size_t valid = 0, invalid = 0;
@@ -126,6 +143,7 @@ TEST(Checker, AgreesWithBruteForceOnThousandsOfHistories) {
   // Both kinds must be well represented, or the comparison proves little.
   EXPECT_GT(valid, 3000u);
   EXPECT_GT(invalid, 1500u);
+  });
 }
 
 RC_GTEST_PROP(Checker, ValidSequentialHistoriesAlwaysPass, (uint64_t seed)) {
@@ -224,6 +242,8 @@ TEST(Checker, LargeSingleAddressHistoryPasses) {
 // targets) only runs on large histories: valid ones of up to 2^20 ops over
 // 1 to 4096 addresses must pass, and each corruption must be caught.
 TEST(Checker, LargeHistoriesAcrossBucketsPassAndCorruptionsFail) {
+  BothFastPaths::run([](const char* path) {
+  SCOPED_TRACE(path);
   std::mt19937_64 rng(2026);
   for (const char* name : {"native.add.u32", "native.add.u64", "native.add.f32", "cas.add.f64", "native.add.i32"}) {
     const ImplInfo& impl = *find_impl(name);
@@ -271,4 +291,5 @@ TEST(Checker, LargeHistoriesAcrossBucketsPassAndCorruptionsFail) {
       EXPECT_FALSE(check_history(in).ok) << name << " final value, n=" << n << " addrs=" << addrs;
     }
   }
+  });
 }
