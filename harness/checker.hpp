@@ -40,8 +40,7 @@ CheckResult check_history(const CheckInput& in);
 
 // The exact fast path exists twice: portable x86-64 code and x86-64-v3 code
 // (AVX2, BMI2; 3-5% faster at 2^24 on the GPU host), chosen by the CPU at run
-// time.  Tests pin
-// the portable copy to check both.
+// time.  Tests pin the portable copy to check both.
 bool checker_fast_path_v3();
 void checker_pin_portable(bool pin);
 
