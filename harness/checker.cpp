@@ -389,6 +389,17 @@ bool checker_fast_path_v3() {
 #endif
 }
 
+namespace {
+// The fast path's copy for this CPU.
+template <class S>
+bool fast_check(const CheckInput& in, uint32_t amin, uint32_t amax) {
+#if AS_FAST_V3
+  if (checker_fast_path_v3()) return fast_v3::check<S>(in, amin, amax);
+#endif
+  return fast_portable::check<S>(in, amin, amax);
+}
+}  // namespace
+
 CheckResult check_history(const CheckInput& in) {
   CheckResult res;
   const size_t nops = in.old.size();
@@ -417,16 +428,8 @@ CheckResult check_history(const CheckInput& in) {
       }
     }
   }
-  const bool w4 = vk_bytes(in.impl->kind) <= 4;
-  const bool passed = checker_fast_path_v3()
-#if AS_FAST_V3
-                          ? (w4 ? fast_v3::check<uint32_t>(in, amin, amax) : fast_v3::check<uint64_t>(in, amin, amax))
-#else
-                          ? false
-#endif
-                          : (w4 ? fast_portable::check<uint32_t>(in, amin, amax)
-                                : fast_portable::check<uint64_t>(in, amin, amax));
-  if (passed) return res;
+  if (vk_bytes(in.impl->kind) <= 4 ? fast_check<uint32_t>(in, amin, amax) : fast_check<uint64_t>(in, amin, amax))
+    return res;
   if (vk_bytes(in.impl->kind) <= 4) Checker<uint32_t>(in, res).run();
   else Checker<uint64_t>(in, res).run();
   return res;

@@ -112,23 +112,20 @@ SmallHistory random_history(const ImplInfo& impl, std::mt19937_64& rng, bool cor
 
 }  // namespace
 
-// The fast path exists twice (portable, x86-64-v3): run a test on each copy
-// the CPU can run.
-class BothFastPaths {
- public:
-  template <class F>
-  static void run(F f) {
-    const bool v3 = checker_fast_path_v3();
-    checker_pin_portable(true);
-    EXPECT_FALSE(checker_fast_path_v3());
-    f("portable");
-    checker_pin_portable(false);
-    if (v3) f("x86-64-v3");
-  }
-};
+// The fast path exists twice (portable, x86-64-v3): run f on each copy the
+// CPU can run.
+template <class F>
+void on_both_fast_paths(F f) {
+  const bool v3 = checker_fast_path_v3();
+  checker_pin_portable(true);
+  EXPECT_FALSE(checker_fast_path_v3());
+  f("portable");
+  checker_pin_portable(false);
+  if (v3) f("x86-64-v3");
+}
 
 TEST(Checker, AgreesWithBruteForceOnThousandsOfHistories) {
-  BothFastPaths::run([](const char* path) {
+  on_both_fast_paths([](const char* path) {
   SCOPED_TRACE(path);
   std::mt19937_64 rng(12345);
   const auto impls = match_impls("everything");
@@ -242,7 +239,7 @@ TEST(Checker, LargeSingleAddressHistoryPasses) {
 // targets) only runs on large histories: valid ones of up to 2^20 ops over
 // 1 to 4096 addresses must pass, and each corruption must be caught.
 TEST(Checker, LargeHistoriesAcrossBucketsPassAndCorruptionsFail) {
-  BothFastPaths::run([](const char* path) {
+  on_both_fast_paths([](const char* path) {
   SCOPED_TRACE(path);
   std::mt19937_64 rng(2026);
   for (const char* name : {"native.add.u32", "native.add.u64", "native.add.f32", "cas.add.f64", "native.add.i32"}) {
