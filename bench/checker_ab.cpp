@@ -3,7 +3,7 @@
 // shape it alternates A and B (which goes first alternates too) on the same
 // history, so both see the same machine load, and prints the medians and the
 // median of the per-round time ratios B/A.  bench/checker-ab builds and runs
-// it:  bench/checker-ab REV [rounds] [log2 n]
+// it:  bench/checker-ab REV [rounds] [log2 n] [shape]
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -23,12 +23,15 @@ using namespace atomstress::bench;
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 7;
   const int logn = argc > 2 ? std::atoi(argv[2]) : 24;
-  if (rounds < 1 || logn < 4 || logn > 28) {
-    std::fprintf(stderr, "usage: atomstress_checker_ab [rounds >= 1] [log2 n in 4..28]\n");
+  const std::string only = argc > 3 ? argv[3] : "";
+  if (rounds < 1 || logn < 4 || logn > 28 ||
+      (!only.empty() && std::find(std::begin(kShapeNames), std::end(kShapeNames), only) == std::end(kShapeNames))) {
+    std::fprintf(stderr, "usage: atomstress_checker_ab [rounds >= 1] [log2 n in 4..28] [hot_i32|hot_f32|hot_u64|spread]\n");
     return 2;
   }
   const size_t n = size_t(1) << logn;
   for (int s = 0; s < 4; ++s) {
+    if (!only.empty() && only != kShapeNames[s]) continue;
     const auto h = make_history(Shape(s), n);
     const CheckInput in = h->input();
     std::vector<double> ta, tb, ratio;

@@ -400,8 +400,10 @@ bool fast_check(const CheckInput& in, uint32_t amin, uint32_t amax) {
 }
 }  // namespace
 
-CheckResult check_history(const CheckInput& in) {
-  CheckResult res;
+namespace {
+// Checks the arrays agree and every op targets memory; else the result that
+// says why.  amin, amax: the range of the ops' addresses.
+bool validate(const CheckInput& in, CheckResult& res, uint32_t& amin, uint32_t& amax) {
   const size_t nops = in.old.size();
   const size_t nelem = in.init.size();
   res.ops_checked = nops;
@@ -409,10 +411,11 @@ CheckResult check_history(const CheckInput& in) {
       nops >= (size_t(1) << 32)) {
     res.ok = false;
     res.explanation = "internal error: history arrays have inconsistent sizes";
-    return res;
+    return false;
   }
   // The address range, vectorised; the first op outside memory only if any.
-  uint32_t amin = ~0u, amax = 0;
+  amin = ~0u;
+  amax = 0;
   for (const uint32_t x : in.addr) {
     amin = std::min(amin, x);
     amax = std::max(amax, x);
@@ -424,14 +427,41 @@ CheckResult check_history(const CheckInput& in) {
         res.bad_op = int64_t(o);
         res.explanation =
             "op #" + std::to_string(o) + " targets element " + std::to_string(in.addr[o]) + " outside the trial's memory";
-        return res;
+        return false;
       }
     }
   }
-  if (vk_bytes(in.impl->kind) <= 4 ? fast_check<uint32_t>(in, amin, amax) : fast_check<uint64_t>(in, amin, amax))
-    return res;
+  return true;
+}
+
+bool fast_path(const CheckInput& in, uint32_t amin, uint32_t amax) {
+  return vk_bytes(in.impl->kind) <= 4 ? fast_check<uint32_t>(in, amin, amax) : fast_check<uint64_t>(in, amin, amax);
+}
+
+void reference_path(const CheckInput& in, CheckResult& res) {
   if (vk_bytes(in.impl->kind) <= 4) Checker<uint32_t>(in, res).run();
   else Checker<uint64_t>(in, res).run();
+}
+}  // namespace
+
+CheckResult check_history(const CheckInput& in) {
+  CheckResult res;
+  uint32_t amin, amax;
+  if (!validate(in, res, amin, amax) || fast_path(in, amin, amax)) return res;
+  reference_path(in, res);
+  return res;
+}
+
+bool check_history_fast(const CheckInput& in) {
+  CheckResult res;
+  uint32_t amin, amax;
+  return validate(in, res, amin, amax) && fast_path(in, amin, amax);
+}
+
+CheckResult check_history_reference(const CheckInput& in) {
+  CheckResult res;
+  uint32_t amin, amax;
+  if (validate(in, res, amin, amax)) reference_path(in, res);
   return res;
 }
 

@@ -38,6 +38,13 @@ struct CheckResult {
 
 CheckResult check_history(const CheckInput& in);
 
+// check_history is the fast path's verdict where it accepts, else the
+// message-producing checker's.  For tests, each alone: the fast path says
+// false also for a shape it does not cover (states wider than 63 bits with
+// the addresses, a NaN canonicalisation other than the float kinds').
+bool check_history_fast(const CheckInput& in);
+CheckResult check_history_reference(const CheckInput& in);
+
 // The exact fast path exists twice: portable x86-64 code and x86-64-v3 code
 // (AVX2, BMI2; 3-5% faster at 2^24 on the GPU host), chosen by the CPU at run
 // time.  Tests pin the portable copy to check both.

@@ -290,3 +290,101 @@ TEST(Checker, LargeHistoriesAcrossBucketsPassAndCorruptionsFail) {
   }
   });
 }
+
+namespace {
+
+// Histories of up to a few thousand ops, too long for the brute force, shaped
+// for the fast path's shortcuts: monotone chains (adds of non-negative
+// values, max, inc), self-loops (adds of zero), interleaved and non-monotone
+// ones, then corrupted in ways that touch a chain's inside.
+SmallHistory medium_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n, uint32_t elems) {
+  SmallHistory h;
+  h.impl = &impl;
+  const unsigned mode = rng() % 4;  // 0 small >= 0, 1 with many zeros, 2 signed, 3 wide
+  auto operand = [&]() -> uint64_t {
+    int64_t x = int64_t(rng() % 100);
+    if (mode == 1 && rng() % 3 == 0) x = 0;
+    if (mode == 2) x -= 50;
+    if (mode == 3) x = int64_t(rng() % 1000000);
+    switch (impl.kind) {
+      case VK::F32: return to_bits<float>(float(x) * 0.25f);
+      case VK::F64: return to_bits<double>(double(x) * 0.25);
+      case VK::I32: case VK::U32: return uint64_t(uint32_t(int32_t(x)));
+      default: return uint64_t(x);
+    }
+  };
+  for (uint32_t e = 0; e < elems; ++e) h.init.push_back(operand());
+  for (size_t o = 0; o < n; ++o) {
+    h.addr.push_back(uint32_t(rng() % elems));
+    h.a.push_back(operand());
+    h.b.push_back(operand());
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  h.fin = h.init;
+  h.old.assign(n, 0);
+  for (size_t o : order) {
+    h.old[o] = h.fin[h.addr[o]];
+    h.fin[h.addr[o]] = impl.phi(h.old[o], h.a[o], h.b[o]);
+  }
+  const size_t x = rng() % n, y = rng() % n;
+  switch (rng() % 6) {
+    case 0: break;  // valid
+    case 1: h.old[x] = h.old[y]; break;  // a lost update (or a no-op)
+    case 2: h.old[x] ^= uint64_t(1) << (rng() % 3); break;  // a value nobody produced
+    case 3: std::swap(h.old[x], h.old[y]); break;
+    case 4: h.fin[rng() % elems] = h.old[x]; break;  // a wrong final value, if it differs
+    default:  // one more op reads a value from inside a chain
+      h.addr.push_back(h.addr[x]);
+      h.a.push_back(h.a[y]);
+      h.b.push_back(h.b[y]);
+      h.old.push_back(h.old[x]);
+  }
+  return h;
+}
+
+CheckInput input_of(const SmallHistory& h) {
+  CheckInput in;
+  in.impl = h.impl;
+  in.addr = h.addr;
+  in.a = h.a;
+  in.b = h.b;
+  in.old = h.old;
+  in.init = h.init;
+  in.final_mem = h.fin;
+  return in;
+}
+
+}  // namespace
+
+// The fast path against the message-producing checker, each alone: they must
+// agree on every history the fast path covers (here: every state within 60
+// bits), and check_history must give the latter's verdict.
+TEST(Checker, FastPathAgreesWithReferenceOnMediumHistories) {
+  on_both_fast_paths([](const char* path) {
+    SCOPED_TRACE(path);
+    std::mt19937_64 rng(4242);
+    const char* names[] = {"native.add.u32", "native.add.i32", "native.add.u64", "cas.add.f32", "cas.add.f64",
+                           "native.max.u32", "native.inc.u32", "native.exch.u32", "native.or.u32", "cas.mul.i32"};
+    size_t valid = 0, invalid = 0;
+    for (int i = 0; i < 4000; ++i) {
+      const ImplInfo& impl = *find_impl(names[rng() % std::size(names)]);
+      // A few long ones: chains across the fast path's buckets.
+      const size_t n = i % 200 == 0 ? 20000 + rng() % 60000 : 1 + rng() % 600;
+      const uint32_t elems = i % 3 == 0 ? 1 + uint32_t(rng() % 40) : 1 + uint32_t(rng() % 3);
+      const SmallHistory h = medium_history(impl, rng, n, elems);
+      const CheckInput in = input_of(h);
+      const CheckResult ref = check_history_reference(in);
+      const bool fast = check_history_fast(in);
+      const bool covered =
+          vk_bytes(impl.kind) <= 4 || std::all_of(h.old.begin(), h.old.end(), [](uint64_t v) { return v >> 60 == 0; });
+      ASSERT_EQ(check_history(in).ok, ref.ok) << "history " << i << " of " << impl.name;
+      if (fast) ASSERT_TRUE(ref.ok) << "fast path accepts history " << i << " of " << impl.name;
+      if (covered && ref.ok) ASSERT_TRUE(fast) << "fast path rejects valid history " << i << " of " << impl.name;
+      (ref.ok ? valid : invalid)++;
+    }
+    EXPECT_GT(valid, 1000u);
+    EXPECT_GT(invalid, 1000u);
+  });
+}
