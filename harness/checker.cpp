@@ -392,50 +392,45 @@ bool checker_fast_path_v3() {
 namespace {
 // The fast path's copy for this CPU.
 template <class S>
-bool fast_check(const CheckInput& in, uint32_t amin, uint32_t amax) {
+bool fast_check(const CheckInput& in) {
 #if AS_FAST_V3
-  if (checker_fast_path_v3()) return fast_v3::check<S>(in, amin, amax);
+  if (checker_fast_path_v3()) return fast_v3::check<S>(in);
 #endif
-  return fast_portable::check<S>(in, amin, amax);
+  return fast_portable::check<S>(in);
 }
 }  // namespace
 
 namespace {
-// Checks the arrays agree and every op targets memory; else the result that
-// says why.  amin, amax: the range of the ops' addresses.
-bool validate(const CheckInput& in, CheckResult& res, uint32_t& amin, uint32_t& amax) {
+// Do the arrays agree?  Else the result says why.
+bool sizes_agree(const CheckInput& in, CheckResult& res) {
   const size_t nops = in.old.size();
-  const size_t nelem = in.init.size();
   res.ops_checked = nops;
-  if (in.final_mem.size() != nelem || in.addr.size() != nops || in.a.size() != nops || in.b.size() != nops ||
+  if (in.final_mem.size() != in.init.size() || in.addr.size() != nops || in.a.size() != nops || in.b.size() != nops ||
       nops >= (size_t(1) << 32)) {
     res.ok = false;
     res.explanation = "internal error: history arrays have inconsistent sizes";
     return false;
   }
-  // The address range, vectorised; the first op outside memory only if any.
-  amin = ~0u;
-  amax = 0;
-  for (const uint32_t x : in.addr) {
-    amin = std::min(amin, x);
-    amax = std::max(amax, x);
-  }
-  if (nops > 0 && amax >= nelem) {
-    for (size_t o = 0; o < nops; ++o) {
-      if (in.addr[o] >= nelem) {
-        res.ok = false;
-        res.bad_op = int64_t(o);
-        res.explanation =
-            "op #" + std::to_string(o) + " targets element " + std::to_string(in.addr[o]) + " outside the trial's memory";
-        return false;
-      }
+  return true;
+}
+
+// Does every op target the trial's memory?  Else the result names the first
+// that does not.  (The fast path finds the address range in its first pass.)
+bool addresses_in_memory(const CheckInput& in, CheckResult& res) {
+  for (size_t o = 0; o < in.addr.size(); ++o) {
+    if (in.addr[o] >= in.init.size()) {
+      res.ok = false;
+      res.bad_op = int64_t(o);
+      res.explanation =
+          "op #" + std::to_string(o) + " targets element " + std::to_string(in.addr[o]) + " outside the trial's memory";
+      return false;
     }
   }
   return true;
 }
 
-bool fast_path(const CheckInput& in, uint32_t amin, uint32_t amax) {
-  return vk_bytes(in.impl->kind) <= 4 ? fast_check<uint32_t>(in, amin, amax) : fast_check<uint64_t>(in, amin, amax);
+bool fast_path(const CheckInput& in) {
+  return vk_bytes(in.impl->kind) <= 4 ? fast_check<uint32_t>(in) : fast_check<uint64_t>(in);
 }
 
 void reference_path(const CheckInput& in, CheckResult& res) {
@@ -446,22 +441,19 @@ void reference_path(const CheckInput& in, CheckResult& res) {
 
 CheckResult check_history(const CheckInput& in) {
   CheckResult res;
-  uint32_t amin, amax;
-  if (!validate(in, res, amin, amax) || fast_path(in, amin, amax)) return res;
+  if (!sizes_agree(in, res) || fast_path(in) || !addresses_in_memory(in, res)) return res;
   reference_path(in, res);
   return res;
 }
 
 bool check_history_fast(const CheckInput& in) {
   CheckResult res;
-  uint32_t amin, amax;
-  return validate(in, res, amin, amax) && fast_path(in, amin, amax);
+  return sizes_agree(in, res) && fast_path(in);
 }
 
 CheckResult check_history_reference(const CheckInput& in) {
   CheckResult res;
-  uint32_t amin, amax;
-  if (validate(in, res, amin, amax)) reference_path(in, res);
+  if (sizes_agree(in, res) && addresses_in_memory(in, res)) reference_path(in, res);
   return res;
 }
 

@@ -380,11 +380,38 @@ TEST(Checker, FastPathAgreesWithReferenceOnMediumHistories) {
       const bool covered =
           vk_bytes(impl.kind) <= 4 || std::all_of(h.old.begin(), h.old.end(), [](uint64_t v) { return v >> 60 == 0; });
       ASSERT_EQ(check_history(in).ok, ref.ok) << "history " << i << " of " << impl.name;
-      if (fast) ASSERT_TRUE(ref.ok) << "fast path accepts history " << i << " of " << impl.name;
-      if (covered && ref.ok) ASSERT_TRUE(fast) << "fast path rejects valid history " << i << " of " << impl.name;
+      if (fast) {
+        ASSERT_TRUE(ref.ok) << "fast path accepts history " << i << " of " << impl.name;
+      }
+      if (covered && ref.ok) {
+        ASSERT_TRUE(fast) << "fast path rejects valid history " << i << " of " << impl.name;
+      }
       (ref.ok ? valid : invalid)++;
     }
     EXPECT_GT(valid, 1000u);
     EXPECT_GT(invalid, 1000u);
   });
+}
+
+// The fast path finds the address range in its first pass and leaves an op
+// outside memory to check_history, which names the first such op.
+TEST(Checker, OpOutsideMemoryIsNamed) {
+  const ImplInfo& impl = *find_impl("native.add.u32");
+  std::vector<uint32_t> addr{0, 1, 0, 7, 9};
+  std::vector<uint64_t> a{1, 1, 1, 1, 1}, b(5, 0), old{0, 0, 1, 0, 0}, init{0, 0}, fin{2, 1};
+  CheckInput in{&impl, addr, a, b, old, init, fin, false, 0};
+  EXPECT_FALSE(check_history_fast(in));
+  const CheckResult r = check_history(in);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.bad_op, 3);
+  EXPECT_NE(r.explanation.find("op #3 targets element 7 outside the trial's memory"), std::string::npos) << r.explanation;
+  addr[3] = 1;
+  addr[4] = 1;
+  old = {0, 0, 1, 1, 2};
+  fin = {2, 3};
+  in.addr = addr;
+  in.old = old;
+  in.final_mem = fin;
+  EXPECT_TRUE(check_history(in).ok);
+  EXPECT_TRUE(check_history_fast(in));
 }
