@@ -47,7 +47,7 @@ bool brute_force(const SmallHistory& h) {
   return true;
 }
 
-bool checker(const SmallHistory& h) {
+CheckInput input_of(const SmallHistory& h) {
   CheckInput in;
   in.impl = h.impl;
   in.addr = h.addr;
@@ -56,8 +56,10 @@ bool checker(const SmallHistory& h) {
   in.old = h.old;
   in.init = h.init;
   in.final_mem = h.fin;
-  return check_history(in).ok;
+  return in;
 }
+
+bool checker(const SmallHistory& h) { return check_history(input_of(h)).ok; }
 
 // Values from a pool small enough that wrong histories are often nearly
 // right, with the specials that make float states interesting.
@@ -342,18 +344,6 @@ SmallHistory medium_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n
       h.old.push_back(h.old[x]);
   }
   return h;
-}
-
-CheckInput input_of(const SmallHistory& h) {
-  CheckInput in;
-  in.impl = h.impl;
-  in.addr = h.addr;
-  in.a = h.a;
-  in.b = h.b;
-  in.old = h.old;
-  in.init = h.init;
-  in.final_mem = h.fin;
-  return in;
 }
 
 }  // namespace
