@@ -355,6 +355,63 @@ struct Buf {
 };
 inline thread_local Buf edge_buf, aux_buf, big_buf, small_buf;
 
+// Counts of ops per bin of keys, taken in the fast path's first pass: where
+// they are fine enough they stand in for its fine histogram, whose own pass
+// would read addr and old again.  From kBinsFrom ops:
+//  - address bins (addr >> shift) where the memory has more than kAddrBins
+//    words, counted kAddrCopies times over so that runs of one address do
+//    not wait on their own increments;
+//  - value bins (old >> shift) where it has one word (kValueBins bins, the
+//    values in half of them: as fine as the count pass's).
+// cnt == nullptr: none.
+constexpr size_t kAddrBins = 2048, kAddrCopies = 4, kValueBins = size_t(1) << 16, kBinsFrom = size_t(1) << 16;
+struct KeyBins {
+  bool by_addr = false;
+  unsigned shift = 0;
+  uint64_t lo = 0;  // the bin (addr or old >> shift) that cnt[0] counts
+  size_t bins = 0;
+  const uint32_t* cnt = nullptr;
+};
+
+// Value bins over a window of kValueBins bins that grows, its bins coarser,
+// as the range of the values seen so far widens.
+struct ValueBins {
+  bool on = false;
+  unsigned shift = 0;
+  uint64_t lo = 0;
+  std::vector<uint32_t> cnt, tmp;
+
+  // Every value seen so far, and every one still to count, is in [vmin,
+  // vmax]: make the window hold them.
+  void cover(uint64_t vmin, uint64_t vmax) {
+    constexpr unsigned nb = std::countr_zero(kValueBins);
+    if (on && (vmin >> shift) >= lo && (vmax >> shift) - lo < kValueBins) return;
+    // At least one step coarser than before (at most 64 moves in all), with
+    // the values in the middle half of the window.
+    const unsigned w = unsigned(std::bit_width(vmax - vmin));
+    const unsigned s = std::max(on ? shift + 1 : 0u, w + 1 > nb ? w + 1 - nb : 0u);
+    if (s >= 63) {
+      on = false;
+      cnt.clear();
+      return;
+    }
+    const uint64_t mid = ((vmin >> s) + (vmax >> s)) / 2, top = ~uint64_t(0) >> s;
+    const uint64_t l = top < kValueBins ? 0 : std::min(mid > kValueBins / 2 ? mid - kValueBins / 2 : 0, top - (kValueBins - 1));
+    if (on) {
+      tmp.assign(kValueBins, 0);
+      for (size_t i = 0; i < kValueBins; ++i)
+        if (cnt[i]) tmp[((lo + i) >> (s - shift)) - l] += cnt[i];
+      cnt.swap(tmp);
+    } else {
+      cnt.assign(kValueBins, 0);
+    }
+    on = true;
+    shift = s;
+    lo = l;
+  }
+};
+inline thread_local ValueBins value_bins;
+
 #define AS_FAST_TARGET
 #define AS_FAST_NS fast_portable
 #include "checker_fast.inc"

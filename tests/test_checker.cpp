@@ -299,9 +299,20 @@ namespace {
 // for the fast path's shortcuts: monotone chains (adds of non-negative
 // values, max, inc), self-loops (adds of zero), interleaved and non-monotone
 // ones, then corrupted in ways that touch a chain's inside.
-SmallHistory medium_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n, uint32_t elems) {
+// Where a history's ops go and the order they ran in: addresses uniform over
+// [lo, lo + span) of a memory of words words, but hot percent of them on lo;
+// order 0 random, 1 the ops' own order, 2 its reverse.  far: the initial
+// values far from the operands.
+struct Spread {
+  uint32_t words, lo = 0, span = words;
+  unsigned hot = 0, order = 0;
+  bool far = false;
+};
+
+SmallHistory medium_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n, const Spread& sp) {
   SmallHistory h;
   h.impl = &impl;
+  const uint32_t elems = sp.words;
   const unsigned mode = rng() % 4;  // 0 small >= 0, 1 with many zeros, 2 signed, 3 wide
   auto operand = [&]() -> uint64_t {
     int64_t x = int64_t(rng() % 100);
@@ -315,15 +326,17 @@ SmallHistory medium_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n
       default: return uint64_t(x);
     }
   };
-  for (uint32_t e = 0; e < elems; ++e) h.init.push_back(operand());
+  for (uint32_t e = 0; e < elems; ++e)
+    h.init.push_back(sp.far ? operand() ^ (uint64_t(1) << (vk_bytes(impl.kind) * 8 - 2)) : operand());
   for (size_t o = 0; o < n; ++o) {
-    h.addr.push_back(uint32_t(rng() % elems));
+    h.addr.push_back(rng() % 100 < sp.hot ? sp.lo : sp.lo + uint32_t(rng() % sp.span));
     h.a.push_back(operand());
     h.b.push_back(operand());
   }
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), rng);
+  if (sp.order == 0) std::shuffle(order.begin(), order.end(), rng);
+  if (sp.order == 2) std::reverse(order.begin(), order.end());
   h.fin = h.init;
   h.old.assign(n, 0);
   for (size_t o : order) {
@@ -336,7 +349,7 @@ SmallHistory medium_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n
     case 1: h.old[x] = h.old[y]; break;  // a lost update (or a no-op)
     case 2: h.old[x] ^= uint64_t(1) << (rng() % 3); break;  // a value nobody produced
     case 3: std::swap(h.old[x], h.old[y]); break;
-    case 4: h.fin[rng() % elems] = h.old[x]; break;  // a wrong final value, if it differs
+    case 4: h.fin[h.addr[y]] = h.old[x]; break;  // a wrong final value, if it differs
     default:  // one more op reads a value from inside a chain
       h.addr.push_back(h.addr[x]);
       h.a.push_back(h.a[y]);
@@ -363,7 +376,7 @@ TEST(Checker, FastPathAgreesWithReferenceOnMediumHistories) {
       // A few long ones: chains across the fast path's buckets.
       const size_t n = i % 200 == 0 ? 20000 + rng() % 60000 : 1 + rng() % 600;
       const uint32_t elems = i % 3 == 0 ? 1 + uint32_t(rng() % 40) : 1 + uint32_t(rng() % 3);
-      const SmallHistory h = medium_history(impl, rng, n, elems);
+      const SmallHistory h = medium_history(impl, rng, n, Spread{elems});
       const CheckInput in = input_of(h);
       const CheckResult ref = check_history_reference(in);
       const bool fast = check_history_fast(in);
@@ -404,4 +417,48 @@ TEST(Checker, OpOutsideMemoryIsNamed) {
   in.final_mem = fin;
   EXPECT_TRUE(check_history(in).ok);
   EXPECT_TRUE(check_history_fast(in));
+}
+
+// The fast path's first pass counts ops per address bin (many words) or per
+// value bin (one word) and lets them stand in for its fine histogram: ranges
+// that start off a bin's edge, values that widen the window block by block
+// (ops in their own order, or reversed), initial values far from the ops, a
+// hot address that overfills its bin.  The verdicts must not change.
+TEST(Checker, FastPathFirstPassBinsAgreeWithReference) {
+  on_both_fast_paths([](const char* path) {
+    SCOPED_TRACE(path);
+    std::mt19937_64 rng(77);
+    const char* names[] = {"native.add.u32", "native.add.i32", "native.add.u64", "cas.add.f32",
+                           "cas.add.f64",    "native.max.u32", "native.inc.u32", "native.exch.u64"};
+    size_t valid = 0, invalid = 0;
+    for (int i = 0; i < 32; ++i) {
+      const ImplInfo& impl = *find_impl(names[rng() % std::size(names)]);
+      const size_t n = 65536 + rng() % 70000;
+      Spread sp{1};
+      sp.order = unsigned(i / 4 % 3);
+      if (i % 4 == 1) sp.far = true;
+      if (i % 4 >= 2) {
+        sp.words = 3000 + uint32_t(rng() % 100000);
+        sp.lo = 1 + uint32_t(rng() % (sp.words / 2));
+        sp.span = 1 + uint32_t(rng() % (sp.words - sp.lo));
+        sp.hot = i % 4 == 3 ? 60 : 0;
+      }
+      const SmallHistory h = medium_history(impl, rng, n, sp);
+      const CheckInput in = input_of(h);
+      const CheckResult ref = check_history_reference(in);
+      const bool fast = check_history_fast(in);
+      const bool covered =
+          vk_bytes(impl.kind) <= 4 || std::all_of(h.old.begin(), h.old.end(), [](uint64_t v) { return v >> 60 == 0; });
+      ASSERT_EQ(check_history(in).ok, ref.ok) << "history " << i << " of " << impl.name;
+      if (fast) {
+        ASSERT_TRUE(ref.ok) << "fast path accepts history " << i << " of " << impl.name;
+      }
+      if (covered && ref.ok) {
+        ASSERT_TRUE(fast) << "fast path rejects valid history " << i << " of " << impl.name;
+      }
+      (ref.ok ? valid : invalid)++;
+    }
+    EXPECT_GT(valid, 8u);
+    EXPECT_GT(invalid, 8u);
+  });
 }
