@@ -359,11 +359,31 @@ SmallHistory medium_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n
   return h;
 }
 
+// The fast path against the message-producing checker, each alone, on
+// history i: they must agree on every history the fast path covers (every
+// state within 60 bits), and check_history must give the latter's verdict.
+// valid: the reference's verdict.
+void fast_agrees_with_reference(const SmallHistory& h, int i, bool& valid) {
+  const ImplInfo& impl = *h.impl;
+  const CheckInput in = input_of(h);
+  const CheckResult ref = check_history_reference(in);
+  const bool fast = check_history_fast(in);
+  const bool covered =
+      vk_bytes(impl.kind) <= 4 || std::all_of(h.old.begin(), h.old.end(), [](uint64_t v) { return v >> 60 == 0; });
+  valid = ref.ok;
+  ASSERT_EQ(check_history(in).ok, ref.ok) << "history " << i << " of " << impl.name;
+  if (fast) {
+    ASSERT_TRUE(ref.ok) << "fast path accepts history " << i << " of " << impl.name;
+  }
+  if (covered && ref.ok) {
+    ASSERT_TRUE(fast) << "fast path rejects valid history " << i << " of " << impl.name;
+  }
+}
+
 }  // namespace
 
-// The fast path against the message-producing checker, each alone: they must
-// agree on every history the fast path covers (here: every state within 60
-// bits), and check_history must give the latter's verdict.
+// The fast path against the message-producing checker on thousands of
+// medium histories, a few long enough to cross its buckets.
 TEST(Checker, FastPathAgreesWithReferenceOnMediumHistories) {
   on_both_fast_paths([](const char* path) {
     SCOPED_TRACE(path);
@@ -377,19 +397,9 @@ TEST(Checker, FastPathAgreesWithReferenceOnMediumHistories) {
       const size_t n = i % 200 == 0 ? 20000 + rng() % 60000 : 1 + rng() % 600;
       const uint32_t elems = i % 3 == 0 ? 1 + uint32_t(rng() % 40) : 1 + uint32_t(rng() % 3);
       const SmallHistory h = medium_history(impl, rng, n, Spread{elems});
-      const CheckInput in = input_of(h);
-      const CheckResult ref = check_history_reference(in);
-      const bool fast = check_history_fast(in);
-      const bool covered =
-          vk_bytes(impl.kind) <= 4 || std::all_of(h.old.begin(), h.old.end(), [](uint64_t v) { return v >> 60 == 0; });
-      ASSERT_EQ(check_history(in).ok, ref.ok) << "history " << i << " of " << impl.name;
-      if (fast) {
-        ASSERT_TRUE(ref.ok) << "fast path accepts history " << i << " of " << impl.name;
-      }
-      if (covered && ref.ok) {
-        ASSERT_TRUE(fast) << "fast path rejects valid history " << i << " of " << impl.name;
-      }
-      (ref.ok ? valid : invalid)++;
+      bool ok = false;
+      ASSERT_NO_FATAL_FAILURE(fast_agrees_with_reference(h, i, ok));
+      (ok ? valid : invalid)++;
     }
     EXPECT_GT(valid, 1000u);
     EXPECT_GT(invalid, 1000u);
@@ -444,19 +454,9 @@ TEST(Checker, FastPathFirstPassBinsAgreeWithReference) {
         sp.hot = i % 4 == 3 ? 60 : 0;
       }
       const SmallHistory h = medium_history(impl, rng, n, sp);
-      const CheckInput in = input_of(h);
-      const CheckResult ref = check_history_reference(in);
-      const bool fast = check_history_fast(in);
-      const bool covered =
-          vk_bytes(impl.kind) <= 4 || std::all_of(h.old.begin(), h.old.end(), [](uint64_t v) { return v >> 60 == 0; });
-      ASSERT_EQ(check_history(in).ok, ref.ok) << "history " << i << " of " << impl.name;
-      if (fast) {
-        ASSERT_TRUE(ref.ok) << "fast path accepts history " << i << " of " << impl.name;
-      }
-      if (covered && ref.ok) {
-        ASSERT_TRUE(fast) << "fast path rejects valid history " << i << " of " << impl.name;
-      }
-      (ref.ok ? valid : invalid)++;
+      bool ok = false;
+      ASSERT_NO_FATAL_FAILURE(fast_agrees_with_reference(h, i, ok));
+      (ok ? valid : invalid)++;
     }
     EXPECT_GT(valid, 8u);
     EXPECT_GT(invalid, 8u);
