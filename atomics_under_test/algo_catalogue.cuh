@@ -6,9 +6,9 @@
 
 #include <type_traits>
 
-#include "algorithms.cuh"
-#include "buggy/algorithms.cuh"
-#include "catalogue.cuh"
+#include "atomics_under_test/algorithms/forms.cuh"
+#include "atomics_under_test/buggy/forms.cuh"
+#include "atomics_under_test/catalogue.cuh"
 
 namespace atomstress::algo {
 

@@ -3,9 +3,9 @@
 // instantiated in exactly one translation unit.
 #pragma once
 
-#include "buggy/buggy.cuh"
-#include "emulated.cuh"
-#include "native.cuh"
+#include "atomics_under_test/buggy/buggy.cuh"
+#include "atomics_under_test/emulated.cuh"
+#include "atomics_under_test/native.cuh"
 
 // clang-format off
 #define ATOMSTRESS_CATALOGUE(X)                                                  \

@@ -3,7 +3,7 @@
 // bit patterns (never floats) and counts retries against the trial's budget.
 #pragma once
 
-#include "spec.cuh"
+#include "atomics_under_test/spec.cuh"
 
 namespace atomstress::emulated {
 

@@ -2,7 +2,7 @@
 // behaviour, written independently of the intrinsic it checks.
 #pragma once
 
-#include "spec.cuh"
+#include "atomics_under_test/spec.cuh"
 
 namespace atomstress::native {
 

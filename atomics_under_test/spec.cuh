@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "../harness/primitives.cuh"
+#include "harness/prim/prim.cuh"
 
 namespace atomstress {
 

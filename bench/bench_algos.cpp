@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/algo.hpp"
-#include "harness/history.hpp"
+#include "harness/check/families/family.hpp"
+#include "harness/backend/backend.hpp"
 
 using namespace atomstress;
 

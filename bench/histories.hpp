@@ -14,8 +14,8 @@
 #include <random>
 #include <vector>
 
-#include "harness/checker.hpp"
-#include "harness/values.hpp"
+#include "harness/check/checker.hpp"
+#include "harness/registry/bits.hpp"
 
 namespace atomstress::bench {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "harness/algo.hpp"
-#include "harness/values.hpp"
-#include "harness/workload.hpp"
+#include "harness/check/families/family.hpp"
+#include "harness/registry/bits.hpp"
+#include "harness/workload/workload.hpp"
 
 namespace atomstress::properties {
 

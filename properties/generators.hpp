@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "harness/history.hpp"
-#include "harness/trial.hpp"
+#include "harness/backend/backend.hpp"
+#include "harness/trial/spec.hpp"
 
 namespace atomstress::properties {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/runner.hpp"
+#include "harness/pipeline/run_trial.hpp"
 
 namespace atomstress::properties {
 

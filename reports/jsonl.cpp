@@ -1,4 +1,4 @@
-#include "jsonl.hpp"
+#include "reports/jsonl.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "../harness/runner.hpp"
+#include "harness/pipeline/run_trial.hpp"
 
 namespace atomstress::reports {
 

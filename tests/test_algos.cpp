@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/algo.hpp"
-#include "harness/runner.hpp"
-#include "harness/values.hpp"
+#include "harness/check/families/family.hpp"
+#include "harness/pipeline/run_trial.hpp"
+#include "harness/registry/bits.hpp"
 #include "properties/generators.hpp"
 
 using namespace atomstress;

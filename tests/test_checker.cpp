@@ -7,9 +7,9 @@
 #include <numeric>
 #include <random>
 
-#include "harness/checker.hpp"
-#include "harness/values.hpp"
-#include "harness/workload.hpp"
+#include "harness/check/checker.hpp"
+#include "harness/registry/bits.hpp"
+#include "harness/workload/workload.hpp"
 
 using namespace atomstress;
 

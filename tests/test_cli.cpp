@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "harness/history.hpp"
+#include "harness/backend/backend.hpp"
 
 namespace {
 

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "harness/primitives.cuh"
-#include "harness/workload.hpp"
-#include "harness/values.hpp"
+#include "harness/prim/prim.cuh"
+#include "harness/workload/workload.hpp"
+#include "harness/registry/bits.hpp"
 #include "properties/generators.hpp"
 
 using namespace atomstress;

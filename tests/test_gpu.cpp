@@ -3,9 +3,9 @@
 
 #include <cstdio>
 
-#include "harness/algo.hpp"
-#include "harness/runner.hpp"
-#include "harness/values.hpp"
+#include "harness/check/families/family.hpp"
+#include "harness/pipeline/run_trial.hpp"
+#include "harness/registry/bits.hpp"
 #include "test_support.hpp"
 
 using namespace atomstress;

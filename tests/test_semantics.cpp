@@ -7,8 +7,8 @@
 #include <random>
 
 #include "atomics_under_test/catalogue.cuh"
-#include "harness/values.hpp"
-#include "harness/workload.hpp"
+#include "harness/registry/bits.hpp"
+#include "harness/workload/workload.hpp"
 
 using namespace atomstress;
 

@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "harness/history.hpp"
-#include "harness/workload.hpp"
+#include "harness/backend/backend.hpp"
+#include "harness/workload/workload.hpp"
 
 namespace atomstress::testing {
 

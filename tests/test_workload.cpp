@@ -6,9 +6,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "harness/trial.hpp"
-#include "harness/values.hpp"
-#include "harness/workload.hpp"
+#include "harness/trial/spec.hpp"
+#include "harness/registry/bits.hpp"
+#include "harness/workload/workload.hpp"
 
 using namespace atomstress;
 

@@ -3,8 +3,8 @@
 // and says, in `bug`, what is wrong with it.
 #pragma once
 
-#include "../emulated.cuh"
-#include "../native.cuh"
+#include "atomics_under_test/emulated.cuh"
+#include "atomics_under_test/native.cuh"
 
 namespace atomstress::buggy {
 

@@ -1,11 +1,11 @@
-#include "cli_common.hpp"
+#include "harness/cli/check_plan.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
-#include "algo.hpp"
-#include "workload.hpp"
+#include "harness/check/families/family.hpp"
+#include "harness/workload/workload.hpp"
 
 namespace po = boost::program_options;
 

@@ -1,13 +1,13 @@
-#include "algo.hpp"
+#include "harness/check/families/family.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
 
-#include "../atomics_under_test/algorithms.cuh"
-#include "checker.hpp"
-#include "values.hpp"
+#include "atomics_under_test/algorithms/forms.cuh"
+#include "harness/check/checker.hpp"
+#include "harness/registry/bits.hpp"
 
 namespace atomstress {
 

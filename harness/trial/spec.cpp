@@ -1,4 +1,4 @@
-#include "trial.hpp"
+#include "harness/trial/spec.hpp"
 
 #include <array>
 #include <charconv>

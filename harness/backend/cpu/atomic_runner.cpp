@@ -6,10 +6,10 @@
 #include <thread>
 #include <vector>
 
-#include "../atomics_under_test/catalogue.cuh"
-#include "history.hpp"
-#include "host_workers.hpp"
-#include "values.hpp"
+#include "atomics_under_test/catalogue.cuh"
+#include "harness/backend/backend.hpp"
+#include "harness/backend/cpu/host_workers.hpp"
+#include "harness/registry/bits.hpp"
 
 namespace atomstress {
 

@@ -7,10 +7,10 @@
 
 #include <vector>
 
-#include "../atomics_under_test/algo_catalogue.cuh"
-#include "algo.hpp"
-#include "cuda_util.cuh"
-#include "values.hpp"
+#include "atomics_under_test/algo_catalogue.cuh"
+#include "harness/check/families/family.hpp"
+#include "harness/backend/cuda/util.cuh"
+#include "harness/registry/bits.hpp"
 
 namespace atomstress {
 

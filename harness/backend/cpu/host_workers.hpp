@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "history.hpp"
-#include "primitives.cuh"
-#include "workload.hpp"
+#include "harness/backend/backend.hpp"
+#include "harness/prim/prim.cuh"
+#include "harness/workload/workload.hpp"
 
 namespace atomstress {
 

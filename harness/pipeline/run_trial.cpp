@@ -1,6 +1,6 @@
-#include "runner.hpp"
+#include "harness/pipeline/run_trial.hpp"
 
-#include "algo.hpp"
+#include "harness/check/families/family.hpp"
 
 #include <algorithm>
 #include <chrono>

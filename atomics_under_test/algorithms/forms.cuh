@@ -21,7 +21,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "spec.cuh"
+#include "atomics_under_test/spec.cuh"
 
 namespace atomstress::algo {
 

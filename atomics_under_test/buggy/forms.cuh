@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "../algorithms.cuh"
+#include "atomics_under_test/algorithms/forms.cuh"
 
 namespace atomstress::buggy {
 

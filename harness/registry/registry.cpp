@@ -1,4 +1,4 @@
-#include "registry.hpp"
+#include "harness/registry/registry.hpp"
 
 #include <fnmatch.h>
 
@@ -9,8 +9,8 @@
 #include <deque>
 #include <string>
 
-#include "../atomics_under_test/algo_catalogue.cuh"
-#include "values.hpp"
+#include "atomics_under_test/algo_catalogue.cuh"
+#include "harness/registry/bits.hpp"
 
 namespace atomstress {
 

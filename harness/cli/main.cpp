@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "../reports/jsonl.hpp"
-#include "cli_common.hpp"
-#include "runner.hpp"
-#include "workload.hpp"
+#include "reports/jsonl.hpp"
+#include "harness/cli/check_plan.hpp"
+#include "harness/pipeline/run_trial.hpp"
+#include "harness/workload/workload.hpp"
 
 namespace po = boost::program_options;
 using namespace atomstress;

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "checker.hpp"
-#include "history.hpp"
-#include "trial.hpp"
+#include "harness/check/checker.hpp"
+#include "harness/backend/backend.hpp"
+#include "harness/trial/spec.hpp"
 
 namespace atomstress {
 

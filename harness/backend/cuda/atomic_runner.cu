@@ -11,9 +11,9 @@
 #include <string>
 #include <thread>
 
-#include "../atomics_under_test/catalogue.cuh"
-#include "cuda_util.cuh"
-#include "history.hpp"
+#include "atomics_under_test/catalogue.cuh"
+#include "harness/backend/cuda/util.cuh"
+#include "harness/backend/backend.hpp"
 
 namespace atomstress {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "workload.hpp"
+#include "harness/workload/workload.hpp"
 
 namespace atomstress {
 

@@ -1,4 +1,4 @@
-#include "checker.hpp"
+#include "harness/check/checker.hpp"
 
 #include <algorithm>
 #include <atomic>

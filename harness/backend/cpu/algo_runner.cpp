@@ -5,10 +5,10 @@
 // would see on a GPU.  Warp-intrinsic forms are cuda-only.
 #include <vector>
 
-#include "../atomics_under_test/algo_catalogue.cuh"
-#include "algo.hpp"
-#include "host_workers.hpp"
-#include "values.hpp"
+#include "atomics_under_test/algo_catalogue.cuh"
+#include "harness/check/families/family.hpp"
+#include "harness/backend/cpu/host_workers.hpp"
+#include "harness/registry/bits.hpp"
 
 namespace atomstress {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "registry.hpp"
-#include "trial.hpp"
+#include "harness/registry/registry.hpp"
+#include "harness/trial/spec.hpp"
 
 namespace atomstress {
 

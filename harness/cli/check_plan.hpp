@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runner.hpp"
+#include "harness/pipeline/run_trial.hpp"
 
 namespace atomstress {
 

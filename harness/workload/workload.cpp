@@ -1,10 +1,10 @@
-#include "workload.hpp"
+#include "harness/workload/workload.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "algo.hpp"
-#include "values.hpp"
+#include "harness/check/families/family.hpp"
+#include "harness/registry/bits.hpp"
 
 namespace atomstress {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../atomics_under_test/spec.cuh"
+#include "atomics_under_test/spec.cuh"
 
 namespace atomstress {
 

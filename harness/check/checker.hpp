@@ -13,7 +13,7 @@
 #include <span>
 #include <string>
 
-#include "registry.hpp"
+#include "harness/registry/registry.hpp"
 
 namespace atomstress {
 

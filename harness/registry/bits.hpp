@@ -5,7 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "registry.hpp"
+#include "harness/registry/registry.hpp"
 
 namespace atomstress {
 

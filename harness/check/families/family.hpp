@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "history.hpp"
-#include "workload.hpp"
+#include "harness/backend/backend.hpp"
+#include "harness/workload/workload.hpp"
 
 namespace atomstress {
 
