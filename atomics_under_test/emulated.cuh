@@ -9,10 +9,11 @@ namespace atomstress::emulated {
 
 // An emulated fetch-and-phi: the implementation *is* the CAS loop around the
 // device arithmetic; the oracle phi is written separately on the host.
-#define AS_CAS(Struct, Name, Type, Dom, Sem, Phi, NewValue)                    \
+#define AS_CAS(Struct, Name, OpTag, Type, Dom, Sem, Phi, NewValue)                    \
   struct Struct {                                                              \
     using T = Type;                                                            \
     static constexpr const char* name = Name;                                  \
+    static constexpr Op op = Op::OpTag;                                         \
     static constexpr Domain domain = Dom;                                      \
     static constexpr Semantics sem = Sem;                                      \
     static T phi(T old, T a, T b) {                                            \
@@ -32,45 +33,45 @@ inline constexpr const char* kAnyNan =
     "a NaN result is some NaN, payload propagated and quieted by the device; all NaNs one state";
 inline constexpr const char* kIeeeZero = "IEEE: -0 + -0 = -0, -0 + +0 = +0";
 
-AS_CAS(AddI32, "cas.add.i32", int32_t, Domain::Int, int_sem("old + a"),
+AS_CAS(AddI32, "cas.add.i32", Add, int32_t, Domain::Int, int_sem("old + a"),
        static_cast<int32_t>(uint32_t(old) + uint32_t(a)),
        static_cast<int32_t>(uint32_t(old) + uint32_t(a)))
-AS_CAS(AddF32, "cas.add.f32", float, Domain::Float,
+AS_CAS(AddF32, "cas.add.f32", Add, float, Domain::Float,
        float_sem("old + a, round to nearest", kCanonNan, kIeeeZero, kKeptSub),
        prim::canon_nan(old + a), prim::fadd(old, a))
-AS_CAS(AddF64, "cas.add.f64", double, Domain::Float,
+AS_CAS(AddF64, "cas.add.f64", Add, double, Domain::Float,
        float_sem_any_nan("old + a, round to nearest", kAnyNan, kIeeeZero, kKeptSub),
        prim::canon_nan(old + a), prim::dadd(old, a))
-AS_CAS(MulI32, "cas.mul.i32", int32_t, Domain::Int, int_sem("old * a"),
+AS_CAS(MulI32, "cas.mul.i32", Mul, int32_t, Domain::Int, int_sem("old * a"),
        static_cast<int32_t>(uint32_t(old) * uint32_t(a)),
        static_cast<int32_t>(uint32_t(old) * uint32_t(a)))
-AS_CAS(MulF32, "cas.mul.f32", float, Domain::Float,
+AS_CAS(MulF32, "cas.mul.f32", Mul, float, Domain::Float,
        float_sem("old * a, round to nearest", kCanonNan, "IEEE sign rules", kKeptSub),
        prim::canon_nan(old * a), prim::fmul(old, a))
-AS_CAS(MaxF32, "cas.max.f32", float, Domain::Float,
+AS_CAS(MaxF32, "cas.max.f32", Max, float, Domain::Float,
        float_sem("fmaxf(old, a)",
                  "a NaN operand is ignored; a stored NaN is replaced by a number; two NaNs give "
                  "the canonical NaN",
                  "max(-0, +0) = max(+0, -0) = +0", "kept"),
        prim::host_fmaxmin(old, a, true), prim::fmaxf_(old, a))
-AS_CAS(MinF32, "cas.min.f32", float, Domain::Float,
+AS_CAS(MinF32, "cas.min.f32", Min, float, Domain::Float,
        float_sem("fminf(old, a)",
                  "a NaN operand is ignored; a stored NaN is replaced by a number; two NaNs give "
                  "the canonical NaN",
                  "min(-0, +0) = min(+0, -0) = -0", "kept"),
        prim::host_fmaxmin(old, a, false), prim::fminf_(old, a))
-AS_CAS(MaxF64, "cas.max.f64", double, Domain::Float,
+AS_CAS(MaxF64, "cas.max.f64", Max, double, Domain::Float,
        float_sem_any_nan("fmax(old, a)", "a NaN operand is ignored; two NaNs give a NaN (all NaNs one state)",
                  "max(-0, +0) = +0", "kept"),
        prim::host_fmaxmin(old, a, true), prim::fmax_(old, a))
-AS_CAS(MinF64, "cas.min.f64", double, Domain::Float,
+AS_CAS(MinF64, "cas.min.f64", Min, double, Domain::Float,
        float_sem_any_nan("fmin(old, a)", "a NaN operand is ignored; two NaNs give a NaN (all NaNs one state)",
                  "min(-0, +0) = -0", "kept"),
        prim::host_fmaxmin(old, a, false), prim::fmin_(old, a))
-AS_CAS(IncU32, "cas.inc.u32", uint32_t, Domain::IncDec,
+AS_CAS(IncU32, "cas.inc.u32", Inc, uint32_t, Domain::IncDec,
        int_sem("old >= a ? 0 : old + 1", "a = limit, the native atomicInc formula"),
        (old >= a ? 0u : old + 1u), prim::inc_formula(old, a))
-AS_CAS(DecU32, "cas.dec.u32", uint32_t, Domain::IncDec,
+AS_CAS(DecU32, "cas.dec.u32", Dec, uint32_t, Domain::IncDec,
        int_sem("(old == 0 || old > a) ? a : old - 1", "a = limit, the native atomicDec formula"),
        ((old == 0u || old > a) ? a : old - 1u), prim::dec_formula(old, a))
 
@@ -81,7 +82,7 @@ AS_FI AS_HD float nanprop_max(float old, float a) {
   if (a != a) return a;
   return prim::fmaxf_(old, a);
 }
-AS_CAS(MaxNanF32, "cas.max_nanprop.f32", float, Domain::Float,
+AS_CAS(MaxNanF32, "cas.max_nanprop.f32", Max, float, Domain::Float,
        float_sem("NaN-propagating max",
                  "propagate: a stored NaN stays (payload kept); a NaN operand is stored (payload "
                  "kept)",
@@ -98,6 +99,7 @@ AS_CAS(MaxNanF32, "cas.max_nanprop.f32", float, Domain::Float,
 struct IntMaxF32 {
   using T = float;
   static constexpr const char* name = "intorder.max.f32";
+  static constexpr Op op = Op::Max;
   static constexpr Domain domain = Domain::Float;
   static constexpr Semantics sem =
       float_sem("max in the signed/unsigned integer order of the bit patterns (signbit form)",
@@ -121,6 +123,7 @@ struct IntMaxF32 {
 struct AddU16 {
   using T = uint16_t;
   static constexpr const char* name = "cas.add.u16";
+  static constexpr Op op = Op::Add;
   static constexpr Domain domain = Domain::Int;
   static constexpr Semantics sem = int_sem("old + a (mod 2^16), CAS on the enclosing 32-bit word");
   static T phi(T old, T a, T) { return static_cast<T>(old + a); }

@@ -4,6 +4,7 @@
 // An implementation is a functor with
 //   using T = <value type>;
 //   static constexpr const char* name;           // "family.op.type"
+//   static constexpr Op op;                      // the operation it performs
 //   static constexpr Domain domain;              // how operands are drawn
 //   static constexpr Semantics sem;              // the written spec
 //   static T phi(T old, T a, T b);               // sequential semantics (host oracle)
@@ -29,9 +30,9 @@ enum class Domain : uint8_t {
 
 enum class Scope : uint8_t { Device, Block };
 
-// The algorithms built on atomics (algorithms.cuh).
-enum class Family : uint8_t { Append, Sum, Histogram, ArgMax, Lock };
-enum class SumForm : uint8_t { Element, Thread, Block, WarpDown, WarpXor };
+// The operation an atomic performs: how algorithm forms pick the atomics
+// they fit (never by parsing names).
+enum class Op : uint8_t { Add, Sub, Mul, Exch, Min, Max, Inc, Dec, Cas, And, Or, Xor };
 
 struct Semantics {
   const char* phi;          // the operation, in words: "old + a"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/check/families/family.hpp"
+#include "harness/pipeline/run_trial.hpp"
 #include "harness/backend/backend.hpp"
 
 using namespace atomstress;
@@ -60,8 +60,8 @@ void run_case(benchmark::State& st, const Case& c) {
   spec.seed = 1;
   std::string err;
   auto w = expand(spec, err);
-  std::optional<AlgoSetup> s;
-  if (w) s = algo_setup(*w, err);
+  std::optional<Setup> s;
+  if (w) s = setup_trial(*w, err);
   if (!s) {
     st.SkipWithError(err.c_str());
     return;
@@ -71,12 +71,11 @@ void run_case(benchmark::State& st, const Case& c) {
   // A CAS loop with a million contenders on one word can take minutes: give
   // up on a launch after 5 s and report the case as pathological instead.
   opt.watchdog_ms = 5000;
-  const AlgoRunFn fn = algo_cuda_runner(w->impl->algo->algo_index);
   double total = 0;
   uint64_t n = 0;
   for (auto _ : st) {
     History h;
-    if (!fn(*w, *s, opt, h, err)) {
+    if (!run_workload(*w, *s, BackendKind::Cuda, opt, h, err)) {
       st.SkipWithError(err.c_str());
       return;
     }

@@ -35,7 +35,7 @@ void report_rate(const ImplInfo& impl, BackendKind backend, const RunOptions& ru
     for (uint32_t r = 0; r < runs; ++r) {
       spec.seed = seed + r;
       const TrialOutcome t = run_trial(spec, backend, run);
-      if (t.verdict == Verdict::Fail && lost++ == 0) first = t.why;
+      if (t.verdict == Verdict::Fail && lost++ == 0) first = t.why();
       if (t.verdict == Verdict::Hang || t.verdict == Verdict::Error) ++other;
     }
     std::printf("      observed rate, %u x %u x 1 on one lock: data lost in %u of %u runs%s\n", grid, block, lost, runs,
@@ -144,7 +144,7 @@ int cmd_selftest(const std::vector<std::string>& args) {
       t.spec = r.shrunk;
       t.backend = backend;
       t.verdict = r.verdict;
-      t.why = r.why;
+      t.finding.explanation = r.why;
       t.ops = r.shrunk.ops();
       json.write(t, encode_token(r.shrunk));
     }

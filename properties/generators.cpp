@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "harness/check/families/family.hpp"
+#include "harness/trial/validate.hpp"
 #include "harness/registry/bits.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -50,23 +50,8 @@ rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c) {
                     std::tie(s.grid, s.block, s.ops_per_thread) = geo;
                     std::tie(s.space, s.pattern, s.k, s.zipf_s) = shp;
                     std::tie(s.dist, s.special_permille, s.init, s.seed) = val;
-                    // Keep the trial inside its caps, whatever was drawn.
-                    while (s.ops() > max_ops && s.ops_per_thread > 1) --s.ops_per_thread;
-                    while (s.ops() > max_ops && s.grid > 1) s.grid = std::max<uint32_t>(1, s.grid / 2);
-                    const unsigned bytes = vk_bytes(impl.kind);
-                    if (s.pattern == Pattern::SameLine) s.k = std::min<uint32_t>(s.k, 128 / bytes);
-                    if (s.pattern == Pattern::PerPage) s.k = std::min<uint32_t>(s.k, 64);
-                    // A block-scope atomic only on addresses private to a block.
-                    if (impl.sem.scope == Scope::Block && s.space == Space::Global && s.grid > 1 &&
-                        s.pattern != Pattern::PerWarp && s.pattern != Pattern::PerBlock)
-                      s.space = Space::Shared;
-                    if (s.space == Space::Shared) {
-                      const uint32_t per = s.pattern == Pattern::PerLine   ? 128 / bytes
-                                           : s.pattern == Pattern::PerPage ? 4096 / bytes
-                                                                           : 1;
-                      s.k = std::max<uint32_t>(1, std::min<uint32_t>(s.k, (32768 / bytes) / per));
-                    }
-                    if (impl.algo) algo_normalise(impl, s);
+                    // Keep the trial inside its caps and its entry's rules, whatever was drawn.
+                    normalise(s, impl.limits, max_ops);
                     return s;
                   });
 }

@@ -10,7 +10,7 @@ Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions
     if (t.verdict != Verdict::Pass) {
       ++ev.failures;
       ev.verdict = t.verdict;
-      ev.why = t.why;
+      ev.why = t.why();
       break;
     }
   }
@@ -25,7 +25,7 @@ Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOpt
     if (t.verdict != Verdict::Pass) {
       if (ev.failures++ == 0) {
         ev.verdict = t.verdict;
-        ev.why = t.why;
+        ev.why = t.why();
       }
     }
   }
@@ -69,8 +69,7 @@ DiffResult differential(const DiffPair& pair, BackendKind backend, Space space, 
   opt.cpu_threads = 1;
   opt.yield_permille = 0;
   History he, hn;
-  const auto run = backend == BackendKind::Cuda ? cuda_runner : cpu_runner;
-  if (!run(e->index)(*we, opt, he, err) || !run(n->index)(wn, opt, hn, err)) {
+  if (!run_workload(*we, backend, opt, he, err) || !run_workload(wn, backend, opt, hn, err)) {
     res.ok = false;
     res.why = err;
     return res;

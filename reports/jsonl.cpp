@@ -18,7 +18,11 @@ void JsonLines::write(const TrialOutcome& t, const std::string& token) {
   j["impl"] = t.spec.impl;
   j["backend"] = to_string(t.backend);
   j["verdict"] = to_string(t.verdict);
-  j["why"] = t.why;
+  j["why"] = t.why();
+  if (!t.finding.ok()) {
+    j["finding"] = to_string(t.finding.kind);
+    if (t.finding.address >= 0) j["address"] = t.finding.address;
+  }
   j["spec"] = describe(t.spec);
   j["token"] = token;
   j["ops"] = t.ops;
@@ -26,7 +30,7 @@ void JsonLines::write(const TrialOutcome& t, const std::string& token) {
   j["check_ms"] = t.check_ms;
   j["total_retries"] = t.total_retries;
   j["max_retries"] = t.max_retries;
-  if (t.bad_op >= 0) j["bad_op"] = t.bad_op;
+  if (t.finding.first_op() >= 0) j["bad_op"] = t.finding.first_op();
   auto hs = nlohmann::json::array();
   for (const auto& h : t.hotspots)
     hs.push_back({{"addr", h.addr}, {"ops", h.ops}, {"retries", h.retries}, {"cycles", h.cycles}});

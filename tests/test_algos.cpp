@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/check/families/family.hpp"
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/registry/bits.hpp"
 #include "properties/generators.hpp"
@@ -18,7 +17,7 @@ namespace {
 
 struct AlgoRun {
   Workload w;
-  AlgoSetup s;
+  Setup s;
   History h;
 };
 
@@ -37,17 +36,16 @@ AlgoRun run_cpu(const std::string& impl, uint32_t grid, uint32_t block, uint32_t
   std::string err;
   auto w = expand(spec, err);
   EXPECT_TRUE(w.has_value()) << err;
-  auto s = algo_setup(*w, err);
+  auto s = setup_trial(*w, err);
   EXPECT_TRUE(s.has_value()) << err;
   AlgoRun r{*w, *s, {}};
   RunOptions opt;
-  const auto fn = algo_cpu_runner(r.w.impl->algo->algo_index);
-  EXPECT_NE(fn, nullptr);
-  EXPECT_TRUE(fn(r.w, r.s, opt, r.h, err)) << err;
+  EXPECT_NE(r.w.impl->run_cpu, nullptr);
+  EXPECT_TRUE(run_workload(r.w, r.s, BackendKind::Cpu, opt, r.h, err)) << err;
   return r;
 }
 
-AlgoVerdict check(const AlgoRun& r) { return algo_check(r.w, r.s, r.h); }
+Finding check(const AlgoRun& r) { return check_trial(r.w, r.s, r.h); }
 
 }  // namespace
 
@@ -66,33 +64,33 @@ TEST(Algorithms, EveryFormFitsTheAtomicsItShould) {
 
 TEST(Algorithms, AppendOracleCatchesDuplicatesHolesAndStrayWrites) {
   const AlgoRun ok = run_cpu("append@native.add.u32", 3, 40, 3);
-  ASSERT_TRUE(check(ok).ok) << check(ok).why;
+  ASSERT_TRUE(check(ok).ok()) << check(ok).explanation;
   const uint32_t count = uint32_t(ok.h.final_mem[0]);
   ASSERT_GT(count, 2u);
   AlgoRun dup = ok;
   dup.h.out[1] = dup.h.out[0];
-  EXPECT_NE(check(dup).why.find("appears twice"), std::string::npos) << check(dup).why;
+  EXPECT_NE(check(dup).explanation.find("appears twice"), std::string::npos) << check(dup).explanation;
   AlgoRun hole = ok;
   hole.h.out[count - 1] = kEmptySlot;
-  EXPECT_NE(check(hole).why.find("hole"), std::string::npos) << check(hole).why;
+  EXPECT_NE(check(hole).explanation.find("hole"), std::string::npos) << check(hole).explanation;
   AlgoRun stray = ok;
   stray.h.out[count] = 0;
-  EXPECT_NE(check(stray).why.find("past the count"), std::string::npos) << check(stray).why;
+  EXPECT_NE(check(stray).explanation.find("past the count"), std::string::npos) << check(stray).explanation;
   AlgoRun lost = ok;
   lost.h.final_mem[0] = count - 1;
-  EXPECT_FALSE(check(lost).ok);
+  EXPECT_FALSE(check(lost).ok());
 }
 
 TEST(Algorithms, SumOracleIsExactForIntegersAndBitwiseForFloatChains) {
   for (const char* impl : {"sum.element@native.add.i32", "sum.thread@native.add.u64", "sum.block@cas.add.i32"}) {
     AlgoRun r = run_cpu(impl, 4, 33, 3, Pattern::Uniform, 3);
-    ASSERT_TRUE(check(r).ok) << impl << ": " << check(r).why;
+    ASSERT_TRUE(check(r).ok()) << impl << ": " << check(r).explanation;
     r.h.final_mem[1] += 1;
-    EXPECT_NE(check(r).why.find("exact"), std::string::npos) << impl << ": " << check(r).why;
+    EXPECT_NE(check(r).explanation.find("exact"), std::string::npos) << impl << ": " << check(r).explanation;
   }
   for (const char* impl : {"sum.element@native.add.f32", "sum.block@cas.add.f32", "sum.thread@native.add.f64"}) {
     AlgoRun r = run_cpu(impl, 4, 33, 3, Pattern::PerBlock, 1, Dist::Full, 30);
-    ASSERT_TRUE(check(r).ok) << impl << ": " << check(r).why;
+    ASSERT_TRUE(check(r).ok()) << impl << ": " << check(r).explanation;
     // One ulp off: within the error bound, but no order of the partial sums
     // gives it, so the atomic's history cannot be explained.
     AlgoRun ulp = r;
@@ -101,25 +99,25 @@ TEST(Algorithms, SumOracleIsExactForIntegersAndBitwiseForFloatChains) {
         ulp.h.final_mem[j] ^= 1;
         break;
       }
-    EXPECT_FALSE(check(ulp).ok) << impl;
+    EXPECT_FALSE(check(ulp).ok()) << impl;
   }
 }
 
 TEST(Algorithms, FloatSumBoundRejectsLargeErrors) {
   AlgoRun r = run_cpu("sum.element@native.add.f32", 2, 64, 4, Pattern::Single, 1, Dist::Full, 0);
-  ASSERT_TRUE(check(r).ok) << check(r).why;
+  ASSERT_TRUE(check(r).ok()) << check(r).explanation;
   const float got = from_bits<float>(r.h.final_mem[0]);
   r.h.final_mem[0] = to_bits<float>(got + 1000.0f);
   const auto v = check(r);
-  EXPECT_NE(v.why.find("exceeds the bound"), std::string::npos) << v.why;
+  EXPECT_NE(v.explanation.find("exceeds the bound"), std::string::npos) << v.explanation;
 }
 
 TEST(Algorithms, FloatSumOfIntegersMustBeExact) {
   // Small integers: every partial sum is exact, so any order gives the exact sum.
   AlgoRun r = run_cpu("sum.thread@cas.add.f32", 3, 32, 4, Pattern::Single, 1, Dist::Small, 0);
-  ASSERT_TRUE(check(r).ok) << check(r).why;
+  ASSERT_TRUE(check(r).ok()) << check(r).explanation;
   r.h.final_mem[0] = to_bits<float>(from_bits<float>(r.h.final_mem[0]) + 1.0f);
-  EXPECT_FALSE(check(r).ok);
+  EXPECT_FALSE(check(r).ok());
 }
 
 TEST(Algorithms, SumWithANanTermMustBeNan) {
@@ -128,20 +126,20 @@ TEST(Algorithms, SumWithANanTermMustBeNan) {
   for (uint64_t x : r.w.a) has_nan |= std::isnan(from_bits<double>(x));
   has_nan |= std::isnan(from_bits<double>(r.s.mem_init[0]));
   ASSERT_TRUE(has_nan) << "seed gives no NaN term";
-  ASSERT_TRUE(check(r).ok) << check(r).why;
+  ASSERT_TRUE(check(r).ok()) << check(r).explanation;
   r.h.final_mem[0] = to_bits<double>(1.0);
-  EXPECT_FALSE(check(r).ok);
+  EXPECT_FALSE(check(r).ok());
 }
 
 TEST(Algorithms, HistogramOracleCountsLostIncrements) {
   for (const char* impl : {"hist.global@native.inc.u32", "hist.shared@native.add.u64", "hist.global@cas.add.i32"}) {
     AlgoRun r = run_cpu(impl, 3, 50, 4, Pattern::Zipf, 16);
-    ASSERT_TRUE(check(r).ok) << impl << ": " << check(r).why;
+    ASSERT_TRUE(check(r).ok()) << impl << ": " << check(r).explanation;
     std::vector<uint32_t> count(r.s.param, 0);
     for (uint32_t k : r.s.key) ++count[k];
     const uint32_t b = uint32_t(std::max_element(count.begin(), count.end()) - count.begin());
     r.h.final_mem[b] -= 2;
-    EXPECT_NE(check(r).why.find("2 increments lost"), std::string::npos) << impl << ": " << check(r).why;
+    EXPECT_NE(check(r).explanation.find("2 increments lost"), std::string::npos) << impl << ": " << check(r).explanation;
   }
 }
 
@@ -158,11 +156,11 @@ TEST(Algorithms, ArgBestPoliciesForNanSignedZeroAndTies) {
     std::string err;
     Workload w = *expand(spec, err);
     for (size_t i = 0; i < v.size(); ++i) w.a[i] = to_bits<float>(v[i]);
-    AlgoSetup s = *algo_setup(w, err);
+    atomstress::Setup s = *setup_trial(w, err);
     History h;
     RunOptions opt;
-    EXPECT_TRUE(algo_cpu_runner(impl->algo->algo_index)(w, s, opt, h, err));
-    EXPECT_TRUE(algo_check(w, s, h).ok) << algo_check(w, s, h).why;
+    EXPECT_TRUE(run_workload(w, s, BackendKind::Cpu, opt, h, err));
+    EXPECT_TRUE(check_trial(w, s, h).ok()) << check_trial(w, s, h).explanation;
     return h.final_mem[0];
   };
   const float nan = std::nanf("");
@@ -180,24 +178,24 @@ TEST(Algorithms, ArgBestPoliciesForNanSignedZeroAndTies) {
 
 TEST(Algorithms, ArgBestOracleCatchesAWrongWinner) {
   AlgoRun r = run_cpu("argmax.cas@native.cas.u64", 2, 32, 2, Pattern::Single, 1, Dist::Small);
-  ASSERT_TRUE(check(r).ok) << check(r).why;
+  ASSERT_TRUE(check(r).ok()) << check(r).explanation;
   r.h.final_mem[0] ^= 1;  // another index
-  EXPECT_NE(check(r).why.find("sequential answer"), std::string::npos) << check(r).why;
+  EXPECT_NE(check(r).explanation.find("sequential answer"), std::string::npos) << check(r).explanation;
 }
 
 TEST(Algorithms, LockOracleCatchesALostUpdateAndAHeldLock) {
   for (const char* impl : {"lock.device@native.cas.u32", "lock.block@native.exch.u32"}) {
     AlgoRun r = run_cpu(impl, 3, 20, 3, Pattern::Uniform, 2);
-    ASSERT_TRUE(check(r).ok) << impl << ": " << check(r).why;
+    ASSERT_TRUE(check(r).ok()) << impl << ": " << check(r).explanation;
     AlgoRun held = r;
     held.h.final_mem[0] = 1;
-    EXPECT_NE(check(held).why.find("still held"), std::string::npos);
+    EXPECT_NE(check(held).explanation.find("still held"), std::string::npos);
     // Two sections that read the same value: a lost update.
     AlgoRun lost = r;
     uint64_t e1 = 0, e2 = 1;
     while (lost.s.key[e2] != lost.s.key[e1] || lost.w.block_of(e2) != lost.w.block_of(e1)) ++e2;
     lost.h.old[e2] = lost.h.old[e1];
-    EXPECT_FALSE(check(lost).ok) << impl;
+    EXPECT_FALSE(check(lost).ok()) << impl;
   }
 }
 
@@ -217,13 +215,13 @@ TEST(Algorithms, BadInputGetsAOneLineError) {
   spec.k = 1u << 20;  // 4 MiB of privatised bins
   auto w = expand(spec, err);
   ASSERT_TRUE(w);
-  EXPECT_FALSE(algo_setup(*w, err));
+  EXPECT_FALSE(setup_trial(*w, err));
   EXPECT_NE(err.find("shared memory"), std::string::npos) << err;
   // A warp-intrinsic form on the cpu backend.
   spec.impl = "sum.warp_down@native.add.i32";
   const auto t = run_trial(spec, BackendKind::Cpu, RunOptions{});
   EXPECT_EQ(t.verdict, Verdict::Error);
-  EXPECT_NE(t.why.find("cuda backend"), std::string::npos) << t.why;
+  EXPECT_NE(t.why().find("cuda backend"), std::string::npos) << t.why();
 }
 
 // Generated specs over every correct cpu-capable algorithm pass on the cpu

@@ -3,7 +3,6 @@
 
 #include <cstdio>
 
-#include "harness/check/families/family.hpp"
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/registry/bits.hpp"
 #include "test_support.hpp"
@@ -25,7 +24,7 @@ One run_one(const char* impl_name, uint64_t init, uint64_t a, uint64_t b = 0, Sp
   History h;
   std::string err;
   RunOptions opt;
-  EXPECT_TRUE(cuda_runner(impl->index)(w, opt, h, err)) << err;
+  EXPECT_TRUE(run_workload(w, BackendKind::Cuda, opt, h, err)) << err;
   return {h.old.at(0), h.final_mem.at(0)};
 }
 
@@ -98,8 +97,8 @@ TEST_P(CpuCudaAgree, SingleThreadHistoriesAreBitwiseEqual) {
       opt.cpu_threads = 1;
       opt.yield_permille = 0;
       History hc, hg;
-      ASSERT_TRUE(cpu_runner(impl.index)(*w, opt, hc, err)) << err;
-      ASSERT_TRUE(cuda_runner(impl.index)(*w, opt, hg, err)) << err;
+      ASSERT_TRUE(run_workload(*w, BackendKind::Cpu, opt, hc, err)) << err;
+      ASSERT_TRUE(run_workload(*w, BackendKind::Cuda, opt, hg, err)) << err;
       // Equal up to the spec's state equality (bitwise unless it says all
       // NaNs are one state).
       for (size_t o = 0; o < hc.old.size(); ++o)
@@ -152,7 +151,7 @@ TEST(Geometry, OddShapesPassForEveryCorrectImplementation) {
           std::string err;
           if (!expand(s, err)) continue;  // e.g. block scope across blocks
           const auto t = run_trial(s, BackendKind::Cuda, opt);
-          ASSERT_EQ(t.verdict, Verdict::Pass) << describe(s) << ": " << t.why;
+          ASSERT_EQ(t.verdict, Verdict::Pass) << describe(s) << ": " << t.why();
         }
       }
     }
@@ -174,7 +173,7 @@ TEST(Bounds, NanSpinningLoopIsReportedAsAHang) {
   RunOptions opt;
   opt.watchdog_ms = 500;
   const auto t = run_trial(s, BackendKind::Cuda, opt);
-  EXPECT_EQ(t.verdict, Verdict::Hang) << t.why;
+  EXPECT_EQ(t.verdict, Verdict::Hang) << t.why();
   // The device still works.
   EXPECT_EQ(run_one("native.add.i32", 1, 2).fin, 3u);
 }
@@ -205,7 +204,7 @@ TEST(Algorithms, EveryCorrectFormPassesOddGeometries) {
   for (const ImplInfo* impl : match_impls("algorithms")) {
     for (const G& g : shapes) {
       for (Pattern p : {Pattern::Single, Pattern::Uniform, Pattern::PerBlock, Pattern::Zipf}) {
-        if (!algo_pattern_ok(impl->algo->family, p)) continue;
+        if (!impl->limits.pattern_ok(p)) continue;
         TrialSpec s;
         s.impl = impl->name;
         s.grid = g.grid;
@@ -218,7 +217,7 @@ TEST(Algorithms, EveryCorrectFormPassesOddGeometries) {
         s.special_permille = 50;
         s.seed = g.grid * 7919 + g.block + uint64_t(p);
         const auto t = run_trial(s, BackendKind::Cuda, opt);
-        ASSERT_EQ(t.verdict, Verdict::Pass) << describe(s) << ": " << t.why;
+        ASSERT_EQ(t.verdict, Verdict::Pass) << describe(s) << ": " << t.why();
         ++ran;
       }
     }
@@ -237,7 +236,7 @@ TEST(Algorithms, WarpAggregationFromTheWrongLaneIsCaught) {
   s.zipf_s = 1;  // a quarter kept
   s.seed = 11;
   const auto t = run_trial(s, BackendKind::Cuda, RunOptions{});
-  EXPECT_EQ(t.verdict, Verdict::Fail) << t.why;
+  EXPECT_EQ(t.verdict, Verdict::Fail) << t.why();
 }
 
 int main(int argc, char** argv) {

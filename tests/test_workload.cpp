@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "harness/trial/spec.hpp"
+#include "harness/trial/token.hpp"
 #include "harness/registry/bits.hpp"
 #include "harness/workload/workload.hpp"
 

@@ -2,40 +2,27 @@
 // returned old value, sums in four forms, histograms, argmax/argmin through a
 // packed 64-bit key, spin locks, warp-aggregated atomics.
 //
-// Each algorithm is a template over the catalogue atomic it uses, and says
-// which atomics fit (`fits<A>()`), so a new catalogue entry of the right
-// type (a user's own CAS-emulated add, say) gets every algorithm it fits.
+// Each algorithm (a "form") is a template over the catalogue atomic it uses,
+// and says which atomics fit (`fits<A>()`, by the atomic's operation and
+// type), so a new catalogue entry of the right kind (a user's own
+// CAS-emulated add, say) gets every form it fits.  Each form names its
+// family, whose oracle (harness/check/families/) checks it.
 //
 // The code of a block is written once, for the device and the host, against
-// an execution context:
-//   c.each(f)  runs f(t) for every thread t of the block (on the device, the
-//              calling thread's own t; on the host, t = 0..block-1 in turn),
-//   c.sync()   __syncthreads() (on the host: nothing, each() already ran
-//              every thread to the same point),
-//   c.smem     the block's shared memory,
-// so the CPU backend runs the same source, blocks concurrently on host
-// threads.  Forms that use warp intrinsics are device-only (`gpu_only`).
+// an execution context (harness/prim/exec.cuh), so the CPU backend runs the
+// same source, blocks concurrently on host threads.  Forms that use warp
+// intrinsics are device-only (`gpu_only`).
 #pragma once
 
 #include <cstdint>
-#include <string_view>
 #include <type_traits>
 
+#include "atomics_under_test/algorithms/program.cuh"
 #include "atomics_under_test/spec.cuh"
 
 namespace atomstress::algo {
 
 // ------------------------------------------------------------ fitting rules
-// Catalogue names are "family.op.type" (buggy ones "buggy.what.op.type").
-constexpr std::string_view name_part(std::string_view name, int from_end) {
-  size_t end = name.size();
-  for (int i = 0; i < from_end; ++i) end = name.rfind('.', end - 1);
-  const size_t start = name.rfind('.', end - 1);
-  return name.substr(start + 1, end - start - 1);
-}
-template <class A>
-constexpr std::string_view op_of() { return name_part(A::name, 1); }
-
 // A correct, device-scope atomic of one of the given operations.
 template <class A>
 constexpr bool plain_device_atomic() {
@@ -46,55 +33,12 @@ constexpr bool is_int_counter() {
   return std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, unsigned long long>;
 }
 
-// What the kernels get, on either backend.  Element e = k * threads + t is
-// the k-th element of global thread t (the layout of the single-atomic
-// trials).  Per-element records: the value the algorithm's atomic returned
-// (where an element issued one), its retries and whether it gave up.
-struct Args {
-  uint64_t threads = 0;
-  uint32_t per_thread = 0, block = 0, grid = 0;
-  const uint32_t* key = nullptr;  // per element: accumulator, bin, lock, or keep flag
-  const uint64_t* x = nullptr;    // per element: value bits
-  void* mem = nullptr;            // the algorithm's memory words
-  uint32_t* out = nullptr;        // append: output slots
-  uint64_t* old = nullptr;        // may be null (benchmarks): nothing recorded
-  uint32_t* retries = nullptr;
-  uint8_t* gave = nullptr;
-  prim::RetryShared* rs = nullptr;
-  uint32_t budget = 1u << 20;
-  uint64_t deadline_ns = 0;
-  uint32_t param = 0;             // per family: accumulators, bins or locks per block
-};
+enum class SumForm : uint8_t { Element, Thread, Block, WarpDown, WarpXor };
 
-AS_HD AS_FI prim::Retry make_retry(const Args& g) {
-  prim::Retry r;
-  r.budget = g.budget;
-  r.shared = g.rs;
-  r.deadline_ns = g.deadline_ns;
-  return r;
-}
-// What element e's loop did: retries and whether it gave up (for the runner's
-// hang check) and, with record(), the value its atomic returned.
-AS_HD AS_FI void record_retries(const Args& g, uint64_t e, const prim::Retry& r) {
-  if (g.old == nullptr) return;
-  g.retries[e] = r.count;
-  g.gave[e] = static_cast<uint8_t>(r.gave_up | (r.block_scope ? 0x80u : 0u));
-}
-AS_HD AS_FI void record(const Args& g, uint64_t e, uint64_t old_bits, const prim::Retry& r) {
-  if (g.old == nullptr) return;
-  g.old[e] = old_bits;
-  record_retries(g, e, r);
-}
 template <class T>
-AS_HD AS_FI uint64_t bits_of(T v) {
-  if constexpr (sizeof(T) == 4) return prim::bit_cast<uint32_t>(v);
-  else return prim::bit_cast<uint64_t>(v);
-}
+AS_HD AS_FI uint64_t bits_of(T v) { return prim::to_bits(v); }
 template <class T>
-AS_HD AS_FI T value_of(uint64_t b) {
-  if constexpr (sizeof(T) == 4) return prim::bit_cast<T>(static_cast<uint32_t>(b));
-  else return prim::bit_cast<T>(b);
-}
+AS_HD AS_FI T value_of(uint64_t b) { return prim::from_bits<T>(b); }
 
 // The arithmetic of partial sums, identical on device and host: integers
 // wrap, floats round to nearest with the device's NaN results (float NaNs
@@ -105,26 +49,6 @@ AS_HD AS_FI T plus(T a, T b) {
   else if constexpr (std::is_same_v<T, double>) return prim::dadd(a, b);
   else return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
 }
-
-#if defined(__CUDACC__)
-struct DeviceCtx {
-  unsigned char* smem;
-  __device__ uint32_t bid() const { return blockIdx.x; }
-  template <class F>
-  __device__ AS_FI void each(F&& f) { f(threadIdx.x); }
-  __device__ AS_FI void sync() { __syncthreads(); }
-};
-#endif
-struct HostCtx {
-  uint32_t b = 0, block = 0;
-  unsigned char* smem = nullptr;
-  uint32_t bid() const { return b; }
-  template <class F>
-  void each(F&& f) {
-    for (uint32_t t = 0; t < block; ++t) f(t);
-  }
-  void sync() {}
-};
 
 // f(e) for every element of every thread of the block, each thread's
 // elements in its program order.
@@ -152,11 +76,11 @@ template <class A, bool WriteFirst = false>
 struct Append {
   using Atomic = A;
   using M = typename A::T;
-  static constexpr Family family = Family::Append;
+  static constexpr const char* family = "append";
   static constexpr const char* form = "append";
   static constexpr bool gpu_only = false;
   static constexpr bool warp_agg = false;
-  static constexpr bool fits() { return op_of<A>() == "add" && is_int_counter<typename A::T>() && plain_device_atomic<A>(); }
+  static constexpr bool fits() { return A::op == Op::Add && is_int_counter<typename A::T>() && plain_device_atomic<A>(); }
   template <class Ctx>
   AS_HD static void run(Ctx& c, const Args& g) {
     M* count = static_cast<M*>(g.mem);
@@ -183,40 +107,35 @@ template <class A, bool FromLane0 = false>
 struct AppendWarpAgg {
   using Atomic = A;
   using M = typename A::T;
-  static constexpr Family family = Family::Append;
+  static constexpr const char* family = "append";
   static constexpr const char* form = "append.warp_agg";
   static constexpr bool gpu_only = true;
   static constexpr bool warp_agg = true;
   static constexpr bool fits() { return Append<A>::fits(); }
   template <class Ctx>
   AS_HD static void run(Ctx& c, const Args& g) {
-#if defined(__CUDA_ARCH__)
     c.each([&](uint32_t t) {
-      const uint32_t lane = t & 31u, warp_base = t & ~31u;
-      const uint32_t width = min(32u, g.block - warp_base);
-      const uint32_t lanes = width == 32 ? 0xffffffffu : (1u << width) - 1u;
+      const uint32_t lane = t & 31u;
+      const uint32_t lanes = prim::warp::lane_mask(t, g.block);
       const uint64_t gt = uint64_t(c.bid()) * g.block + t;
       M* count = static_cast<M*>(g.mem);
       for (uint32_t k = 0; k < g.per_thread; ++k) {
         const uint64_t e = uint64_t(k) * g.threads + gt;
         const bool keep = g.key[e] != 0;
-        const uint32_t votes = __ballot_sync(lanes, keep);
+        const uint32_t votes = prim::warp::ballot(lanes, keep);
         if (votes == 0) continue;
-        const uint32_t leader = __ffs(votes) - 1;
+        const uint32_t leader = prim::warp::ffs(votes) - 1;
         M base = 0;
         if (lane == leader) {
           prim::Retry r = make_retry(g);
-          base = A{}(count, M(__popc(votes)), M(0), r);
+          base = A{}(count, M(prim::warp::popc(votes)), M(0), r);
           record(g, e, bits_of(base), r);
         }
-        base = __shfl_sync(lanes, base, FromLane0 ? 0u : leader);  // the bug: lane 0 need not lead
-        if (keep) g.out[static_cast<uint64_t>(base) + __popc(votes & ((1u << lane) - 1u))] = static_cast<uint32_t>(e);
+        base = prim::warp::shfl(lanes, base, FromLane0 ? 0u : leader);  // the bug: lane 0 need not lead
+        if (keep)
+          g.out[static_cast<uint64_t>(base) + prim::warp::popc(votes & ((1u << lane) - 1u))] = static_cast<uint32_t>(e);
       }
     });
-#else
-    (void)c;
-    (void)g;
-#endif
   }
 };
 
@@ -232,7 +151,7 @@ template <class A, SumForm F, bool SyncSteps = true>
 struct Sum {
   using Atomic = A;
   using M = typename A::T;
-  static constexpr Family family = Family::Sum;
+  static constexpr const char* family = "sum";
   static constexpr SumForm sum_form = F;
   static constexpr const char* form = F == SumForm::Element    ? "sum.element"
                                       : F == SumForm::Thread   ? "sum.thread"
@@ -240,7 +159,7 @@ struct Sum {
                                       : F == SumForm::WarpDown ? "sum.warp_down"
                                                                : "sum.warp_xor";
   static constexpr bool gpu_only = F == SumForm::WarpDown || F == SumForm::WarpXor;
-  static constexpr bool fits() { return op_of<A>() == "add" && is_sum_type<typename A::T>() && plain_device_atomic<A>(); }
+  static constexpr bool fits() { return A::op == Op::Add && is_sum_type<typename A::T>() && plain_device_atomic<A>(); }
 
   template <class Ctx>
   AS_HD static void run(Ctx& c, const Args& g) {
@@ -276,19 +195,18 @@ struct Sum {
         }
       });
     } else {
-#if defined(__CUDA_ARCH__)
       c.each([&](uint32_t t) {
         const uint32_t lane = t & 31u, warp_base = t & ~31u;
-        const uint32_t width = min(32u, g.block - warp_base);
-        const uint32_t lanes = width == 32 ? 0xffffffffu : (1u << width) - 1u;
+        const uint32_t width = g.block - warp_base < 32u ? g.block - warp_base : 32u;
+        const uint32_t lanes = prim::warp::lane_mask(t, g.block);
         const uint64_t gt = uint64_t(c.bid()) * g.block + t;
         M v = thread_partial<M>(g, gt);
         for (uint32_t off = 16; off > 0; off >>= 1) {
           if constexpr (F == SumForm::WarpDown) {
-            const M o = __shfl_down_sync(lanes, v, off);
+            const M o = prim::warp::shfl_down(lanes, v, off);
             if (lane + off < width) v = plus(v, o);
           } else {
-            const M o = __shfl_xor_sync(lanes, v, off);
+            const M o = prim::warp::shfl_xor(lanes, v, off);
             if ((lane ^ off) < width) v = plus(v, o);
           }
         }
@@ -297,9 +215,6 @@ struct Sum {
           record(g, gt, bits_of(A{}(acc, v, M(0), r)), r);
         }
       });
-#else
-      (void)acc;
-#endif
     }
   }
 };
@@ -313,17 +228,17 @@ template <class A, bool Shared, bool SyncMerge = true>
 struct Histogram {
   using Atomic = A;
   using M = typename A::T;
-  static constexpr Family family = Family::Histogram;
+  static constexpr const char* family = "histogram";
   static constexpr const char* form = Shared ? "hist.shared" : "hist.global";
   static constexpr bool gpu_only = false;
   static constexpr bool shared = Shared;
   static constexpr bool fits() {
     if (!plain_device_atomic<A>()) return false;
-    if (op_of<A>() == "add") return is_int_counter<typename A::T>() && (!Shared || A::sem.shared_ok);
-    return !Shared && op_of<A>() == "inc";
+    if (A::op == Op::Add) return is_int_counter<typename A::T>() && (!Shared || A::sem.shared_ok);
+    return !Shared && A::op == Op::Inc;
   }
   AS_HD static constexpr M one() {
-    if constexpr (op_of<A>() == "inc") return M(0xffffffffu);
+    if constexpr (A::op == Op::Inc) return M(0xffffffffu);
     else return M(1);
   }
   template <class Ctx>
@@ -375,14 +290,14 @@ template <class A, bool IsMax, bool Cas, bool TieLast = false>
 struct ArgBest {
   using Atomic = A;
   using M = unsigned long long;
-  static constexpr Family family = Family::ArgMax;
+  static constexpr const char* family = "argbest";
   static constexpr const char* form =
       Cas ? (IsMax ? "argmax.cas" : "argmin.cas") : (IsMax ? "argmax.max" : "argmin.min");
   static constexpr bool gpu_only = false;
   static constexpr bool is_max = IsMax, is_cas = Cas;
   static constexpr bool fits() {
     if (!plain_device_atomic<A>() || !std::is_same_v<typename A::T, unsigned long long>) return false;
-    return Cas ? op_of<A>() == "cas" : op_of<A>() == (IsMax ? "max" : "min");
+    return Cas ? A::op == Op::Cas : A::op == (IsMax ? Op::Max : Op::Min);
   }
   // Whether (v, i) beats the word `cur` under the cas form's policy.
   AS_HD AS_FI static bool beats(float v, uint32_t i, M cur) {
@@ -433,13 +348,13 @@ template <class A, bool BlockScope, bool Fenced = true>
 struct Lock {
   using Atomic = A;
   using M = uint32_t;
-  static constexpr Family family = Family::Lock;
+  static constexpr const char* family = "lock";
   static constexpr const char* form = BlockScope ? "lock.block" : "lock.device";
   static constexpr bool gpu_only = false;
   static constexpr bool block_scope = BlockScope;
   static constexpr bool fits() {
     return plain_device_atomic<A>() && std::is_same_v<typename A::T, uint32_t> &&
-           (op_of<A>() == "cas" || op_of<A>() == "exch");
+           (A::op == Op::Cas || A::op == Op::Exch);
   }
   AS_HD AS_FI static void fence() {
     if constexpr (BlockScope) prim::fence_block();

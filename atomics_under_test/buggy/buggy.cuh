@@ -11,6 +11,7 @@ namespace atomstress::buggy {
 #define AS_BUGGY_HEAD(Struct, Name, Claims, Bug)                   \
   using T = Claims::T;                                             \
   static constexpr const char* name = Name;                        \
+  static constexpr Op op = Claims::op;                             \
   static constexpr Domain domain = Claims::domain;                 \
   static constexpr Semantics sem = Claims::sem;                    \
   static constexpr const char* bug = Bug;                          \

@@ -1,16 +1,12 @@
 // Deliberately broken algorithms: the mistakes people make with atomics in
-// real code.  Each is a correct algorithm with one thing wrong, bound to one
-// atomic, and says in `bug` what is wrong.
+// real code.  Each is a correct algorithm with one thing wrong, and says in
+// `bug` what is wrong.  Each is registered with one atomic
+// (harness/catalogue/buggy.cu), not paired automatically.
 #pragma once
-
-#include <string_view>
 
 #include "atomics_under_test/algorithms/forms.cuh"
 
 namespace atomstress::buggy {
-
-template <class A>
-constexpr bool is_atomic(std::string_view name) { return std::string_view(A::name) == name; }
 
 // Reads the counter, writes its slot, then reserves: two threads that read
 // the same count write the same slot, and a slot is left empty.
@@ -19,7 +15,6 @@ struct AppendWriteFirst : algo::Append<A, true> {
   static constexpr const char* form = "buggy.append.write_first";
   static constexpr const char* bug = "writes out[count] before reserving the slot with the atomic: "
                                      "concurrent appends overwrite one slot and leave holes";
-  static constexpr bool fits() { return is_atomic<A>("native.add.u32"); }
 };
 
 // A warp-aggregated append that broadcasts the base from lane 0, which is
@@ -30,17 +25,15 @@ struct AppendWarpAggLane0 : algo::AppendWarpAgg<A, true> {
   static constexpr const char* bug = "shuffles the reserved base from lane 0 instead of from the leader "
                                      "(the lowest voting lane): wrong slots whenever lane 0 does not vote";
   static constexpr bool needs_gpu = true;
-  static constexpr bool fits() { return is_atomic<A>("native.add.u32"); }
 };
 
 // The shared-memory tree reduction with no __syncthreads() between steps.
 template <class A>
-struct SumBlockNoSync : algo::Sum<A, SumForm::Block, false> {
+struct SumBlockNoSync : algo::Sum<A, algo::SumForm::Block, false> {
   static constexpr const char* form = "buggy.sum.block_nosync";
   static constexpr const char* bug = "block reduction without __syncthreads() between tree steps: a warp "
                                      "reads partial sums another warp has not written yet";
   static constexpr bool needs_gpu = true;  // the cpu backend runs a block's threads in lockstep
-  static constexpr bool fits() { return is_atomic<A>("native.add.i32"); }
 };
 
 // Privatised histogram that merges shared bins before every thread of the
@@ -51,7 +44,6 @@ struct HistSharedNoSync : algo::Histogram<A, true, false> {
   static constexpr const char* bug = "no __syncthreads() between counting into shared bins and merging them: "
                                      "counts made after a bin was merged are lost";
   static constexpr bool needs_gpu = true;
-  static constexpr bool fits() { return is_atomic<A>("native.add.u32"); }
 };
 
 // Argmax CAS loop whose tie test lets any equal value replace the winner.
@@ -60,7 +52,6 @@ struct ArgMaxTieLast : algo::ArgBest<A, true, true, true> {
   static constexpr const char* form = "buggy.argmax.tie_any";
   static constexpr const char* bug = "the CAS loop replaces the winner on any tie, not only by a lower index: "
                                      "the index of a tied maximum depends on timing";
-  static constexpr bool fits() { return is_atomic<A>("native.cas.u64"); }
 };
 
 // A spin lock with no __threadfence() around the critical section and a
@@ -73,7 +64,6 @@ struct LockUnfenced : algo::Lock<A, false, false> {
   static constexpr const char* bug = "no __threadfence() in acquire or release and a plain store to release: "
                                      "the protected update may be seen out of order (a data race)";
   static constexpr bool rate_only = true;
-  static constexpr bool fits() { return is_atomic<A>("native.cas.u32"); }
 };
 
 }  // namespace atomstress::buggy

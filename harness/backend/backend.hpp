@@ -1,27 +1,30 @@
-// History: what a backend recorded for every operation of a trial, and the
-// backend interface that produces it.
+// The backend interface: what a backend records for every operation of a
+// trial (History), the options it runs under, and the device queries.  Each
+// registry entry carries one runner per backend (registry.hpp RunFn),
+// instantiated from the two templates in cpu/run_program.hpp and
+// cuda/run_program.cuh.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "atomics_under_test/algorithms/program.cuh"
+#include "harness/workload/setup.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace atomstress {
 
 enum class GaveUp : uint8_t { No = 0, Budget = 1, Watchdog = 2, Aborted = 3 };
-// Set in History::gave_up when the op used a block-scope atomic.
-inline constexpr uint8_t kBlockScopeBit = 0x80;
 
 struct History {
-  std::vector<uint64_t> old;      // per op: the value the atomic returned
-  std::vector<uint32_t> retries;  // per op: CAS retries (0 for native atomics)
-  std::vector<uint32_t> cycles;   // per op: clock cycles spent in the call (cuda only; else empty)
-  std::vector<uint8_t> gave_up;   // per op: GaveUp, | kBlockScopeBit for a block-scope atomic
-  std::vector<uint64_t> final_mem;  // per element, after the trial
+  std::vector<uint64_t> old;        // per op: the value the atomic returned
+  std::vector<uint32_t> retries;    // per op: CAS retries (0 for native atomics)
+  std::vector<uint32_t> cycles;     // per op: clock cycles spent in the call (cuda, single atomics; else empty)
+  std::vector<uint8_t> gave_up;     // per op: GaveUp, | kBlockScopeBit for a block-scope atomic
+  std::vector<uint64_t> final_mem;  // per memory word, after the trial
   std::vector<uint32_t> out;        // algorithms: output slots (append)
-  double kernel_ms = 0;           // time of the launch (or of the host threads)
+  double kernel_ms = 0;             // time of the launch (or of the host threads)
 };
 
 enum class BackendKind : uint8_t { Cuda, Cpu };
@@ -29,23 +32,14 @@ const char* to_string(BackendKind b);
 
 struct RunOptions {
   uint32_t retry_budget = 1u << 20;
-  uint64_t watchdog_ms = 0;        // 0: derived from the op count
-  uint32_t cpu_threads = 4;        // host threads of the CPU backend
-  uint32_t yield_permille = 20;    // CPU backend: chance of a yield at interleaving points
-  uint32_t bench_reps = 0;         // algorithms on cuda: >0 times this many launches, records nothing
+  uint64_t watchdog_ms = 0;      // 0: derived from the op count
+  uint32_t cpu_threads = 4;      // host threads of the CPU backend
+  uint32_t yield_permille = 20;  // CPU backend: chance of a yield at interleaving points
+  uint32_t bench_reps = 0;       // cuda: >0 times this many launches, records nothing
 };
 
 // Watchdog deadline for a trial when none is given: 1 s plus 20 us per op.
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);
-
-// A backend's entry point for one catalogue implementation.  Returns false
-// with a one-line `error` for a trial the backend cannot run (a device error,
-// a geometry the device cannot launch).
-using RunFn = bool (*)(const Workload& w, const RunOptions& o, History& h, std::string& error);
-
-// Implemented by backend_cpu.cpp and backend_cuda.cu, indexed like catalogue().
-RunFn cpu_runner(size_t impl_index);
-RunFn cuda_runner(size_t impl_index);
 
 // Whether a CUDA device is present and usable; `why` says why not.
 bool cuda_available(std::string& why);

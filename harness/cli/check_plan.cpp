@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <sstream>
 
-#include "harness/check/families/family.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace po = boost::program_options;
@@ -125,7 +124,7 @@ bool make_plan(const CheckOptions& o, const po::variables_map& vm, CheckPlan& pl
 std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl, Pattern p, Space s, uint32_t t) {
   const auto& o = plan.opt;
   const bool shared = s == Space::Shared;
-  if (impl.algo && !algo_pattern_ok(impl.algo->family, p)) return std::nullopt;
+  if (!impl.limits.pattern_ok(p)) return std::nullopt;
   if (shared && !impl.sem.shared_ok) return std::nullopt;
   if (!shared && !impl.sem.global_ok) return std::nullopt;
   if (impl.sem.scope == Scope::Block && !shared && o.grid > 1 && p != Pattern::PerWarp && p != Pattern::PerBlock)
@@ -160,8 +159,8 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
   // critical sections per trial (a whole grid spinning on one lock is a
   // throughput test, not a correctness one).
   if (impl.algo && ((impl.algo->shared_bins && o.k == 0) ||
-                    (impl.algo->family == Family::Lock && plan.auto_geometry)))
-    algo_normalise(impl, spec);
+                    (impl.limits.max_ops != 0 && plan.auto_geometry)))
+    apply_caps(spec, impl.limits);
   return spec;
 }
 
@@ -186,7 +185,7 @@ ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::fun
             probe.k = 1;
             std::string why;
             expand(probe, why);
-            sum.first_failure.why = why;
+            sum.first_failure.finding.explanation = why;
           }
           break;
         }
@@ -214,7 +213,7 @@ ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::fun
   }
   if (sum.trials == 0) {
     sum.verdict = Verdict::Error;
-    if (sum.first_failure.why.empty()) sum.first_failure.why = std::string(impl.name) + ": no trial applies";
+    if (sum.first_failure.why().empty()) sum.first_failure.finding.explanation = std::string(impl.name) + ": no trial applies";
   }
   return sum;
 }
@@ -230,7 +229,7 @@ void print_summary(const CheckPlan& plan, const ImplSummary& s) {
               s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "");
   if (!pass) {
     const auto& f = s.first_failure;
-    std::printf("      %s\n      spec: %s\n      repro: atomstress repro %s --backend %s\n", f.why.c_str(),
+    std::printf("      %s\n      spec: %s\n      repro: atomstress repro %s --backend %s\n", f.why().c_str(),
                 describe(f.spec).c_str(), encode_token(f.spec).c_str(), to_string(plan.backend));
   }
   if (plan.opt.profile && !s.most_contended.hotspots.empty()) {

@@ -86,10 +86,10 @@ int cmd_check(const std::vector<std::string>& args) {
     });
     if (sum.verdict == Verdict::Error && sum.trials == 0 && plan.impls.size() > 1) {
       if (!co.quiet) std::printf("SKIP  %-32s %-4s  no trial applies: %s\n", impl->name, to_string(plan.backend),
-                                 sum.first_failure.why.c_str());
+                                 sum.first_failure.why().c_str());
       continue;
     }
-    if (sum.verdict == Verdict::Error) return usage_error(sum.first_failure.why);
+    if (sum.verdict == Verdict::Error) return usage_error(sum.first_failure.why());
     print_summary(plan, sum);
     if (sum.verdict != Verdict::Pass) status = 1;
   }
@@ -125,10 +125,10 @@ int cmd_repro(const std::vector<std::string>& args) {
   std::string first_why;
   for (uint32_t r = 0; r < runs; ++r) {
     const TrialOutcome t = run_trial(*spec, backend, opt);
-    if (t.verdict == Verdict::Error) return usage_error(t.why);
+    if (t.verdict == Verdict::Error) return usage_error(t.why());
     if (t.verdict != Verdict::Pass) {
       if (failures == 0) {
-        first_why = std::string(to_string(t.verdict)) + ": " + t.why;
+        first_why = std::string(to_string(t.verdict)) + ": " + t.why();
         std::printf("run %u: %s\n", r + 1, first_why.c_str());
       }
       ++failures;

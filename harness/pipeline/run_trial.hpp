@@ -1,14 +1,17 @@
-// The runner: one trial from spec to verdict (expand, run, check), plus the
-// contention profile of what it ran.
+// One trial, from spec to verdict, for single atomics and algorithms alike:
+// expand the spec, let the entry's family derive its arrays, run them on a
+// backend, apply the hang rule, ask the family's oracle.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "harness/check/checker.hpp"
 #include "harness/backend/backend.hpp"
+#include "harness/check/finding.hpp"
 #include "harness/trial/spec.hpp"
+#include "harness/trial/token.hpp"
 
 namespace atomstress {
 
@@ -22,23 +25,33 @@ struct Hotspot {
   uint64_t cycles = 0;  // summed over the address's ops (cuda only)
 };
 
-struct TrialOutcome {
+struct Outcome {
   TrialSpec spec;
   BackendKind backend = BackendKind::Cpu;
   Verdict verdict = Verdict::Pass;
-  std::string why;     // one or two sentences unless Pass
-  int64_t bad_op = -1;
+  Finding finding;  // what the oracle (or the hang rule, or the input check) found; kind None on a pass
   uint64_t ops = 0;
   double run_ms = 0, check_ms = 0;
   uint64_t total_retries = 0;
   uint32_t max_retries = 0;
   std::vector<Hotspot> hotspots;  // the busiest addresses, most cycles (or retries) first
+
+  const std::string& why() const { return finding.explanation; }
 };
+using TrialOutcome = Outcome;
 
 // Runs one trial.  Bad input (unknown implementation, impossible geometry,
-// an op the backend cannot run) gives Verdict::Error with a one-line `why`.
-TrialOutcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt,
-                       size_t hotspots = 0);
+// an entry the backend cannot run) gives Verdict::Error with a one-line why.
+Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
+
+// The stages one at a time (tests, benchmarks, differential properties):
+// the family's arrays, a backend's run, the family's oracle.
+std::optional<Setup> setup_trial(const Workload& w, std::string& error);
+// False with a one-line `error` when the backend cannot run the entry or fails.
+bool run_workload(const Workload& w, const Setup& s, BackendKind backend, const RunOptions& opt, History& h,
+                  std::string& error);
+bool run_workload(const Workload& w, BackendKind backend, const RunOptions& opt, History& h, std::string& error);
+Finding check_trial(const Workload& w, const Setup& s, const History& h);
 
 // Picks the backend for "auto": cuda when a device is usable, else cpu.
 BackendKind resolve_backend(const std::string& name, std::string& note, std::string& error);

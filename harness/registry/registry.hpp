@@ -1,5 +1,9 @@
-// The type-erased catalogue: every implementation's name, spec and oracle,
-// with values carried as zero-extended bit patterns in uint64_t.
+// The runtime registry: every implementation under test (single atomics and
+// the algorithms built on them) with its name, spec, oracle and runners,
+// values carried as zero-extended bit patterns in uint64_t.  Entries
+// register themselves from the translation unit that instantiates their
+// kernels (harness/catalogue/ for the built-in catalogue; any user unit
+// through the same macros), so nothing keeps a list of them.
 #pragma once
 
 #include <cstdint>
@@ -8,45 +12,57 @@
 #include <vector>
 
 #include "atomics_under_test/spec.cuh"
+#include "harness/registry/family.hpp"
+#include "harness/registry/value_kind.hpp"
+#include "harness/trial/validate.hpp"
 
 namespace atomstress {
 
-enum class VK : uint8_t { I32, U32, I64, U64, F32, F64, U16 };
-unsigned vk_bytes(VK k);
-const char* vk_name(VK k);
-bool vk_is_float(VK k);
+struct Workload;
+struct Setup;
+struct History;
+struct RunOptions;
 
 using PhiFn = uint64_t (*)(uint64_t old, uint64_t a, uint64_t b);
-struct ImplInfo;
+// A backend's entry point for one entry.  Returns false with a one-line
+// `error` for a trial the backend cannot run (a device error, a geometry the
+// device cannot launch).
+using RunFn = bool (*)(const Workload& w, const Setup& s, const RunOptions& o, History& h, std::string& error);
 
-// An algorithm built on a catalogue atomic (atomics_under_test/algorithms.cuh).
+struct Entry;
+
+// What an algorithm's form says of itself (atomics_under_test/algorithms/),
+// read by its family's oracle.
 struct AlgoInfo {
-  Family family;
-  SumForm sum_form = SumForm::Element;  // Sum
-  const char* form;                     // "sum.block", "buggy.lock.unfenced", ...
+  const char* form = "";                // "sum.block", "buggy.lock.unfenced", ...
+  uint8_t sum_form = 0;                 // Sum: algo::SumForm
   bool warp_agg = false;                // Append: the hand-aggregated form
   bool shared_bins = false;             // Histogram: privatised shared-memory bins
   bool is_max = false, is_cas = false;  // ArgMax
   bool block_scope = false;             // Lock: per-block locks, block fences
-  size_t atomic_index = 0;              // the atomic it uses, in catalogue()
   VK mem_kind = VK::U32;                // the words of its memory
-  size_t algo_index = 0;                // in the backends' algorithm tables
-  const ImplInfo& atomic() const;
+  const Entry* atomic_entry = nullptr;  // the atomic it uses
+  const Entry& atomic() const { return *atomic_entry; }
 };
 
-struct ImplInfo {
-  const char* name;
-  VK kind;
-  Domain domain;
-  Semantics sem;
-  const char* bug;  // nullptr for a correct implementation
-  PhiFn phi;        // sequential semantics on bit patterns
-  PhiFn phi_shared; // the same in shared memory (differs for native float add)
-  size_t index;     // position in ATOMSTRESS_CATALOGUE
-  bool needs_gpu = false;  // a bug only a GPU can show (the cpu backend cannot catch it)
-  const AlgoInfo* algo = nullptr;  // an algorithm, not a single atomic
-  bool gpu_only = false;   // uses warp intrinsics: the cpu backend cannot run it
-  bool rate_only = false;  // a bug the hardware may never show: its failure rate is reported
+struct Entry {
+  const char* name = "";
+  VK kind = VK::U32;
+  Domain domain = Domain::Int;
+  Op op = Op::Add;
+  Semantics sem{};
+  const char* bug = nullptr;    // nullptr for a correct implementation
+  PhiFn phi = nullptr;          // sequential semantics on bit patterns
+  PhiFn phi_shared = nullptr;   // the same in shared memory (differs for native float add)
+  size_t index = 0;             // position in catalogue() (never used for seeds)
+  bool needs_gpu = false;       // a bug only a GPU can show (the cpu backend cannot catch it)
+  bool gpu_only = false;        // uses warp intrinsics: the cpu backend cannot run it
+  bool rate_only = false;       // a bug the hardware may never show: its failure rate is reported
+  const AlgoInfo* algo = nullptr;    // an algorithm, not a single atomic
+  const Family* family = nullptr;    // its oracle and trial rules
+  RunFn run_cpu = nullptr;           // null: the cpu backend cannot run it
+  RunFn run_cuda = nullptr;
+  Constraints limits{};              // what a trial of it may be
 
   bool buggy() const { return bug != nullptr; }
   PhiFn phi_in(bool shared) const { return shared ? phi_shared : phi; }
@@ -54,15 +70,38 @@ struct ImplInfo {
   uint64_t canon(uint64_t bits) const { return sem.nan_states_equal ? canon_nan(bits) : bits; }
   uint64_t canon_nan(uint64_t bits) const;
 };
+using ImplInfo = Entry;  // the name the engine used before the registry
 
-const std::vector<ImplInfo>& catalogue();
-const ImplInfo* find_impl(std::string_view name);
+// ------------------------------------------------------------ registration
+// What a registering unit hands over; the registry fills in index, limits
+// and the algorithm's atomic, and orders entries by `order` (then name).
+struct EntryDraft {
+  Entry entry;
+  std::string name;          // storage for entry.name
+  std::string family;        // "atomic", "sum", ...
+  AlgoInfo algo;             // for an algorithm
+  std::string atomic_name;   // for an algorithm: the atomic it is built on
+  bool is_algorithm = false;
+  uint64_t order = 0;        // listing order: groups of the catalogue, then registration order
+  uint64_t max_region_bytes = 0, max_ops = 0;  // the form's generation caps
+};
+void register_entry(EntryDraft draft);
+
+// Ordering keys: single atomics first, by group then position in their
+// unit; then algorithms by form, then by their atomic's order.
+inline constexpr uint64_t kGroupNative = 1, kGroupEmulated = 2, kGroupBuggy = 3, kGroupUser = 8;
+constexpr uint64_t atomic_order(uint64_t group, uint64_t seq) { return (group << 20) | seq; }
+constexpr uint64_t algorithm_order(uint64_t form_rank, uint64_t atomic_order) {
+  return (uint64_t(1) << 62) | (form_rank << 40) | atomic_order;
+}
+
+// ------------------------------------------------------------------ lookup
+const std::vector<Entry>& catalogue();
+const Entry* find_impl(std::string_view name);
 // Name, glob (fnmatch), or "all" (correct ones) / "atomics" (correct single
 // atomics) / "algorithms" (correct algorithms) / "buggy" / "everything".
-std::vector<const ImplInfo*> match_impls(std::string_view pattern);
+std::vector<const Entry*> match_impls(std::string_view pattern);
 
-// "1.5 (0x3fc00000)", "-7", "NaN (0x7fffffff)".
-std::string format_value(VK k, uint64_t bits);
-std::string describe_spec(const ImplInfo& i);
+std::string describe_spec(const Entry& i);
 
 }  // namespace atomstress

@@ -56,10 +56,4 @@ struct TrialSpec {
 // One-line description: "cas.add.f32 grid=2 block=33 ops=4 global zipf k=16 ...".
 std::string describe(const TrialSpec& s);
 
-// Reproduction token: version, every field, and a checksum, so a truncated
-// or altered token is rejected rather than silently run as something else.
-std::string encode_token(const TrialSpec& s);
-// Returns the spec, or sets `error` to a one-line reason.
-std::optional<TrialSpec> decode_token(std::string_view token, std::string& error);
-
 }  // namespace atomstress

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/check/families/family.hpp"
 #include "harness/registry/bits.hpp"
+#include "harness/trial/patterns.hpp"
 
 namespace atomstress {
 
@@ -146,134 +146,32 @@ std::span<const uint64_t> special_values(VK kind, Domain domain) {
 }
 
 std::optional<Workload> expand(const TrialSpec& spec, std::string& error) {
-  const ImplInfo* impl = find_impl(spec.impl);
+  const Entry* impl = find_impl(spec.impl);
   if (!impl) {
     error = "unknown implementation '" + spec.impl + "' (see 'atomstress list')";
     return std::nullopt;
   }
-  if (spec.grid == 0 || spec.block == 0 || spec.ops_per_thread == 0) {
-    error = "impossible geometry: grid, block and ops-per-thread must all be at least 1";
-    return std::nullopt;
-  }
-  if (spec.block > 1024) {
-    error = "impossible geometry: block " + std::to_string(spec.block) + " exceeds 1024 threads";
-    return std::nullopt;
-  }
-  if (spec.grid > 0x7fffffffu) {
-    error = "impossible geometry: grid exceeds 2^31 - 1 blocks";
-    return std::nullopt;
-  }
-  if (spec.ops() > kMaxTrialOps) {
-    error = "impossible geometry: " + std::to_string(spec.ops()) + " operations exceed the limit of 2^28";
-    return std::nullopt;
-  }
-  if (spec.zipf_s < 1 || spec.zipf_s > 4) {
-    error = "zipf exponent must be 0.5, 1, 1.5 or 2";
-    return std::nullopt;
-  }
-  if (impl->algo) {
-    if (spec.space != Space::Global) {
-      error = std::string(impl->name) + ": algorithms run in global memory (the form decides where it uses shared "
-              "memory): use --space global";
-      return std::nullopt;
-    }
-    if (!algo_pattern_ok(impl->algo->family, spec.pattern)) {
-      error = std::string(impl->name) + ": pattern " + to_string(spec.pattern) + " means nothing here (" +
-              (impl->algo->family == Family::Sum ? "sums use single, uniform (k accumulators) or per_block"
-                                                 : "this family uses the single pattern") + ")";
-      return std::nullopt;
-    }
-  }
-  if (spec.space == Space::Shared && !impl->sem.shared_ok) {
-    error = std::string(impl->name) + " does not support shared memory";
-    return std::nullopt;
-  }
-  if (spec.space == Space::Global && !impl->sem.global_ok) {
-    error = std::string(impl->name) + " does not support global memory";
-    return std::nullopt;
-  }
-  const unsigned bytes = vk_bytes(impl->kind);
+  if (!validate(spec, impl->limits, error)) return std::nullopt;
+  const unsigned bytes = impl->limits.value_bytes;
   const bool shared = spec.space == Space::Shared;
-  const uint32_t warps_per_block = (spec.block + 31) / 32;
-  const uint32_t k = std::max<uint32_t>(spec.k, 1);
-  const uint32_t line = 128 / bytes, page = 4096 / bytes;
-
-  uint64_t region = 1;
-  switch (spec.pattern) {
-    case Pattern::Single: region = 1; break;
-    case Pattern::Uniform: case Pattern::Zipf: region = k; break;
-    case Pattern::SameLine:
-      if (k > line) {
-        error = "same_line allows at most " + std::to_string(line) + " addresses of " +
-                std::to_string(bytes) + " bytes in one 128-byte line";
-        return std::nullopt;
-      }
-      region = line;
-      break;
-    case Pattern::PerLine: region = uint64_t(k) * line; break;
-    case Pattern::PerPage: region = uint64_t(k) * page; break;
-    case Pattern::PerWarp: region = shared ? warps_per_block : uint64_t(spec.grid) * warps_per_block; break;
-    case Pattern::PerBlock: region = shared ? 1 : spec.grid; break;
-  }
-  // 16-bit targets of the strided patterns sit in either half of their word.
-  const bool half_offset = bytes == 2 && spec.pattern != Pattern::SameLine && spec.pattern != Pattern::Single &&
-                           spec.pattern != Pattern::Uniform && spec.pattern != Pattern::Zipf;
-  if (half_offset && (spec.pattern == Pattern::PerWarp || spec.pattern == Pattern::PerBlock)) region *= 2;
-  if (bytes == 2) region = (region + 1) & ~uint64_t(1);  // whole 32-bit words
-  const uint64_t regions = shared ? spec.grid : 1;
-  if (shared && region * bytes > kMaxSharedBytes) {
-    error = "impossible geometry: " + std::to_string(region * bytes) +
-            " bytes of shared memory per block exceed the 227 KiB limit";
-    return std::nullopt;
-  }
-  if (region * regions * bytes > kMaxTrialMemBytes) {
-    error = "impossible geometry: trial memory exceeds 1 GiB";
-    return std::nullopt;
-  }
-  // A block-scope atomic is only specified while each address is used by the
-  // threads of one block.
-  if (impl->sem.scope == Scope::Block && !shared && spec.grid > 1 &&
-      spec.pattern != Pattern::PerWarp && spec.pattern != Pattern::PerBlock) {
-    error = std::string(impl->name) +
-            " has block scope: use shared memory or the per_warp / per_block patterns";
-    return std::nullopt;
-  }
+  const uint64_t region = region_words(spec, bytes);
 
   Workload w;
   w.impl = impl;
   w.spec = spec;
   w.region_elems = uint32_t(region);
-  w.regions = uint32_t(regions);
+  w.regions = shared ? spec.grid : 1;
   const uint64_t n = spec.ops(), threads = spec.threads();
   w.addr.resize(n);
   w.a.resize(n);
   w.b.resize(n);
   std::vector<double> cdf;
-  if (spec.pattern == Pattern::Zipf) cdf = zipf_cdf(k, spec.zipf_s);
+  if (spec.pattern == Pattern::Zipf) cdf = zipf_cdf(std::max<uint32_t>(spec.k, 1), spec.zipf_s);
   for (uint64_t o = 0; o < n; ++o) {
     const uint64_t t = o % threads;
     const uint32_t blk = uint32_t(t / spec.block), lane = uint32_t(t % spec.block);
     const uint64_t r = counter_rng(spec.seed, kAddr, o);
-    uint64_t idx = 0;
-    switch (spec.pattern) {
-      case Pattern::Single: idx = 0; break;
-      case Pattern::Uniform: idx = r % k; break;
-      case Pattern::Zipf: {
-        const double u = double(r >> 11) * 0x1p-53;
-        idx = uint64_t(std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
-        if (idx >= k) idx = k - 1;
-        break;
-      }
-      case Pattern::SameLine: idx = r % k; break;
-      case Pattern::PerLine: idx = (r % k) * line; break;
-      case Pattern::PerPage: idx = (r % k) * page; break;
-      case Pattern::PerWarp: idx = (shared ? 0 : uint64_t(blk) * warps_per_block) + lane / 32; break;
-      case Pattern::PerBlock: idx = shared ? 0 : blk; break;
-    }
-    if (half_offset) {
-      if (spec.pattern == Pattern::PerWarp || spec.pattern == Pattern::PerBlock) idx *= 2;
-      idx += (r >> 40) & 1;
-    }
+    const uint64_t idx = pattern_word(spec, bytes, blk, lane, r, cdf.data());
     w.addr[o] = uint32_t((shared ? uint64_t(blk) * region : 0) + idx);
     w.a[o] = draw(w, kA, kSpecialA, o, false);
     w.b[o] = draw(w, kB, kSpecialB, o, false);

@@ -11,6 +11,7 @@
 
 #include "harness/registry/registry.hpp"
 #include "harness/trial/spec.hpp"
+#include "harness/trial/validate.hpp"
 
 namespace atomstress {
 
@@ -34,12 +35,8 @@ struct Workload {
   uint32_t block_of(uint64_t op) const { return uint32_t(thread_of(op) / spec.block); }
 };
 
-// Largest memory a trial may use (elements * bytes), whatever the backend.
-inline constexpr uint64_t kMaxTrialMemBytes = 1ull << 30;
-inline constexpr uint64_t kMaxTrialOps = 1ull << 28;
-inline constexpr uint32_t kMaxSharedBytes = 227u * 1024u;  // the sm_90 opt-in limit
-
-// Validates the spec (the one-line reason goes to `error`) and expands it.
+// Validates the spec against its entry's limits (the one-line reason goes to
+// `error`) and expands it.
 std::optional<Workload> expand(const TrialSpec& spec, std::string& error);
 
 // The special-value class of a kind/domain: NaNs of both signs and assorted

@@ -23,9 +23,7 @@ bool run_host_workers(uint32_t workers, const RunOptions& opt, uint64_t seed, ui
                       Body&& body, double& ms, std::string& error) {
   std::atomic<uint32_t> ready{0};
   auto worker = [&](uint32_t wid) {
-    prim::host_interleave.yield_permille = opt.yield_permille;
-    prim::host_interleave.shared_space = shared_space;
-    prim::host_interleave.state = counter_rng(seed, stream, wid) | 1;
+    prim::set_host_interleave(opt.yield_permille, shared_space, counter_rng(seed, stream, wid) | 1);
     ready.fetch_add(1);
     while (ready.load() < workers) std::this_thread::yield();
     body(wid);

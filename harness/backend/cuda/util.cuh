@@ -38,6 +38,15 @@ struct DevBuf {
   T* as() const { return static_cast<T*>(p); }
 };
 
+// An event destroyed with its scope (error paths included).
+struct Event {
+  cudaEvent_t e = nullptr;
+  cudaError_t create() { return cudaEventCreate(&e); }
+  ~Event() {
+    if (e) cudaEventDestroy(e);
+  }
+};
+
 // The current device's properties, read once.
 inline bool device_props(cudaDeviceProp& out, std::string& error) {
   static cudaDeviceProp prop{};
@@ -72,7 +81,9 @@ inline bool check_geometry(const cudaDeviceProp& prop, uint32_t grid, uint32_t b
 // still running then is a harness bug, and the process must not wait for
 // ever (the device cannot be recovered from inside it: exit 3).
 inline bool wait_bounded(cudaEvent_t done, uint64_t watchdog_ms, const char* what, std::string& error) {
-  const auto host_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2 * watchdog_ms + 10000);
+  // Saturating: a watchdog of hours must not wrap the deadline into the past.
+  const uint64_t wait_ms = watchdog_ms > (uint64_t(1) << 40) ? (uint64_t(1) << 41) : 2 * watchdog_ms + 10000;
+  const auto host_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   for (;;) {
     const cudaError_t q = cudaEventQuery(done);
     if (q == cudaSuccess) return true;

@@ -1,0 +1,44 @@
+// The CUDA backend's shared state and device queries (the runners are
+// templates, instantiated by the units that register entries).
+#include <cuda_runtime.h>
+
+#include "harness/backend/cuda/run_program.cuh"
+
+namespace atomstress {
+
+namespace cuda {
+TrialBuffers& trial_buffers() {
+  static TrialBuffers b;
+  return b;
+}
+}  // namespace cuda
+
+bool cuda_available(std::string& why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    why = cudaGetErrorString(e);
+    cudaGetLastError();
+    return false;
+  }
+  if (n == 0) {
+    why = "no CUDA device";
+    return false;
+  }
+  return true;
+}
+
+std::string cuda_device_name() {
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return "unknown";
+  return std::string(p.name) + " (sm_" + std::to_string(p.major) + std::to_string(p.minor) + ", " +
+         std::to_string(p.multiProcessorCount) + " SMs)";
+}
+
+int cuda_sm_count() {
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return 0;
+  return p.multiProcessorCount;
+}
+
+}  // namespace atomstress

@@ -1,0 +1,123 @@
+// Bounded retries: every loop that can retry (CAS loops, spin locks) asks
+// Retry::again() before each further attempt.  It gives up after `budget`
+// retries, when another thread of the same trial already gave up (the shared
+// abort flag), or when the trial's watchdog deadline has passed.  A loop that
+// gives up returns at once; the runner reports the trial as a hang.  So no
+// bug can hang a kernel.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "harness/prim/config.cuh"
+
+#if !defined(__CUDA_ARCH__)
+#include <chrono>
+#include <thread>
+#endif
+
+namespace prim {
+
+struct RetryShared {
+  unsigned int abort_flag;  // set to 1 by the first loop that gives up
+};
+
+struct Retry {
+  uint32_t budget = 1u << 20;
+  uint32_t count = 0;
+  uint32_t gave_up = 0;      // 1: budget, 2: watchdog, 3: aborted by another thread
+  uint32_t block_scope = 0;  // 1: a block-scope atomic was used (scope checked by the runner)
+  RetryShared* shared = nullptr;
+  uint64_t deadline_ns = 0;  // 0: no deadline
+
+  AS_HD AS_FI bool again();
+};
+
+// Host threads: the CPU backend sets a per-thread probability of yielding at
+// interleaving points, so that races show up even on two cores.  (Host-only
+// state: the one #if of this kind, since a device pass must not see a
+// thread_local.)
+#if !defined(__CUDA_ARCH__)
+struct HostInterleave {
+  uint32_t yield_permille = 0;
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  bool shared_space = false;  // the trial runs in (emulated) shared memory
+};
+inline thread_local HostInterleave host_interleave;
+inline void host_interleave_point() {
+  auto& h = host_interleave;
+  if (h.yield_permille == 0) return;
+  h.state ^= h.state << 13;
+  h.state ^= h.state >> 7;
+  h.state ^= h.state << 17;
+  if (h.state % 1000 < h.yield_permille) std::this_thread::yield();
+}
+inline uint64_t host_now_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+#endif
+
+// The calling host thread's interleaving settings (the CPU backend's workers
+// call this as they start).
+AS_HD AS_FI void set_host_interleave(uint32_t yield_permille, bool shared_space, uint64_t state) {
+  NV_IF_ELSE_TARGET(NV_IS_HOST,
+                    (host_interleave.yield_permille = yield_permille; host_interleave.shared_space = shared_space;
+                     host_interleave.state = state;),
+                    ((void)yield_permille; (void)shared_space; (void)state;))
+}
+
+// A point where the CPU backend may yield to another host thread.
+AS_HD AS_FI void interleave_point() { NV_IF_TARGET(NV_IS_HOST, (host_interleave_point();)) }
+
+// Nanoseconds: %globaltimer on the device, the steady clock on the host.
+AS_HD AS_FI uint64_t now_ns() {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (uint64_t t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t;),
+                    (return host_now_ns();))
+}
+
+// Relaxed read and set of the shared abort flag.
+AS_HD AS_FI bool abort_requested(RetryShared* s) {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return *reinterpret_cast<volatile unsigned int*>(&s->abort_flag) != 0;),
+                    (return std::atomic_ref<unsigned int>(s->abort_flag).load(std::memory_order_relaxed) != 0;))
+}
+AS_HD AS_FI void request_abort(RetryShared* s) {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (atomicExch(&s->abort_flag, 1u);),
+                    (std::atomic_ref<unsigned int>(s->abort_flag).store(1u, std::memory_order_relaxed);))
+}
+
+AS_HD AS_FI bool Retry::again() {
+  ++count;
+  if (count > budget) {
+    gave_up = 1;
+  } else if ((count & 63u) == 0) {
+    if (shared != nullptr && abort_requested(shared)) gave_up = 3;
+    if (gave_up == 0 && deadline_ns != 0 && now_ns() > deadline_ns) gave_up = 2;
+  }
+  if (gave_up != 0) {
+    if (shared != nullptr && gave_up != 3) request_abort(shared);
+    return false;
+  }
+  interleave_point();
+  return true;
+}
+
+// A deadline `ms` milliseconds after `now`, saturating instead of wrapping
+// into the past.
+AS_HD AS_FI uint64_t deadline_after_ms(uint64_t now, uint64_t ms) {
+  const uint64_t ns = ms > UINT64_MAX / 1000000u ? UINT64_MAX : ms * 1000000u;
+  return now > UINT64_MAX - ns ? UINT64_MAX : now + ns;
+}
+
+}  // namespace prim
+
+namespace prim {
+// The SM's cycle counter (0 on the host), and a compiler barrier that makes a
+// later clock read wait for `v`.
+AS_HD AS_FI long long clock_cycles() { NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return clock64();), (return 0;)) }
+AS_HD AS_FI void order_after(uint64_t v) {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (asm volatile("" ::"l"(v));), ((void)v;))
+}
+}  // namespace prim

@@ -1,0 +1,49 @@
+// An algorithm family (or the family of single atomics) as a plug-in: what a
+// trial of it means (its patterns, caps, the arrays derived from the
+// workload), its oracle, and its spec text, behind one interface.  The
+// registry only holds a pointer; harness/check/families/ implements each one
+// and registers it by name, and each form names its family.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "atomics_under_test/spec.cuh"
+#include "harness/registry/value_kind.hpp"
+#include "harness/trial/validate.hpp"
+
+namespace atomstress {
+
+struct Entry;
+struct Workload;
+struct Setup;
+struct History;
+struct Finding;
+
+class Family {
+ public:
+  virtual ~Family() = default;
+  virtual const char* name() const = 0;
+  // Trial rules of the entries in this family (forms may add caps).
+  virtual uint32_t pattern_mask() const { return 0xff; }
+  virtual const char* pattern_rule() const { return ""; }
+  virtual bool shared_space_ok() const { return false; }
+  // The values a trial of `entry` draws (kind and domain).
+  virtual VK value_kind(const Entry& entry) const;
+  virtual Domain value_domain(const Entry& entry) const;
+  // Whether hot addresses (ops, retries, cycles per element) mean something.
+  virtual bool profiles_addresses() const { return false; }
+  // The arrays of a trial; a one-line `error` for a geometry the form cannot run.
+  virtual std::optional<Setup> setup(const Workload& w, std::string& error) const = 0;
+  // The oracle: a finding whose kind is None when the history is explained.
+  virtual Finding check(const Workload& w, const Setup& s, const History& h) const = 0;
+  // The spec, in words, of an entry of this family built on `atomic`.
+  virtual Semantics semantics(const Entry& entry, const Entry& atomic) const = 0;
+};
+
+// Families register themselves by name (from their own translation unit).
+void register_family(const Family& f);
+const Family* find_family(const char* name);
+
+}  // namespace atomstress

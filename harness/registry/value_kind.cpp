@@ -1,0 +1,45 @@
+#include "harness/registry/value_kind.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "harness/registry/bits.hpp"
+
+namespace atomstress {
+
+unsigned vk_bytes(VK k) {
+  switch (k) {
+    case VK::U16: return 2;
+    case VK::I32: case VK::U32: case VK::F32: return 4;
+    default: return 8;
+  }
+}
+const char* vk_name(VK k) {
+  static const char* names[] = {"i32", "u32", "i64", "u64", "f32", "f64", "u16"};
+  return names[static_cast<int>(k)];
+}
+bool vk_is_float(VK k) { return k == VK::F32 || k == VK::F64; }
+
+std::string format_value(VK k, uint64_t bits) {
+  char buf[96];
+  switch (k) {
+    case VK::I32: std::snprintf(buf, sizeof buf, "%d", int32_t(uint32_t(bits))); break;
+    case VK::U32: std::snprintf(buf, sizeof buf, "%u", uint32_t(bits)); break;
+    case VK::U16: std::snprintf(buf, sizeof buf, "%u", unsigned(uint16_t(bits))); break;
+    case VK::I64: std::snprintf(buf, sizeof buf, "%" PRId64, int64_t(bits)); break;
+    case VK::U64: std::snprintf(buf, sizeof buf, "%" PRIu64, bits); break;
+    case VK::F32: {
+      const float f = from_bits<float>(bits);
+      std::snprintf(buf, sizeof buf, "%.9g (0x%08x)", double(f), uint32_t(bits));
+      break;
+    }
+    case VK::F64: {
+      const double d = from_bits<double>(bits);
+      std::snprintf(buf, sizeof buf, "%.17g (0x%016" PRIx64 ")", d, bits);
+      break;
+    }
+  }
+  return buf;
+}
+
+}  // namespace atomstress

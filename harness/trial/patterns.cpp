@@ -1,0 +1,70 @@
+#include "harness/trial/patterns.hpp"
+
+#include <algorithm>
+
+namespace atomstress {
+
+namespace {
+constexpr PatternInfo kPatterns[kNumPatterns] = {
+    {Pattern::Single, "single", false, false, "every operation on one address"},
+    {Pattern::Uniform, "uniform", true, false, "k addresses, uniform"},
+    {Pattern::Zipf, "zipf", true, false, "k addresses, Zipf-skewed (exponent zipf_s / 2)"},
+    {Pattern::SameLine, "same_line", true, false, "k addresses inside one 128-byte line"},
+    {Pattern::PerLine, "per_line", true, true, "k addresses, one per 128-byte line"},
+    {Pattern::PerPage, "per_page", true, true, "k addresses, one per 4 KiB"},
+    {Pattern::PerWarp, "per_warp", false, true, "one address per warp"},
+    {Pattern::PerBlock, "per_block", false, true, "one address per block"},
+};
+}  // namespace
+
+const PatternInfo& pattern_info(Pattern p) { return kPatterns[static_cast<size_t>(p)]; }
+
+uint64_t region_words(const TrialSpec& s, unsigned bytes) {
+  const bool shared = s.space == Space::Shared;
+  const uint64_t k = std::max<uint32_t>(s.k, 1), warps = (s.block + kWarpSize - 1) / kWarpSize;
+  const uint64_t line = kLineBytes / bytes, page = kPageBytes / bytes;
+  uint64_t region = 1;
+  switch (s.pattern) {
+    case Pattern::Single: region = 1; break;
+    case Pattern::Uniform: case Pattern::Zipf: region = k; break;
+    case Pattern::SameLine: region = line; break;
+    case Pattern::PerLine: region = k * line; break;
+    case Pattern::PerPage: region = k * page; break;
+    case Pattern::PerWarp: region = shared ? warps : uint64_t(s.grid) * warps; break;
+    case Pattern::PerBlock: region = shared ? 1 : s.grid; break;
+  }
+  const bool half = bytes == 2 && pattern_info(s.pattern).half_offset;
+  if (half && (s.pattern == Pattern::PerWarp || s.pattern == Pattern::PerBlock)) region *= 2;
+  if (bytes == 2) region = (region + 1) & ~uint64_t(1);  // whole 32-bit words
+  return region;
+}
+
+uint64_t pattern_word(const TrialSpec& s, unsigned bytes, uint32_t blk, uint32_t lane, uint64_t r,
+                      const double* cdf) {
+  const bool shared = s.space == Space::Shared;
+  const uint64_t k = std::max<uint32_t>(s.k, 1), warps = (s.block + kWarpSize - 1) / kWarpSize;
+  const uint64_t line = kLineBytes / bytes, page = kPageBytes / bytes;
+  uint64_t idx = 0;
+  switch (s.pattern) {
+    case Pattern::Single: idx = 0; break;
+    case Pattern::Uniform: idx = r % k; break;
+    case Pattern::Zipf: {
+      const double u = double(r >> 11) * 0x1p-53;
+      idx = uint64_t(std::upper_bound(cdf, cdf + k, u) - cdf);
+      if (idx >= k) idx = k - 1;
+      break;
+    }
+    case Pattern::SameLine: idx = r % k; break;
+    case Pattern::PerLine: idx = (r % k) * line; break;
+    case Pattern::PerPage: idx = (r % k) * page; break;
+    case Pattern::PerWarp: idx = (shared ? 0 : uint64_t(blk) * warps) + lane / kWarpSize; break;
+    case Pattern::PerBlock: idx = shared ? 0 : blk; break;
+  }
+  if (bytes == 2 && pattern_info(s.pattern).half_offset) {
+    if (s.pattern == Pattern::PerWarp || s.pattern == Pattern::PerBlock) idx *= 2;
+    idx += (r >> 40) & 1;
+  }
+  return idx;
+}
+
+}  // namespace atomstress
