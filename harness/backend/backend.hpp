@@ -38,6 +38,16 @@ struct RunOptions {
 // Watchdog deadline for a trial when none is given: 1 s plus 20 us per op.
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);
 
+// now_ns + ms (or + ns), saturating: a huge watchdog means "no deadline",
+// never a deadline that wrapped into the past.  constexpr, so device code
+// can call it too.
+constexpr uint64_t deadline_after_ns(uint64_t now_ns, uint64_t ns) {
+  return ns > ~uint64_t(0) - now_ns ? ~uint64_t(0) : now_ns + ns;
+}
+constexpr uint64_t deadline_after_ms(uint64_t now_ns, uint64_t ms) {
+  return ms > (~uint64_t(0) - now_ns) / 1000000u ? ~uint64_t(0) : now_ns + ms * 1000000u;
+}
+
 // A backend's entry point for one catalogue implementation.  Returns false
 // with a one-line `error` for a trial the backend cannot run (a device error,
 // a geometry the device cannot launch).
@@ -51,6 +61,8 @@ RunFn cuda_runner(size_t impl_index);
 bool cuda_available(std::string& why);
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)".
 std::string cuda_device_name();
+// Free and total memory of the device; false when there is none.
+bool cuda_memory(size_t& free, size_t& total);
 int cuda_sm_count();
 
 }  // namespace atomstress

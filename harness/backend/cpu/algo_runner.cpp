@@ -42,7 +42,7 @@ bool run_cpu_algo(const Workload& w, const AlgoSetup& s, const RunOptions& opt, 
   g.gave = h.gave_up.data();
   g.rs = &rs;
   g.budget = opt.retry_budget;
-  g.deadline_ns = prim::now_ns() + effective_watchdog_ms(opt, n) * 1000000ull;
+  g.deadline_ns = deadline_after_ms(prim::now_ns(), effective_watchdog_ms(opt, n));
   g.param = s.param;
 
   const uint32_t workers = std::max<uint32_t>(1, std::min<uint32_t>(opt.cpu_threads, spec.grid));

@@ -38,7 +38,7 @@ bool run_cpu(const Workload& w, const RunOptions& opt, History& h, std::string& 
 
   prim::RetryShared shared{0};
   const uint64_t deadline =
-      prim::now_ns() + effective_watchdog_ms(opt, nops) * 1000000ull;
+      deadline_after_ms(prim::now_ns(), effective_watchdog_ms(opt, nops));
   const uint32_t workers = std::max<uint32_t>(1, std::min<uint64_t>(opt.cpu_threads, threads));
   auto body = [&](uint32_t wid) {
     // Virtual GPU threads wid, wid + workers, ...; each keeps its program

@@ -19,7 +19,7 @@ namespace {
 template <class Alg>
 __global__ void algo_kernel(algo::Args g, uint64_t watchdog_ns) {
   extern __shared__ __align__(16) unsigned char smem[];
-  g.deadline_ns = prim::now_ns() + watchdog_ns;
+  g.deadline_ns = deadline_after_ns(prim::now_ns(), watchdog_ns);
   algo::DeviceCtx c{smem};
   Alg::run(c, g);
 }
@@ -90,7 +90,7 @@ bool run_cuda_algo(const Workload& w, const AlgoSetup& s, const RunOptions& opt,
     AS_CUDA_TRY(cudaMemset(B.out.p, 0xff, size_t(s.out_slots) * 4 + 4));
     AS_CUDA_TRY(cudaMemset(B.rs.p, 0, sizeof(prim::RetryShared)));
     AS_CUDA_TRY(cudaEventRecord(e0));
-    algo_kernel<Alg><<<spec.grid, spec.block, s.smem_bytes>>>(g, watchdog_ms * 1000000ull);
+    algo_kernel<Alg><<<spec.grid, spec.block, s.smem_bytes>>>(g, deadline_after_ms(0, watchdog_ms));
     AS_CUDA_TRY(cudaGetLastError());
     AS_CUDA_TRY(cudaEventRecord(e1));
     if (!cuda::wait_bounded(e1, watchdog_ms, Alg::form, error)) return false;

@@ -57,7 +57,7 @@ __global__ void trial_kernel(const uint32_t* __restrict__ addr, const uint64_t* 
     base = s;
   }
   const uint64_t tid = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const uint64_t deadline = prim::now_ns() + p.watchdog_ns;
+  const uint64_t deadline = deadline_after_ns(prim::now_ns(), p.watchdog_ns);
   for (uint32_t k = 0; k < p.ops_per_thread; ++k) {
     const uint64_t o = uint64_t(k) * p.threads + tid;
     T* target = base + (addr[o] - region_off);
@@ -130,7 +130,7 @@ bool run_cuda(const Workload& w, const RunOptions& opt, History& h, std::string&
 
   const uint64_t watchdog_ms = effective_watchdog_ms(opt, n);
   KParams p{s.threads(), s.ops_per_thread, w.region_elems, shared ? 1u : 0u, opt.retry_budget,
-            watchdog_ms * 1000000ull};
+            deadline_after_ms(0, watchdog_ms)};
   cudaEvent_t e0, e1;
   AS_CUDA_TRY(cudaEventCreate(&e0));
   AS_CUDA_TRY(cudaEventCreate(&e1));
@@ -195,6 +195,10 @@ std::string cuda_device_name() {
   if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return "unknown";
   return std::string(p.name) + " (sm_" + std::to_string(p.major) + std::to_string(p.minor) + ", " +
          std::to_string(p.multiProcessorCount) + " SMs)";
+}
+
+bool cuda_memory(size_t& free, size_t& total) {
+  return cudaMemGetInfo(&free, &total) == cudaSuccess;
 }
 
 int cuda_sm_count() {

@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 
+#include "harness/backend/backend.hpp"
+
 namespace atomstress::cuda {
 
 // Returns false from the enclosing function with a one-line `error`.
@@ -72,12 +74,18 @@ inline bool check_geometry(const cudaDeviceProp& prop, uint32_t grid, uint32_t b
 // still running then is a harness bug, and the process must not wait for
 // ever (the device cannot be recovered from inside it: exit 3).
 inline bool wait_bounded(cudaEvent_t done, uint64_t watchdog_ms, const char* what, std::string& error) {
-  const auto host_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2 * watchdog_ms + 10000);
+  const auto now_ns = [] {
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch()).count());
+  };
+  // Twice the watchdog plus 10 s, saturating: a huge watchdog must not wrap.
+  const uint64_t host_deadline_ns =
+      deadline_after_ms(deadline_after_ms(deadline_after_ms(now_ns(), watchdog_ms), watchdog_ms), 10000);
   for (;;) {
     const cudaError_t q = cudaEventQuery(done);
     if (q == cudaSuccess) return true;
     if (q != cudaErrorNotReady) AS_CUDA_TRY(q);
-    if (std::chrono::steady_clock::now() > host_deadline) {
+    if (now_ns() > host_deadline_ns) {
       std::fprintf(stderr, "atomstress: fatal: %s kernel still running %llu ms past its watchdog; exiting\n", what,
                    static_cast<unsigned long long>(watchdog_ms + 10000));
       std::_Exit(3);
