@@ -2,16 +2,12 @@
 // wrong implementation (caught or not, time to catch, shrunk case, repro
 // line, mutation score), the same campaign over the correct catalogue (no
 // false failures allowed), and the differential properties.
-#include <boost/program_options.hpp>
+#include "fuzz/selftest.hpp"
 
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 
 #include "campaign.hpp"
-#include "reports/jsonl.hpp"
-
-namespace po = boost::program_options;
 
 namespace atomstress {
 
@@ -45,61 +41,18 @@ void report_rate(const ImplInfo& impl, BackendKind backend, const RunOptions& ru
 
 }  // namespace
 
-int cmd_selftest(const std::vector<std::string>& args) {
-  std::string backend_name = "auto", bugs = "buggy", json_path;
-  double budget_s = 0;
-  uint64_t correct_specs = 0, algo_specs = 0, seed = 1;
-  uint32_t rate_runs = 20;
-  uint32_t reruns = 2;
-  bool skip_without_gpu = false;
-  RunOptions run;
-  po::options_description desc("atomstress selftest");
-  desc.add_options()("help,h", "this help")("backend", po::value(&backend_name)->default_value("auto"), "cuda, cpu or auto")(
-      "bugs", po::value(&bugs)->default_value("buggy"), "which deliberately wrong implementations (glob)")(
-      "budget-s", po::value(&budget_s)->default_value(0), "search time per bug (0: 10 s on cuda, 2 s on cpu)")(
-      "correct-specs", po::value(&correct_specs)->default_value(0),
-      "generated specs over the correct single atomics (0: 10000 on cuda, 300 on cpu)")(
-      "algo-specs", po::value(&algo_specs)->default_value(0),
-      "generated specs over the correct algorithms (0: 10000 on cuda, 300 on cpu)")(
-      "rate-runs", po::value(&rate_runs)->default_value(20),
-      "runs of a contended trial to measure the failure rate of a bug the hardware may not show")(
-      "reruns", po::value(&reruns)->default_value(2), "runs per spec evaluation")(
-      "seed", po::value(&seed)->default_value(1), "campaign seed")(
-      "watchdog-ms", po::value(&run.watchdog_ms)->default_value(0), "per-trial watchdog (0: automatic)")(
-      "json", po::value(&json_path), "append one JSON line per bug to FILE")(
-      "skip-without-gpu", po::bool_switch(&skip_without_gpu), "exit 77 when no GPU is usable");
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  std::string note, error, why;
-  if (skip_without_gpu && backend_name == "cuda" && !cuda_available(why)) {
-    std::printf("no usable GPU (%s): skipped\n", why.c_str());
-    return 77;
-  }
-  const BackendKind backend = resolve_backend(backend_name, note, error);
-  if (!error.empty()) {
-    std::fprintf(stderr, "atomstress: error: %s\n", error.c_str());
-    return 2;
-  }
+int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printer) {
+  const BackendKind backend = cfg.backend;
   const bool cuda = backend == BackendKind::Cuda;
-  if (budget_s <= 0) budget_s = cuda ? 10 : 2;
-  if (correct_specs == 0) correct_specs = cuda ? 10000 : 300;
-  if (algo_specs == 0) algo_specs = cuda ? 10000 : 300;
-  const auto targets = match_impls(bugs);
+  const RunOptions& run = cfg.run;
+  const double budget_s = cfg.budget_s;
+  const uint32_t reruns = cfg.reruns, rate_runs = cfg.rate_runs;
+  const uint64_t seed = cfg.seed, correct_specs = cfg.correct_specs, algo_specs = cfg.algo_specs;
+  const auto targets = match_impls(cfg.bugs);
   if (targets.empty()) {
-    std::fprintf(stderr, "atomstress: error: no implementation matches '%s'\n", bugs.c_str());
+    std::fprintf(stderr, "atomstress: error: no implementation matches '%s'\n", cfg.bugs.c_str());
     return 2;
   }
-  reports::JsonLines json(json_path);
-  if (!json.ok()) {
-    std::fprintf(stderr, "atomstress: error: cannot open '%s' for appending\n", json_path.c_str());
-    return 2;
-  }
-  if (!note.empty()) std::printf("%s\n", note.c_str());
   std::printf("selftest on %s: %.1f s search budget per bug, %u runs per spec\n\n", to_string(backend), budget_s, reruns);
   std::printf("%-32s %-6s %-5s %9s %6s  %-26s %s\n", "implementation", "caught", "how", "to catch", "specs",
               "shrunk: grid x block x ops", "rate of shrunk case");
@@ -112,13 +65,13 @@ int cmd_selftest(const std::vector<std::string>& args) {
       continue;
     }
     if (!impl->rate_only) ++counted;
-    fuzz::CampaignConfig cfg;
-    cfg.gen = properties::default_config(backend, {impl});
-    cfg.run = run;
-    cfg.budget_s = budget_s;
-    cfg.reruns = reruns;
-    cfg.seed = seed;
-    const auto r = fuzz::run_campaign(cfg);
+    fuzz::CampaignConfig bug_cfg;
+    bug_cfg.gen = properties::default_config(backend, {impl});
+    bug_cfg.run = run;
+    bug_cfg.budget_s = budget_s;
+    bug_cfg.reruns = reruns;
+    bug_cfg.seed = seed;
+    const auto r = fuzz::run_campaign(bug_cfg);
     if (r.verdict == Verdict::Error) {
       std::fprintf(stderr, "atomstress: error: %s: %s\n", impl->name, r.why.c_str());
       return 2;
@@ -140,14 +93,20 @@ int cmd_selftest(const std::vector<std::string>& args) {
     if (r.found) {
       std::printf("      %s\n      repro: atomstress repro %s --backend %s\n", r.why.c_str(),
                   encode_token(r.shrunk).c_str(), to_string(backend));
-      TrialOutcome t;
-      t.spec = r.shrunk;
-      t.backend = backend;
-      t.verdict = r.verdict;
-      t.finding.explanation = r.why;
-      t.ops = r.shrunk.ops();
-      json.write(t, encode_token(r.shrunk));
     }
+    reports::CampaignRecord rec;
+    rec.impl = impl;
+    rec.backend = backend;
+    rec.found = r.found;
+    rec.verdict = r.verdict;
+    rec.why = r.why;
+    rec.shrunk = r.shrunk;
+    rec.time_to_catch_s = r.time_to_catch_s;
+    rec.specs = r.specs;
+    rec.rate_failures = r.rate_failures;
+    rec.rate_runs = r.rate_runs;
+    rec.flaky = r.flaky;
+    printer.campaign(rec);
     if (impl->rate_only) report_rate(*impl, backend, run, rate_runs, seed);
     std::fflush(stdout);
   }

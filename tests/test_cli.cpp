@@ -7,9 +7,15 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <algorithm>
 #include <string>
 
 #include "harness/backend/backend.hpp"
+#include "harness/cli/check_plan.hpp"
+#include "harness/cli/options.hpp"
+#include "harness/pipeline/footprint.hpp"
+#include "harness/workload/workload.hpp"
 
 namespace {
 
@@ -26,8 +32,8 @@ std::string binary() {
   return self.substr(0, self.rfind('/') + 1) + "atomstress";
 }
 
-Result run(const std::string& args) {
-  const std::string cmd = binary() + " " + args + " 2>&1";
+// Runs a shell command line; its stdout is what comes back.
+Result run_shell(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;
@@ -36,10 +42,14 @@ Result run(const std::string& args) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
+Result run(const std::string& args, const std::string& shell_prefix = "") {
+  return run_shell(shell_prefix + binary() + " " + args + " 2>&1");
+}
+
 size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
 
-void expect_one_line_error(const std::string& args, const std::string& needle) {
-  const auto r = run(args);
+void expect_one_line_error(const std::string& args, const std::string& needle, const std::string& prefix = "") {
+  const auto r = run(args, prefix);
   EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
   EXPECT_EQ(lines(r.out), 1u) << args << "\n" << r.out;
   EXPECT_NE(r.out.find("error"), std::string::npos) << r.out;
@@ -108,4 +118,191 @@ TEST(Cli, FindsABugEndToEndOnTheCpuBackend) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("repro: atomstress repro as1."), std::string::npos) << r.out;
+}
+
+// ---------------------------------------------------------------- hardening
+
+namespace {
+const std::string kCas = "check --impl cas.add.f32 --backend cpu --pattern single --space global --trials 1 ";
+const std::string kLock = "check --impl lock.device@native.cas.u32 --backend cpu --trials 1 ";
+
+std::string token_of(const char* impl, uint32_t grid, uint32_t block) {
+  atomstress::TrialSpec s;
+  s.impl = impl;
+  s.grid = grid;
+  s.block = block;
+  s.seed = 7;
+  return atomstress::encode_token(s);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+}  // namespace
+
+TEST(CliNumbers, ParserRefusesWhatIsNotAWholeNumberInRange) {
+  using atomstress::cli::parse_unsigned;
+  std::string why;
+  EXPECT_EQ(parse_unsigned("42", 0, 100, why), 42u);
+  EXPECT_EQ(parse_unsigned("0", 0, 100, why), 0u);
+  EXPECT_EQ(parse_unsigned("18446744073709551615", 0, ~0ull, why), ~0ull);
+  for (const char* bad : {"", "-1", "-0", "+1", " 1", "1 ", "1x", "0x10", "1e3", "nan", "inf", "1.5",
+                          "18446744073709551616", "101"}) {
+    EXPECT_FALSE(parse_unsigned(bad, 0, 100, why)) << bad;
+    EXPECT_EQ(why.find('\n'), std::string::npos);
+  }
+  EXPECT_FALSE(parse_unsigned("101", 0, 100, why));
+  EXPECT_NE(why.find("(0 to 100)"), std::string::npos) << why;
+}
+TEST(CliNumbers, SecondsAreFinitePositiveAndCapped) {
+  using atomstress::cli::parse_seconds;
+  std::string why;
+  EXPECT_EQ(parse_seconds("2.5", 3600, why), 2.5);
+  for (const char* bad : {"", "0", "-1", "nan", "inf", "-inf", "1e9", "2s", "1e400"})
+    EXPECT_FALSE(parse_seconds(bad, 3600, why)) << bad;
+}
+TEST(CliNumbers, EveryCommandRefusesBadNumbersWithOneLine) {
+  expect_one_line_error(kCas + "--watchdog-ms 18446744073709551615", "3600000");
+  expect_one_line_error(kCas + "--watchdog-ms -1", "negative");
+  expect_one_line_error(kCas + "--watchdog-ms 18446744073709", "3600000");
+  expect_one_line_error(kLock + "--watchdog-ms 18446744073709551615", "3600000");
+  expect_one_line_error("repro as1.x --backend cpu --watchdog-ms 18446744073709551615", "3600000");
+  expect_one_line_error(kCas + "--trials -1", "--trials");
+  expect_one_line_error(kCas + "--trials 3x", "--trials");
+  expect_one_line_error(kCas + "--grid ''", "--grid");
+  expect_one_line_error(kCas + "--special -2", "--special");
+  expect_one_line_error(kCas + "--special 1001", "(0 to 1000)");
+  expect_one_line_error(kCas + "--yield 1001", "(0 to 1000)");
+  expect_one_line_error(kCas + "--cpu-threads 5000", "(1 to 256)");
+  expect_one_line_error(kCas + "--cpu-threads 0", "(1 to 256)");
+  expect_one_line_error(kCas + "--k 4294967295", "--k");
+  expect_one_line_error("repro as1.x --runs 0", "--runs");
+  expect_one_line_error("list --impl ''", "--impl");
+  for (const char* b : {"inf", "nan", "-1", "0", "1e9", ""})
+    expect_one_line_error(std::string("selftest --backend cpu --budget-s '") + b + "'", "--budget-s");
+}
+TEST(CliNumbers, AHugeWatchdogWithinTheCapPassesCorrectCode) {
+  // The deadline saturates rather than wrapping into the past (a HANG).
+  EXPECT_EQ(run(kCas + "--watchdog-ms 3600000").status, 0);
+  EXPECT_EQ(run(kLock + "--watchdog-ms 3600000").status, 0);
+  EXPECT_EQ(run("repro " + token_of("cas.add.f32", 2, 32) + " --backend cpu --runs 2 --watchdog-ms 3600000").status, 0);
+  using prim::deadline_after_ms;
+  EXPECT_EQ(deadline_after_ms(5, 18446744073709551615ull), ~0ull);
+  EXPECT_EQ(deadline_after_ms(~0ull - 10, 1), ~0ull);
+  EXPECT_EQ(deadline_after_ms(5, 2), 2000005u);
+}
+TEST(CliOptions, NoGuessingNoExtrasNoEmptyLists) {
+  expect_one_line_error(kCas + "--trial 3", "unrecognised option");
+  expect_one_line_error(kCas + "surplus", "positional");
+  expect_one_line_error("repro as1.a as1.b --backend cpu", "positional");
+  expect_one_line_error("list surplus", "positional");
+  expect_one_line_error("check --impl ,,, --backend cpu", "names no implementation");
+  expect_one_line_error(kCas + "--json ''", "--json");
+  expect_one_line_error("check --impl native.add.i32 --backend cpu --pattern single,single", "twice");
+}
+TEST(CliOptions, HelpAndVersion) {
+  for (const char* cmd : {"list", "check", "repro", "selftest"}) {
+    const auto r = run(std::string(cmd) + " --help");
+    EXPECT_EQ(r.status, 0) << cmd;
+    EXPECT_NE(r.out.find("--help"), std::string::npos) << r.out;
+  }
+  const auto v = run("--version");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_EQ(v.out.rfind("atomstress " ATOMSTRESS_TEST_VERSION " (CUDA architectures ", 0), 0u) << v.out;
+}
+TEST(CliMemory, ATrialThatDoesNotFitIsRefusedBeforeAllocating) {
+  // 2^28 float words: about 6 GiB of host memory; under a 3 GB address-space
+  // limit that cannot fit (before the fix: std::bad_alloc or 5.5 GB used).
+  const std::string big = "check --impl native.add.f32 --backend cpu --pattern uniform --space global --grid 1 "
+                          "--block 1 --ops-per-thread 1 --trials 1 --k ";
+  expect_one_line_error(big + "268435456", "too large", "ulimit -v 3000000; ");
+  expect_one_line_error("repro " + [] {
+    atomstress::TrialSpec s;
+    s.impl = "native.add.f32";
+    s.grid = 1;
+    s.block = 1;
+    s.pattern = atomstress::Pattern::Uniform;
+    s.k = 268435456;
+    return atomstress::encode_token(s);
+  }() + " --backend cpu", "too large", "ulimit -v 3000000; ");
+  // The same trial with a small k fits under the same limit.
+  EXPECT_EQ(run(big + "1024", "ulimit -v 3000000; ").status, 0);
+  // The estimate grows with ops and memory.
+  atomstress::TrialSpec s;
+  s.impl = "native.add.f32";
+  s.pattern = atomstress::Pattern::Uniform;
+  s.k = 1 << 20;
+  const auto small = atomstress::estimate_footprint(s, atomstress::BackendKind::Cpu);
+  s.grid = 4096;
+  const auto more_ops = atomstress::estimate_footprint(s, atomstress::BackendKind::Cpu);
+  ASSERT_TRUE(small && more_ops);
+  EXPECT_GE(small->host_bytes, uint64_t(1 << 20) * 4);
+  EXPECT_GT(more_ops->host_bytes, small->host_bytes + s.ops() * 37);
+}
+TEST(CliThreads, FailedThreadStartIsOneLineNotAnAbort) {
+  // 256 host threads under a 1 GB address-space limit: some cannot start.
+  const auto r = run("check --impl native.add.i32 --backend cpu --pattern single --space global --grid 4 --block 64 "
+                     "--trials 1 --cpu-threads 256",
+                     "ulimit -v 1000000; ");
+  if (r.status == 0) GTEST_SKIP() << "every thread started under the limit";
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(lines(r.out), 1u) << r.out;
+  EXPECT_NE(r.out.find("cannot start"), std::string::npos) << r.out;
+}
+TEST(CliReports, WriteErrorsAreExitTwoWithOneLine) {
+  expect_one_line_error("check --impl native.add.i32 --backend cpu --pattern single --space global --trials 1 "
+                        "--quiet --json /dev/full",
+                        "cannot write '/dev/full'");
+  // stderr to the pipe, stdout to the full device.
+  const auto l = run_shell(binary() + " list 2>&1 >/dev/full");
+  EXPECT_EQ(lines(l.out), 1u) << l.out;
+  EXPECT_EQ(l.status, 2);
+  EXPECT_NE(l.out.find("cannot write standard output"), std::string::npos) << l.out;
+  EXPECT_EQ(run("list > /dev/null").status, 0);
+}
+TEST(CliReports, JsonStartsOnAFreshLine) {
+  const std::string path = ::testing::TempDir() + "atomstress_cli_nonl.jsonl";
+  {
+    std::ofstream f(path, std::ios::trunc);
+    f << "{\"earlier\":1}";  // no newline
+  }
+  ASSERT_EQ(run("check --impl native.add.i32 --backend cpu --pattern single --space global --trials 1 --json " + path)
+                .status,
+            0);
+  const std::string text = read_file(path);
+  EXPECT_EQ(text.rfind("{\"earlier\":1}\n{", 0), 0u) << text;
+  EXPECT_EQ(lines(text), 2u) << text;
+}
+TEST(CliGpu, SkipWithoutGpuOnAutoExits77) {
+  std::string why;
+  if (atomstress::cuda_available(why)) GTEST_SKIP() << "a GPU is present";
+  const auto r = run("check --impl native.add.i32 --backend auto --skip-without-gpu");
+  EXPECT_EQ(r.status, 77) << r.out;
+  EXPECT_EQ(lines(r.out), 1u) << r.out;
+}
+TEST(CliSeeds, ATrialSeedFollowsTheNameNotTheCataloguePosition) {
+  using namespace atomstress;
+  // FNV-1a 64 reference values.
+  EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);
+  CheckOptions o;
+  o.impl = "native.add.i32";
+  CheckPlan plan;
+  std::string error;
+  o.backend = "cpu";
+  ASSERT_TRUE(make_plan(o, plan, error)) << error;
+  const ImplInfo& entry = *find_impl("native.add.i32");
+  ImplInfo moved = entry;  // the same entry at another catalogue position
+  moved.index = entry.index + 17;
+  for (uint32_t t = 0; t < 3; ++t) {
+    const auto a = plan_trial(plan, entry, Pattern::Uniform, Space::Global, t);
+    const auto b = plan_trial(plan, moved, Pattern::Uniform, Space::Global, t);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->seed, b->seed);
+    EXPECT_EQ(a->seed, counter_rng(o.seed, counter_rng(fnv1a64("native.add.i32"), uint64_t(Pattern::Uniform) * 2, 0), t));
+  }
+  // Different names give different trials.
+  const auto other = plan_trial(plan, *find_impl("native.add.u32"), Pattern::Uniform, Space::Global, 0);
+  EXPECT_NE(other->seed, plan_trial(plan, entry, Pattern::Uniform, Space::Global, 0)->seed);
 }

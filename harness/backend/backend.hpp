@@ -45,6 +45,8 @@ uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);
 bool cuda_available(std::string& why);
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)".
 std::string cuda_device_name();
+// Free and total memory of the device; false when there is none.
+bool cuda_memory(size_t& free, size_t& total);
 int cuda_sm_count();
 
 }  // namespace atomstress

@@ -1,9 +1,9 @@
 #include "harness/cli/check_plan.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 
+#include "harness/cli/options.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace po = boost::program_options;
@@ -11,36 +11,60 @@ namespace po = boost::program_options;
 namespace atomstress {
 
 void add_check_options(po::options_description& desc, CheckOptions& o) {
+  using cli::bounded;
+  // --k: the most addresses expand() can place (its memory limit over the
+  // narrowest element, 2 bytes); what fits the machine is checked per trial.
+  constexpr uint32_t kMaxK = uint32_t(kMaxTrialMemBytes / 2);
   desc.add_options()("help,h", "this help")(
-      "impl", po::value<std::string>(&o.impl),
+      "impl", cli::non_empty(&o.impl),
       "implementation or algorithm name or glob, comma-separated; 'atomics', 'algorithms'")(
       "all", po::bool_switch(&o.all), "every correct atomic and algorithm in the catalogue")(
       "backend", po::value<std::string>(&o.backend)->default_value("auto"), "cuda, cpu or auto")(
       "pattern", po::value<std::string>(&o.pattern)->default_value("all"),
       "all, or comma-separated: single,uniform,zipf,same_line,per_line,per_page,per_warp,per_block")(
       "space", po::value<std::string>(&o.space)->default_value("all"), "all, global or shared")(
-      "grid", po::value<uint32_t>(&o.grid)->default_value(0), "blocks (0: 2 x SMs on cuda, 4 on cpu)")(
-      "block", po::value<uint32_t>(&o.block)->default_value(0), "threads per block (0: 256 on cuda, 64 on cpu)")(
-      "ops-per-thread", po::value<uint32_t>(&o.ops_per_thread)->default_value(0), "(0: 4)")(
-      "k", po::value<uint32_t>(&o.k)->default_value(0), "addresses for the k-address patterns (0: vary)")(
+      "grid", bounded<uint32_t>(&o.grid, 0, 0x7fffffffu)->default_value(0),
+      "blocks (0: 2 x SMs on cuda, 4 on cpu)")(
+      "block", bounded<uint32_t>(&o.block)->default_value(0), "threads per block, at most 1024 (0: 256 on cuda, 64 on cpu)")(
+      "ops-per-thread", bounded<uint32_t>(&o.ops_per_thread, 0, uint32_t(kMaxTrialOps))->default_value(0), "(0: 4)")(
+      "k", bounded<uint32_t>(&o.k, 0, kMaxK)->default_value(0), "addresses for the k-address patterns (0: vary)")(
       "dist", po::value<std::string>(&o.dist)->default_value("mixed"), "small, full or mixed")(
-      "special", po::value<int32_t>(&o.special)->default_value(-1),
-      "per mille of special values (NaN, -0, subnormals, limits); -1: vary")(
-      "seed", po::value<uint64_t>(&o.seed)->default_value(1), "base seed")(
-      "trials", po::value<uint32_t>(&o.trials)->default_value(2), "trials per pattern and space")(
-      "budget", po::value<uint32_t>(&o.run.retry_budget)->default_value(1u << 20), "retries per op before a hang")(
-      "watchdog-ms", po::value<uint64_t>(&o.run.watchdog_ms)->default_value(0),
-      "per-trial watchdog (0: 1 s + 20 us per op)")(
-      "cpu-threads", po::value<uint32_t>(&o.run.cpu_threads)->default_value(4), "host threads of the cpu backend")(
-      "yield", po::value<uint32_t>(&o.run.yield_permille)->default_value(20),
-      "cpu backend: per mille chance of yielding at an interleaving point")(
-      "profile", po::value<uint32_t>(&o.profile)->default_value(0)->implicit_value(5),
+      "special", bounded<uint32_t>(nullptr, 0, 1000),
+      "per mille of special values (NaN, -0, subnormals, limits), 0 to 1000; absent: vary by trial")(
+      "seed", bounded<uint64_t>(&o.seed)->default_value(1), "base seed")(
+      "trials", bounded<uint32_t>(&o.trials, 1, cli::kMaxTrials)->default_value(2), "trials per pattern and space")(
+      "budget", bounded<uint32_t>(&o.run.retry_budget)->default_value(1u << 20), "retries per op before a hang")(
+      "watchdog-ms", bounded<uint64_t>(&o.run.watchdog_ms, 0, cli::kMaxWatchdogMs)->default_value(0),
+      "per-trial watchdog, at most 3600000 (0: 1 s + 20 us per op)")(
+      "cpu-threads", bounded<uint32_t>(&o.run.cpu_threads, 1, cli::kMaxCpuThreads)->default_value(4),
+      "host threads of the cpu backend (1 to 256)")(
+      "yield", bounded<uint32_t>(&o.run.yield_permille, 0, 1000)->default_value(20),
+      "cpu backend: per mille chance of yielding at an interleaving point (0 to 1000)")(
+      "profile", bounded<uint32_t>(&o.profile, 0, 1000)->default_value(0)->implicit_value(5),
       "show the N most contended addresses of each implementation's busiest trial")(
-      "skip-without-gpu", po::bool_switch(&o.skip_without_gpu), "exit 77 when no GPU is usable")(
+      "skip-without-gpu", po::bool_switch(&o.skip_without_gpu),
+      "exit 77 when no GPU is usable (with --backend cuda or auto)")(
       "quiet,q", po::bool_switch(&o.quiet), "print failures only");
 }
 
-bool make_plan(const CheckOptions& o, const po::variables_map& vm, CheckPlan& plan, std::string& error) {
+void read_check_options(const po::variables_map& vm, CheckOptions& o) {
+  if (vm.count("special")) o.special = vm["special"].as<uint32_t>();
+}
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  std::string x;
+  while (std::getline(ss, x, ','))
+    if (!x.empty()) v.push_back(x);
+  return v;
+}
+
+}  // namespace
+
+bool make_plan(const CheckOptions& o, CheckPlan& plan, std::string& error) {
   plan.opt = o;
   if (o.all == !o.impl.empty()) {
     error = o.all ? "give either --all or --impl, not both" : "say which implementations: --all or --impl NAME|GLOB";
@@ -49,14 +73,12 @@ bool make_plan(const CheckOptions& o, const po::variables_map& vm, CheckPlan& pl
   if (o.all) {
     plan.impls = match_impls("all");
   } else {
-    for (const auto& name : [&] {
-           std::vector<std::string> v;
-           std::stringstream ss(o.impl);
-           std::string x;
-           while (std::getline(ss, x, ','))
-             if (!x.empty()) v.push_back(x);
-           return v;
-         }()) {
+    const auto names = split_commas(o.impl);
+    if (names.empty()) {
+      error = "--impl '" + o.impl + "' names no implementation";
+      return false;
+    }
+    for (const auto& name : names) {
       const auto m = match_impls(name);
       if (m.empty()) {
         error = "unknown implementation '" + name + "' (see 'atomstress list')";
@@ -69,12 +91,19 @@ bool make_plan(const CheckOptions& o, const po::variables_map& vm, CheckPlan& pl
   if (o.pattern == "all") {
     for (int p = 0; p < kNumPatterns; ++p) plan.patterns.push_back(Pattern(p));
   } else {
-    std::stringstream ss(o.pattern);
-    std::string x;
-    while (std::getline(ss, x, ',')) {
+    const auto names = split_commas(o.pattern);
+    if (names.empty()) {
+      error = "--pattern '" + o.pattern + "' names no pattern";
+      return false;
+    }
+    for (const auto& x : names) {
       auto p = parse_pattern(x);
       if (!p) {
         error = "unknown pattern '" + x + "'";
+        return false;
+      }
+      if (std::find(plan.patterns.begin(), plan.patterns.end(), *p) != plan.patterns.end()) {
+        error = "pattern '" + x + "' is given twice in --pattern";
         return false;
       }
       plan.patterns.push_back(*p);
@@ -94,18 +123,11 @@ bool make_plan(const CheckOptions& o, const po::variables_map& vm, CheckPlan& pl
     error = "unknown value distribution '" + o.dist + "' (small, full or mixed)";
     return false;
   }
-  if (o.special > 1000) {
-    error = "--special is per mille: 0 to 1000, or -1";
-    return false;
-  }
-  if (o.trials == 0) {
-    error = "--trials must be at least 1";
-    return false;
-  }
-  if (o.backend == "cuda" && o.skip_without_gpu) {
+  // --trials, --special and the other numbers are bounded by their parser.
+  if (o.skip_without_gpu && (o.backend == "cuda" || o.backend == "auto")) {
     std::string why;
     if (!cuda_available(why)) {
-      std::printf("no usable GPU (%s): skipped\n", why.c_str());
+      plan.note = "no usable GPU (" + why + "): skipped";
       error = "skip";
       return false;
     }
@@ -117,8 +139,21 @@ bool make_plan(const CheckOptions& o, const po::variables_map& vm, CheckPlan& pl
   if (plan.opt.grid == 0) plan.opt.grid = cuda ? std::max(1, 2 * cuda_sm_count()) : 4;
   if (plan.opt.block == 0) plan.opt.block = cuda ? 256 : 64;
   if (plan.opt.ops_per_thread == 0) plan.opt.ops_per_thread = 4;
-  (void)vm;
   return true;
+}
+
+uint64_t fnv1a64(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+uint64_t trial_seed(uint64_t base_seed, std::string_view name, Pattern p, Space s, uint32_t t) {
+  const uint64_t stream = counter_rng(fnv1a64(name), uint64_t(p) * 2 + uint64_t(s), 0);
+  return counter_rng(base_seed, stream, t);
 }
 
 std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl, Pattern p, Space s, uint32_t t) {
@@ -151,9 +186,9 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
   spec.k = k;
   spec.zipf_s = 1 + t % 4;
   spec.dist = o.dist == "mixed" ? (t % 2 ? Dist::Full : Dist::Small) : *parse_dist(o.dist);
-  spec.special_permille = o.special >= 0 ? uint32_t(o.special) : (t % 3 == 2 ? 150u : t % 3 == 1 ? 20u : 0u);
+  spec.special_permille = o.special ? *o.special : (t % 3 == 2 ? 150u : t % 3 == 1 ? 20u : 0u);
   spec.init = t % 4 == 3 ? Init::Zero : Init::Random;
-  spec.seed = counter_rng(o.seed, impl.index * 64 + uint64_t(p) * 2 + uint64_t(s), t);
+  spec.seed = trial_seed(o.seed, impl.name, p, s, t);
   // Privatised histogram bins: an automatic k stays within 32 KiB of shared
   // memory; with the automatic geometry, a lock serialises at most 2^14
   // critical sections per trial (a whole grid spinning on one lock is a
@@ -167,6 +202,7 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
 ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::function<void(const TrialOutcome&)>& each) {
   ImplSummary sum;
   sum.impl = &impl;
+  sum.backend = plan.backend;
   uint64_t busiest = 0;
   for (Pattern p : plan.patterns) {
     for (Space s : plan.spaces) {
@@ -216,32 +252,6 @@ ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::fun
     if (sum.first_failure.why().empty()) sum.first_failure.finding.explanation = std::string(impl.name) + ": no trial applies";
   }
   return sum;
-}
-
-void print_summary(const CheckPlan& plan, const ImplSummary& s) {
-  const bool pass = s.verdict == Verdict::Pass;
-  if (pass && plan.opt.quiet) return;
-  char ops[32];
-  if (s.ops >= 1000000) std::snprintf(ops, sizeof ops, "%.1fM", s.ops / 1e6);
-  else std::snprintf(ops, sizeof ops, "%.1fk", s.ops / 1e3);
-  std::printf("%-5s %-32s %-4s %4u trials %8s ops  run %8.1f ms  check %8.1f ms  retries max %u%s\n",
-              to_string(s.verdict), s.impl->name, to_string(plan.backend), s.trials, ops, s.run_ms, s.check_ms,
-              s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "");
-  if (!pass) {
-    const auto& f = s.first_failure;
-    std::printf("      %s\n      spec: %s\n      repro: atomstress repro %s --backend %s\n", f.why().c_str(),
-                describe(f.spec).c_str(), encode_token(f.spec).c_str(), to_string(plan.backend));
-  }
-  if (plan.opt.profile && !s.most_contended.hotspots.empty()) {
-    const auto& m = s.most_contended;
-    std::printf("      hotspots of the busiest trial (%s, %s, k=%u):\n", to_string(m.spec.pattern),
-                to_string(m.spec.space), m.spec.k);
-    std::printf("        %10s %10s %12s %14s\n", "address", "ops", "retries", "cycles/op");
-    for (const auto& h : m.hotspots)
-      std::printf("        %10llu %10llu %12llu %14.0f\n", (unsigned long long)h.addr, (unsigned long long)h.ops,
-                  (unsigned long long)h.retries, h.ops ? double(h.cycles) / h.ops : 0.0);
-  }
-  std::fflush(stdout);
 }
 
 }  // namespace atomstress

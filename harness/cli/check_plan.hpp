@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/pipeline/run_trial.hpp"
+#include "reports/results.hpp"
 
 namespace atomstress {
 
@@ -16,12 +17,14 @@ struct CheckOptions {
   std::string impl, backend = "auto", pattern = "all", space = "all", dist = "mixed", json;
   bool all = false, skip_without_gpu = false, quiet = false;
   uint32_t grid = 0, block = 0, ops_per_thread = 0, k = 0, trials = 2, profile = 0;
-  int32_t special = -1;  // per mille; -1: vary by trial
+  std::optional<uint32_t> special;  // per mille; absent: vary by trial
   uint64_t seed = 1;
   RunOptions run;
 };
 
 void add_check_options(boost::program_options::options_description& desc, CheckOptions& o);
+// What the variables_map holds beyond the bound fields (optional values).
+void read_check_options(const boost::program_options::variables_map& vm, CheckOptions& o);
 
 struct CheckPlan {
   std::vector<const ImplInfo*> impls;
@@ -34,9 +37,16 @@ struct CheckPlan {
 };
 
 // Resolves names, backend and defaults.  On bad input returns false with a
-// one-line `error` ("skip" when --skip-without-gpu found no GPU).
-bool make_plan(const CheckOptions& o, const boost::program_options::variables_map& vm, CheckPlan& plan,
-               std::string& error);
+// one-line `error` ("skip" when --skip-without-gpu found no GPU; the reason
+// is then in plan.note).
+bool make_plan(const CheckOptions& o, CheckPlan& plan, std::string& error);
+
+// FNV-1a, 64 bits.
+uint64_t fnv1a64(std::string_view s);
+// The seed of trial t of (implementation `name`, pattern, space): from the
+// name, not the catalogue position, so adding an entry changes no other
+// entry's trials.
+uint64_t trial_seed(uint64_t base_seed, std::string_view name, Pattern p, Space s, uint32_t t);
 
 // The spec of trial t of (impl, pattern, space) under the plan; nullopt
 // when the combination does not apply (a block-scope op on shared-across-
@@ -44,22 +54,11 @@ bool make_plan(const CheckOptions& o, const boost::program_options::variables_ma
 std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl, Pattern p, Space s,
                                     uint32_t t);
 
-struct ImplSummary {
-  const ImplInfo* impl = nullptr;
-  Verdict verdict = Verdict::Pass;
-  uint32_t trials = 0, skipped = 0;
-  uint64_t ops = 0, retries = 0;
-  uint32_t max_retries = 0;
-  double run_ms = 0, check_ms = 0;
-  TrialOutcome first_failure;   // valid unless Pass
-  TrialOutcome most_contended;  // the trial with the most cycles (or retries)
-};
+using reports::ImplSummary;
 
 // Runs every planned trial of one implementation, stopping at its first
 // failure.  `each` sees every outcome (for the JSON report).
 ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl,
                      const std::function<void(const TrialOutcome&)>& each);
-
-void print_summary(const CheckPlan& plan, const ImplSummary& s);
 
 }  // namespace atomstress

@@ -22,22 +22,30 @@ template <class Body>
 bool run_host_workers(uint32_t workers, const RunOptions& opt, uint64_t seed, uint64_t stream, bool shared_space,
                       Body&& body, double& ms, std::string& error) {
   std::atomic<uint32_t> ready{0};
+  std::atomic<bool> abandoned{false};  // a thread failed to start: the others run nothing
   auto worker = [&](uint32_t wid) {
     prim::set_host_interleave(opt.yield_permille, shared_space, counter_rng(seed, stream, wid) | 1);
     ready.fetch_add(1);
-    while (ready.load() < workers) std::this_thread::yield();
+    while (ready.load() < workers) {
+      if (abandoned.load()) return;
+      std::this_thread::yield();
+    }
     body(wid);
   };
   const auto t0 = std::chrono::steady_clock::now();
+  // The pool outlives the try: destroying joinable threads would abort.
+  std::vector<std::thread> pool;
   try {
-    std::vector<std::thread> pool;
     for (uint32_t i = 1; i < workers; ++i) pool.emplace_back(worker, i);
-    worker(0);
-    for (auto& th : pool) th.join();
   } catch (const std::exception& e) {
-    error = std::string("cpu backend: cannot start threads: ") + e.what();
+    abandoned.store(true);
+    for (auto& th : pool) th.join();
+    error = std::string("cpu backend: cannot start ") + std::to_string(workers) + " threads (" +
+            std::to_string(pool.size() + 1) + " started): " + e.what();
     return false;
   }
+  worker(0);
+  for (auto& th : pool) th.join();
   ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return true;
 }

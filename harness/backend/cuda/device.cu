@@ -35,6 +35,8 @@ std::string cuda_device_name() {
          std::to_string(p.multiProcessorCount) + " SMs)";
 }
 
+bool cuda_memory(size_t& free, size_t& total) { return cudaMemGetInfo(&free, &total) == cudaSuccess; }
+
 int cuda_sm_count() {
   cudaDeviceProp p{};
   if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return 0;

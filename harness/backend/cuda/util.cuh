@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 
+#include "harness/backend/backend.hpp"
+
 namespace atomstress::cuda {
 
 // Returns false from the enclosing function with a one-line `error`.

@@ -1,0 +1,92 @@
+// atomstress check: every planned trial of the chosen implementations,
+// reported through the printers (terminal lines, --json).
+#include <iostream>
+#include <memory>
+
+#include "harness/cli/check_plan.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/options.hpp"
+#include "harness/pipeline/footprint.hpp"
+#include "reports/jsonl_printer.hpp"
+#include "reports/text_printer.hpp"
+
+namespace po = boost::program_options;
+
+namespace atomstress::cli {
+
+namespace {
+
+// Every trial of the plan must fit the machine before the first one runs.
+bool plan_fits(const CheckPlan& plan, std::string& error) {
+  for (const ImplInfo* impl : plan.impls) {
+    if (impl->gpu_only && plan.backend == BackendKind::Cpu) continue;
+    for (Pattern p : plan.patterns)
+      for (Space s : plan.spaces)
+        for (uint32_t t = 0; t < plan.opt.trials; ++t) {
+          const auto spec = plan_trial(plan, *impl, p, s, t);
+          if (!spec) break;
+          if (!footprint_fits(*spec, plan.backend, error)) return false;
+          // The trial's shape repeats every 4 trials (k, zipf, init vary by t % 4).
+          if (t >= 4) break;
+        }
+  }
+  return true;
+}
+
+}  // namespace
+
+int cmd_check(const std::vector<std::string>& args, const std::string& command_line) {
+  CheckOptions co;
+  po::options_description desc("atomstress check");
+  add_check_options(desc, co);
+  desc.add_options()("json", non_empty(&co.json), "append one JSON line per trial to FILE");
+  const auto vm = parse_command(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  read_check_options(vm, co);
+  std::string error;
+  CheckPlan plan;
+  if (!make_plan(co, plan, error)) {
+    if (error == "skip") {
+      std::printf("%s\n", plan.note.c_str());
+      return 77;
+    }
+    return usage_error(error);
+  }
+  if (!plan_fits(plan, error)) return usage_error(error);
+
+  reports::Multiplex printers;
+  printers.add(std::make_unique<reports::TextPrinter>(co.quiet, co.profile > 0));
+  if (!plan.note.empty()) printers.note(plan.note);
+  if (!co.json.empty()) {
+    auto json = std::make_unique<reports::JsonlPrinter>(co.json);
+    if (!json->opened()) return usage_error("cannot open '" + co.json + "' for appending");
+    printers.add(std::move(json));
+  }
+  printers.run_started({command_line, plan.backend,
+                        plan.backend == BackendKind::Cuda ? cuda_device_name() : std::string("host")});
+  int status = 0;
+  for (const ImplInfo* impl : plan.impls) {
+    if (impl->gpu_only && plan.backend == BackendKind::Cpu) {
+      printers.impl_skipped(*impl, plan.backend, "uses warp intrinsics: needs the cuda backend");
+      continue;
+    }
+    const ImplSummary sum = run_impl(plan, *impl, [&](const TrialOutcome& t) { printers.trial(t); });
+    if (sum.verdict == Verdict::Error && sum.trials == 0 && plan.impls.size() > 1) {
+      printers.impl_skipped(*impl, plan.backend, "no trial applies: " + sum.first_failure.why());
+      continue;
+    }
+    if (sum.verdict == Verdict::Error) {
+      printers.finish();  // keep what was recorded
+      return usage_error(sum.first_failure.why());
+    }
+    printers.impl_summary(sum);
+    if (sum.verdict != Verdict::Pass) status = 1;
+  }
+  if (!printers.finish()) return usage_error(printers.error());
+  return status;
+}
+
+}  // namespace atomstress::cli

@@ -1,0 +1,37 @@
+// atomstress list [--impl GLOB] [--verbose]: the catalogue.
+#include <cstdio>
+#include <iostream>
+
+#include "harness/cli/commands.hpp"
+#include "harness/cli/options.hpp"
+#include "harness/registry/registry.hpp"
+
+namespace po = boost::program_options;
+
+namespace atomstress::cli {
+
+int cmd_list(const std::vector<std::string>& args) {
+  std::string glob = "everything";
+  bool verbose = false;
+  po::options_description desc("atomstress list");
+  desc.add_options()("help,h", "this help")("impl", non_empty(&glob)->default_value("everything"), "name or glob")(
+      "verbose,v", po::bool_switch(&verbose), "print each implementation's semantics spec");
+  const auto vm = parse_command(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  const auto impls = match_impls(glob);
+  if (impls.empty()) return usage_error("no implementation matches '" + glob + "'");
+  for (const ImplInfo* i : impls) {
+    if (i->algo)
+      std::printf("%-44s algorithm on %s%s%s\n", i->name, i->algo->atomic().name, i->gpu_only ? " (cuda only)" : "",
+                  i->buggy() ? "   [buggy]" : "");
+    else
+      std::printf("%-44s %-4s %s%s\n", i->name, vk_name(i->kind), i->sem.phi, i->buggy() ? "   [buggy]" : "");
+    if (verbose) std::printf("%s\n", describe_spec(*i).c_str());
+  }
+  return 0;
+}
+
+}  // namespace atomstress::cli

@@ -1,0 +1,72 @@
+// atomstress selftest: the option parsing; the campaign itself is
+// fuzz/selftest.cpp's run_selftest.
+#include <iostream>
+#include <memory>
+
+#include "fuzz/selftest.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/options.hpp"
+#include "harness/pipeline/run_trial.hpp"
+#include "reports/jsonl_printer.hpp"
+
+namespace po = boost::program_options;
+
+namespace atomstress::cli {
+
+int cmd_selftest(const std::vector<std::string>& args, const std::string& command_line) {
+  fuzz::SelftestConfig cfg;
+  std::string backend_name = "auto", json_path;
+  uint64_t correct_specs = 0, algo_specs = 0;
+  bool skip_without_gpu = false;
+  constexpr uint64_t kMaxSpecs = 100'000'000;
+  po::options_description desc("atomstress selftest");
+  desc.add_options()("help,h", "this help")(
+      "backend", po::value(&backend_name)->default_value("auto"), "cuda, cpu or auto")(
+      "bugs", non_empty(&cfg.bugs)->default_value("buggy"), "which deliberately wrong implementations (glob)")(
+      "budget-s", seconds(nullptr, kMaxBudgetSeconds),
+      "search time per bug in seconds, more than 0 and at most 3600 (absent: 10 s on cuda, 2 s on cpu)")(
+      "correct-specs", bounded<uint64_t>(&correct_specs, 0, kMaxSpecs)->default_value(0),
+      "generated specs over the correct single atomics (0: 10000 on cuda, 300 on cpu)")(
+      "algo-specs", bounded<uint64_t>(&algo_specs, 0, kMaxSpecs)->default_value(0),
+      "generated specs over the correct algorithms (0: 10000 on cuda, 300 on cpu)")(
+      "rate-runs", bounded<uint32_t>(&cfg.rate_runs, 1, kMaxRuns)->default_value(20),
+      "runs of a contended trial to measure the failure rate of a bug the hardware may not show")(
+      "reruns", bounded<uint32_t>(&cfg.reruns, 1, 1000)->default_value(2), "runs per spec evaluation (1 to 1000)")(
+      "seed", bounded<uint64_t>(&cfg.seed)->default_value(1), "campaign seed")(
+      "watchdog-ms", bounded<uint64_t>(&cfg.run.watchdog_ms, 0, kMaxWatchdogMs)->default_value(0),
+      "per-trial watchdog, at most 3600000 (0: automatic)")(
+      "json", non_empty(&json_path), "append one JSON line per caught bug to FILE")(
+      "skip-without-gpu", po::bool_switch(&skip_without_gpu),
+      "exit 77 when no GPU is usable (with --backend cuda or auto)");
+  const auto vm = parse_command(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  std::string note, error, why;
+  if (skip_without_gpu && (backend_name == "cuda" || backend_name == "auto") && !cuda_available(why)) {
+    std::printf("no usable GPU (%s): skipped\n", why.c_str());
+    return 77;
+  }
+  cfg.backend = resolve_backend(backend_name, note, error);
+  if (!error.empty()) return usage_error(error);
+  const bool cuda = cfg.backend == BackendKind::Cuda;
+  cfg.budget_s = vm.count("budget-s") ? vm["budget-s"].as<double>() : cuda ? 10 : 2;
+  cfg.correct_specs = correct_specs ? correct_specs : cuda ? 10000 : 300;
+  cfg.algo_specs = algo_specs ? algo_specs : cuda ? 10000 : 300;
+  if (match_impls(cfg.bugs).empty()) return usage_error("no implementation matches '" + cfg.bugs + "'");
+
+  reports::Multiplex printers;
+  if (!json_path.empty()) {
+    auto json = std::make_unique<reports::JsonlPrinter>(json_path);
+    if (!json->opened()) return usage_error("cannot open '" + json_path + "' for appending");
+    printers.add(std::move(json));
+  }
+  printers.run_started({command_line, cfg.backend, cuda ? cuda_device_name() : std::string("host")});
+  if (!note.empty()) std::printf("%s\n", note.c_str());
+  const int status = fuzz::run_selftest(cfg, printers);
+  if (!printers.finish()) return usage_error(printers.error());
+  return status;
+}
+
+}  // namespace atomstress::cli

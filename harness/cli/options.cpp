@@ -1,0 +1,124 @@
+#include "harness/cli/options.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace po = boost::program_options;
+
+namespace atomstress::cli {
+
+namespace {
+
+std::string range_text(uint64_t lo, uint64_t hi) {
+  std::string text = "(";  // appended, not concatenated: GCC 12 warns falsely on "(" + string
+  text += std::to_string(lo);
+  text += " to ";
+  text += std::to_string(hi);
+  text += ")";
+  return text;
+}
+
+}  // namespace
+
+std::optional<uint64_t> parse_unsigned(std::string_view text, uint64_t lo, uint64_t hi, std::string& why) {
+  if (text.empty()) {
+    why = "is empty: give a whole number " + range_text(lo, hi);
+    return std::nullopt;
+  }
+  if (text.front() == '-') {
+    why = "is negative: give a whole number " + range_text(lo, hi);
+    return std::nullopt;
+  }
+  // from_chars takes digits only: no sign, no blanks, no 0x, no exponent.
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range) {
+    why = "is out of range " + range_text(lo, hi);
+    return std::nullopt;
+  }
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    why = "is not a whole number " + range_text(lo, hi);
+    return std::nullopt;
+  }
+  if (v < lo || v > hi) {
+    why = "is out of range " + range_text(lo, hi);
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<double> parse_seconds(std::string_view text, double max, std::string& why) {
+  char range[64];
+  std::snprintf(range, sizeof range, "(more than 0, at most %g)", max);
+  if (text.empty()) {
+    why = std::string("is empty: give a number of seconds ") + range;
+    return std::nullopt;
+  }
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    why = std::string("is not a number of seconds ") + range;
+    return std::nullopt;
+  }
+  if (!std::isfinite(v) || v <= 0 || v > max) {
+    why = std::string("is out of range ") + range;
+    return std::nullopt;
+  }
+  return v;
+}
+
+bad_number::bad_number(const std::string& token, const std::string& why)
+    : po::validation_error(po::validation_error::invalid_option_value) {
+  // Boost fills in %canonical_option% when the error passes its parser.  The
+  // token goes through %value% so that a '%' in it stays literal.
+  m_error_template = "option '%canonical_option%': '%value%' " + why;
+  set_substitute("value", token);
+}
+
+void SecondsValue::xparse(boost::any& out, const std::vector<std::string>& tokens) const {
+  po::validators::check_first_occurrence(out);
+  const std::string& token = po::validators::get_single_string(tokens);
+  std::string why;
+  const auto v = parse_seconds(token, max_, why);
+  if (!v) throw bad_number(token, why);
+  out = *v;
+}
+
+namespace {
+class NonEmptyString : public po::typed_value<std::string> {
+ public:
+  using po::typed_value<std::string>::typed_value;
+  void xparse(boost::any& out, const std::vector<std::string>& tokens) const override {
+    po::validators::check_first_occurrence(out);
+    const std::string& token = po::validators::get_single_string(tokens);
+    if (token.empty()) throw bad_number(token, "is empty");
+    out = token;
+  }
+};
+}  // namespace
+
+po::typed_value<std::string>* non_empty(std::string* store) { return new NonEmptyString(store); }
+
+po::variables_map parse_command(const std::vector<std::string>& args, const po::options_description& desc,
+                                const po::positional_options_description* positional) {
+  // Boost guesses "--trial" means "--trials" by default: a typo would run
+  // something the user did not ask for.
+  const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+  po::command_line_parser parser(args);
+  parser.options(desc).style(style);
+  // Without a positional description every positional token is an error.
+  po::positional_options_description none;
+  parser.positional(positional ? *positional : none);
+  po::variables_map vm;
+  po::store(parser.run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+int usage_error(const std::string& msg) {
+  std::fprintf(stderr, "atomstress: error: %s\n", msg.c_str());
+  return 2;
+}
+
+}  // namespace atomstress::cli

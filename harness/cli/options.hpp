@@ -1,0 +1,88 @@
+// The command line's option machinery, shared by every command: one parser
+// for every numeric option (Boost.Program_options value semantics that refuse
+// negatives, out-of-range values, trailing garbage, empty strings, NaN and
+// inf with one line naming the option and its range), no guessing of
+// abbreviations, no positional extras, and the one-line error format.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace atomstress::cli {
+
+// Parses a whole decimal integer in [lo, hi]; nullopt with a one-line `why`
+// ("is negative", "is out of range (1 to 256)", "is not a whole number").
+std::optional<uint64_t> parse_unsigned(std::string_view text, uint64_t lo, uint64_t hi, std::string& why);
+// Parses a finite number of seconds in (0, max]; nullopt with `why`.
+std::optional<double> parse_seconds(std::string_view text, double max, std::string& why);
+
+// Refused numbers surface as this Boost error; the parser fills in the option.
+class bad_number : public boost::program_options::validation_error {
+ public:
+  bad_number(const std::string& token, const std::string& why);
+};
+
+// The value semantic for an integer option bounded to [lo, hi].  `store` may
+// be null (then read it from the variables_map: an option with no default
+// that means something when absent).
+template <class T>
+class BoundedValue : public boost::program_options::typed_value<T> {
+ public:
+  BoundedValue(T* store, T lo, T hi) : boost::program_options::typed_value<T>(store), lo_(lo), hi_(hi) {}
+  void xparse(boost::any& out, const std::vector<std::string>& tokens) const override {
+    boost::program_options::validators::check_first_occurrence(out);
+    const std::string& token = boost::program_options::validators::get_single_string(tokens);
+    std::string why;
+    const auto v = parse_unsigned(token, uint64_t(lo_), uint64_t(hi_), why);
+    if (!v) throw bad_number(token, why);
+    out = T(*v);
+  }
+
+ private:
+  T lo_, hi_;
+};
+
+template <class T>
+BoundedValue<T>* bounded(T* store, T lo = 0, T hi = std::numeric_limits<T>::max()) {
+  static_assert(std::is_unsigned_v<T>, "counts, sizes and seeds are unsigned");
+  return new BoundedValue<T>(store, lo, hi);
+}
+
+// Seconds: finite, positive, at most `max`.
+class SecondsValue : public boost::program_options::typed_value<double> {
+ public:
+  SecondsValue(double* store, double max) : boost::program_options::typed_value<double>(store), max_(max) {}
+  void xparse(boost::any& out, const std::vector<std::string>& tokens) const override;
+
+ private:
+  double max_;
+};
+inline SecondsValue* seconds(double* store, double max) { return new SecondsValue(store, max); }
+
+// A string option that must not be empty (a file name, a list).
+boost::program_options::typed_value<std::string>* non_empty(std::string* store);
+
+// Parses `args` against `desc` (and `positional`, if given): no abbreviation
+// guessing, no unregistered options, no positional extras.  Throws Boost's
+// errors (main turns them into one line, exit 2).
+boost::program_options::variables_map parse_command(
+    const std::vector<std::string>& args, const boost::program_options::options_description& desc,
+    const boost::program_options::positional_options_description* positional = nullptr);
+
+// `atomstress: error: MSG` on stderr; returns 2.
+int usage_error(const std::string& msg);
+
+// The bounds the commands share.
+inline constexpr uint64_t kMaxWatchdogMs = 3'600'000;  // one hour
+inline constexpr uint32_t kMaxCpuThreads = 256;
+inline constexpr uint32_t kMaxTrials = 1'000'000;
+inline constexpr uint32_t kMaxRuns = 1'000'000;
+inline constexpr double kMaxBudgetSeconds = 3600;
+
+}  // namespace atomstress::cli

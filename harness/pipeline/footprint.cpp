@@ -1,0 +1,124 @@
+#include "harness/pipeline/footprint.hpp"
+
+#include "harness/trial/patterns.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "harness/registry/registry.hpp"
+
+namespace atomstress {
+
+namespace {
+
+// Per op, host: addr 4, a 8, b 8 (workload); old 8, retries 4, cycles 4,
+// gave_up 1 (history); an output slot 4 (append).  The checker needs about
+// 24 B per op more for values up to 4 bytes, twice that for 8-byte values,
+// and an algorithm's oracle about 48 more (measured on the cpu backend at
+// 2^22 ops: 59, 82 and 107 B per op for native.add.i32, cas.add.f64 and
+// sum.element@native.add.u32).
+constexpr uint64_t kHostBytesPerOp = 4 + 8 + 8 + 8 + 4 + 4 + 1 + 4;
+constexpr uint64_t kCheckerBytesPerOp = 24;
+constexpr uint64_t kOracleBytesPerOp = 48;
+// Per op, device: the same arrays less the checker's.
+constexpr uint64_t kDeviceBytesPerOp = 4 + 8 + 8 + 8 + 4 + 4 + 1;
+// Per memory element, host: init and final as 64-bit patterns, plus the
+// backend's own copy in the element's width.
+constexpr uint64_t kHostBytesPerElem = 8 + 8;
+
+std::string gib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", double(bytes) / double(1ull << 30));
+  return buf;
+}
+
+// A number from a file such as /proc/meminfo's "MemAvailable:  123 kB".
+std::optional<uint64_t> meminfo_available_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key, unit;
+  uint64_t value = 0;
+  while (f >> key >> value >> unit)
+    if (key == "MemAvailable:") return value * 1024;
+  return std::nullopt;
+}
+
+std::optional<uint64_t> read_number(const char* path) {
+  std::ifstream f(path);
+  uint64_t v = 0;
+  if (f >> v) return v;  // "max" fails here: no limit
+  return std::nullopt;
+}
+
+// The address space already mapped (VmSize), for RLIMIT_AS.
+uint64_t address_space_in_use() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmSize:", 0) == 0) {
+      std::istringstream ss(line.substr(7));
+      uint64_t kb = 0;
+      ss >> kb;
+      return kb * 1024;
+    }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind backend) {
+  const ImplInfo* impl = find_impl(spec.impl);
+  if (!impl) return std::nullopt;
+  const unsigned bytes = vk_bytes(impl->kind);
+  Footprint f;
+  f.ops = spec.ops();
+  const uint64_t regions = spec.space == Space::Shared ? spec.grid : 1;
+  f.mem_elems = region_words(spec, bytes) * regions;
+  const uint64_t checker = kCheckerBytesPerOp * (bytes == 8 ? 2 : 1) + (impl->algo ? kOracleBytesPerOp : 0);
+  // The memory: init and final patterns, the backend's copy and (algorithms)
+  // a pristine copy.
+  f.host_bytes = f.ops * (kHostBytesPerOp + checker) + f.mem_elems * (kHostBytesPerElem + 2 * bytes);
+  if (backend == BackendKind::Cuda) f.device_bytes = f.ops * (kDeviceBytesPerOp + 4) + f.mem_elems * 2 * bytes;
+  return f;
+}
+
+uint64_t host_memory_available() {
+  uint64_t avail = 0;
+  if (auto m = meminfo_available_bytes()) avail = *m;
+  else avail = uint64_t(sysconf(_SC_AVPHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  const auto limit = read_number("/sys/fs/cgroup/memory.max");
+  const auto usage = read_number("/sys/fs/cgroup/memory.current");
+  if (limit && usage) avail = std::min(avail, *limit > *usage ? *limit - *usage : 0);
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    const uint64_t used = address_space_in_use();
+    avail = std::min<uint64_t>(avail, as.rlim_cur > used ? as.rlim_cur - used : 0);
+  }
+  return avail;
+}
+
+bool footprint_fits(const TrialSpec& spec, BackendKind backend, std::string& error) {
+  const auto f = estimate_footprint(spec, backend);
+  if (!f) return true;  // expand() reports what is wrong with the spec
+  // Headroom: the process, the allocator's slack and the rest of the machine.
+  const uint64_t host = host_memory_available();
+  if (f->host_bytes > host / 4 * 3) {
+    error = "trial too large for this machine: " + spec.impl + " with " + std::to_string(f->ops) + " ops on " +
+            std::to_string(f->mem_elems) + " elements needs about " + gib(f->host_bytes) +
+            " of host memory, " + gib(host) + " available (at most 3/4 of it is used)";
+    return false;
+  }
+  size_t free = 0, total = 0;
+  if (backend == BackendKind::Cuda && cuda_memory(free, total) && f->device_bytes > free / 10 * 9) {
+    error = "trial too large for the GPU: " + spec.impl + " needs about " + gib(f->device_bytes) +
+            " of device memory, " + gib(free) + " free";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace atomstress

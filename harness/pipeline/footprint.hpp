@@ -1,0 +1,34 @@
+// How much memory a trial will take, estimated from its spec before anything
+// is allocated, and whether that fits the machine: a spec that does not fit
+// is bad input (one line, exit 2), not a std::bad_alloc or an OOM kill.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "harness/backend/backend.hpp"
+#include "harness/trial/spec.hpp"
+
+namespace atomstress {
+
+struct Footprint {
+  uint64_t host_bytes = 0;
+  uint64_t device_bytes = 0;  // on the cuda backend; 0 on cpu
+  uint64_t mem_elems = 0;     // the trial's memory (all regions)
+  uint64_t ops = 0;
+};
+
+// Nullopt when the implementation is unknown or the pattern's region cannot
+// be sized (expand() then says why).
+std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind backend);
+
+// Memory this process may still use: the smallest of MemAvailable, the
+// cgroup's limit less its usage, and RLIMIT_AS less the address space in use.
+uint64_t host_memory_available();
+
+// True when the trial fits, with headroom; else false and a one-line
+// `error` naming the need and what is available.
+bool footprint_fits(const TrialSpec& spec, BackendKind backend, std::string& error);
+
+}  // namespace atomstress

@@ -1,0 +1,86 @@
+#include "reports/jsonl_printer.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+namespace atomstress::reports {
+
+JsonlPrinter::JsonlPrinter(const std::string& path) : path_(path) {
+  // "a+" so the last byte can be read: appending after a line without its
+  // newline would glue the first record onto it.
+  f_ = std::fopen(path_.c_str(), "a+");
+  if (!f_) f_ = std::fopen(path_.c_str(), "a");  // e.g. a write-only device
+  if (f_ && std::fseek(f_, -1, SEEK_END) == 0) {
+    const int last = std::fgetc(f_);
+    fresh_line_needed_ = last != EOF && last != '\n';
+  }
+  if (f_) std::clearerr(f_);
+}
+
+JsonlPrinter::~JsonlPrinter() {
+  if (f_) std::fclose(f_);
+}
+
+void JsonlPrinter::write_line(const std::string& json) {
+  if (!f_ || !error_.empty()) return;
+  const std::string line = (fresh_line_needed_ ? "\n" : "") + json + "\n";
+  errno = 0;
+  if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0) {
+    error_ = "cannot write '" + path_ + "'" + (errno ? std::string(": ") + std::strerror(errno) : "");
+    return;
+  }
+  fresh_line_needed_ = false;
+}
+
+void JsonlPrinter::trial(const TrialOutcome& t) {
+  if (t.verdict == Verdict::Error) return;  // bad input is reported on stderr, not recorded
+  nlohmann::json j;
+  j["impl"] = t.spec.impl;
+  j["backend"] = to_string(t.backend);
+  j["verdict"] = to_string(t.verdict);
+  j["why"] = t.why();
+  if (!t.finding.ok()) {
+    j["finding"] = to_string(t.finding.kind);
+    if (t.finding.address >= 0) j["address"] = t.finding.address;
+  }
+  j["spec"] = describe(t.spec);
+  j["token"] = encode_token(t.spec);
+  j["ops"] = t.ops;
+  j["run_ms"] = t.run_ms;
+  j["check_ms"] = t.check_ms;
+  j["total_retries"] = t.total_retries;
+  j["max_retries"] = t.max_retries;
+  if (t.finding.first_op() >= 0) j["bad_op"] = t.finding.first_op();
+  auto hs = nlohmann::json::array();
+  for (const auto& h : t.hotspots)
+    hs.push_back({{"addr", h.addr}, {"ops", h.ops}, {"retries", h.retries}, {"cycles", h.cycles}});
+  j["hotspots"] = hs;
+  write_line(j.dump());
+}
+
+void JsonlPrinter::campaign(const CampaignRecord& c) {
+  if (!c.found) return;  // as before: one line per caught bug
+  nlohmann::json j;
+  j["impl"] = c.impl->name;
+  j["backend"] = to_string(c.backend);
+  j["verdict"] = to_string(c.verdict);
+  j["why"] = c.why;
+  j["spec"] = describe(c.shrunk);
+  j["token"] = encode_token(c.shrunk);
+  j["ops"] = c.shrunk.ops();
+  j["time_to_catch_s"] = c.time_to_catch_s;
+  j["specs"] = c.specs;
+  j["rate_failures"] = c.rate_failures;
+  j["rate_runs"] = c.rate_runs;
+  j["flaky"] = c.flaky;
+  write_line(j.dump());
+}
+
+bool JsonlPrinter::finish() {
+  if (f_ && error_.empty() && (std::fflush(f_) != 0 || std::ferror(f_)))
+    error_ = "cannot write '" + path_ + "'" + (errno ? std::string(": ") + std::strerror(errno) : "");
+  return error_.empty();
+}
+
+}  // namespace atomstress::reports

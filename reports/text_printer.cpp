@@ -1,0 +1,64 @@
+#include "reports/text_printer.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace atomstress::reports {
+
+void TextPrinter::note(const std::string& n) {
+  std::printf("%s\n", n.c_str());
+  std::fflush(stdout);
+}
+
+void TextPrinter::impl_summary(const ImplSummary& s) {
+  const bool pass = s.verdict == Verdict::Pass;
+  if (pass && quiet_) return;
+  char ops[32];
+  if (s.ops >= 1000000) std::snprintf(ops, sizeof ops, "%.1fM", s.ops / 1e6);
+  else std::snprintf(ops, sizeof ops, "%.1fk", s.ops / 1e3);
+  std::printf("%-5s %-32s %-4s %4u trials %8s ops  run %8.1f ms  check %8.1f ms  retries max %u%s\n",
+              to_string(s.verdict), s.impl->name, to_string(s.backend), s.trials, ops, s.run_ms, s.check_ms,
+              s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "");
+  if (!pass) {
+    const auto& f = s.first_failure;
+    std::printf("      %s\n      spec: %s\n      repro: atomstress repro %s --backend %s\n", f.why().c_str(),
+                describe(f.spec).c_str(), encode_token(f.spec).c_str(), to_string(s.backend));
+  }
+  if (profile_ && !s.most_contended.hotspots.empty()) {
+    const auto& m = s.most_contended;
+    std::printf("      hotspots of the busiest trial (%s, %s, k=%u):\n", to_string(m.spec.pattern),
+                to_string(m.spec.space), m.spec.k);
+    std::printf("        %10s %10s %12s %14s\n", "address", "ops", "retries", "cycles/op");
+    for (const auto& h : m.hotspots)
+      std::printf("        %10llu %10llu %12llu %14.0f\n", (unsigned long long)h.addr, (unsigned long long)h.ops,
+                  (unsigned long long)h.retries, h.ops ? double(h.cycles) / h.ops : 0.0);
+  }
+  std::fflush(stdout);
+}
+
+void TextPrinter::impl_skipped(const ImplInfo& impl, BackendKind backend, const std::string& why) {
+  if (quiet_) return;
+  std::printf("SKIP  %-32s %-4s  %s\n", impl.name, to_string(backend), why.c_str());
+}
+
+void TextPrinter::repro(const ReproSummary& r) {
+  if (r.first_failed_run) std::printf("run %u: %s\n", r.first_failed_run, r.first_why.c_str());
+  // MC Mutants' reproducibility score: with x the expected number of
+  // failures in a rerun of this many runs, 1 - e^-x.
+  const double x = double(r.failures);
+  std::printf("failed %u of %u runs (rate %.3f); reproducibility score 1-e^-x = %.3f (x = %.1f expected failures per %u runs)\n",
+              r.failures, r.runs, double(r.failures) / r.runs, 1.0 - std::exp(-x), x, r.runs);
+}
+
+bool TextPrinter::finish() {
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    error_ = std::string("cannot write standard output") + (errno ? std::string(": ") + std::strerror(errno) : "");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace atomstress::reports
