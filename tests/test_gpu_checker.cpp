@@ -450,22 +450,30 @@ TEST(GpuChecker, AMillionAddresses) {
   Hist h = valid_history(impl, rng, size_t(1) << 21, size_t(1) << 20, true, &last_op, false);
   agree(h, "2^20 elements, valid");
   EXPECT_TRUE(gpu_verdict(h).ok);
-  // A lost update at element 777777 and a wrong value at 900001.
-  const size_t none = ~size_t(0);
-  size_t x = none, y = none, z = none;
-  for (size_t o = 0; o < h.addr.size(); ++o) {
-    if (h.addr[o] == 777777) {
-      if (x == none) x = o;
-      else if (h.old[o] != h.old[x]) y = o;
-    }
-    if (h.addr[o] == 900001) z = o;
+  // A lost update at the first element from 777777 on with an op that is no
+  // self-loop (x) and one that read another value (y): x then reads what y
+  // read, which unbalances the element.  A wrong value above it.
+  std::vector<std::vector<size_t>> ops_at(h.init.size());
+  for (size_t o = 0; o < h.addr.size(); ++o) ops_at[h.addr[o]].push_back(o);
+  size_t e1 = 777777, x = 0, y = 0;
+  for (;; ++e1) {
+    ASSERT_LT(e1, size_t(900000));
+    const auto& v = ops_at[e1];
+    const auto ix = std::find_if(v.begin(), v.end(), [&](size_t o) { return impl.phi(h.old[o], h.a[o], h.b[o]) != h.old[o]; });
+    if (ix == v.end()) continue;
+    const auto iy = std::find_if(v.begin(), v.end(), [&](size_t o) { return h.old[o] != h.old[*ix]; });
+    if (iy == v.end()) continue;
+    x = *ix;
+    y = *iy;
+    break;
   }
-  ASSERT_TRUE(x != none && y != none && z != none) << "elements 777777 and 900001 need two ops and one";
+  size_t e2 = 900001;
+  while (ops_at[e2].empty()) ++e2;
   Hist c = h;
   c.old[x] = c.old[y];
-  c.old[z] ^= 4;
+  c.old[ops_at[e2].front()] ^= 4;
   agree(c, "2^20 elements, two corrupted");
-  EXPECT_EQ(gpu_verdict(c).bad_addr, 777777);
+  EXPECT_EQ(gpu_verdict(c).bad_addr, int64_t(e1));
   // An untouched element changed below them.
   std::vector<bool> touched(h.init.size());
   for (uint32_t a : h.addr) touched[a] = true;
@@ -473,7 +481,7 @@ TEST(GpuChecker, AMillionAddresses) {
   ASSERT_LT(u, touched.size());
   c.fin[u] ^= 1;
   agree(c, "2^20 elements, an untouched one changed");
-  EXPECT_EQ(gpu_verdict(c).bad_addr, int64_t(std::min<size_t>(u, 777777)));
+  EXPECT_EQ(gpu_verdict(c).bad_addr, int64_t(std::min(u, e1)));
 }
 
 TEST(GpuChecker, LargeHotHistories) {
