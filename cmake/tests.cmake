@@ -8,6 +8,10 @@ add_test(NAME unit COMMAND atomstress_tests)
 add_test(NAME gpu COMMAND atomstress_gpu_tests)
 set_tests_properties(gpu PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 
+# The GPU checker against the CPU checker and a brute-force search.
+add_test(NAME gpu_checker COMMAND atomstress_gpu_checker_tests)
+set_tests_properties(gpu_checker PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
+
 # End to end on the CPU backend: the whole catalogue, every pattern, both
 # memory spaces, a small geometry.
 add_test(NAME e2e_check_cpu

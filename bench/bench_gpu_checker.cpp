@@ -1,0 +1,171 @@
+// Throughput of the GPU checker (harness/check/gpu_checker.hpp) on valid
+// histories already in device memory: ops checked per second, the time from
+// the call to the verdict on the host (check() synchronises its stream).
+// Without a usable GPU it prints a line and exits 77.
+//
+//   atomstress_bench_gpu_checker --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "harness/backend/backend.hpp"
+#include "harness/check/gpu_checker.hpp"
+
+namespace gc = atomstress::gpu_check;
+
+namespace {
+
+enum class Shape { I32Add, U64Add };
+
+// n ops over `elems` elements, executed in program order per element, then
+// shuffled (the order in which threads record ops is arbitrary; a shuffle is
+// the checker's worst case for locality).  I32Add: wrapping 32-bit states,
+// operands in [-1000, 1000] (a hot counter).  U64Add: random 64-bit operands
+// (full-width states: at several elements, the 96-bit keys).
+struct HostHist {
+  std::vector<uint32_t> addr;
+  std::vector<uint64_t> from, to, init, fin;
+};
+
+HostHist make(size_t n, uint32_t elems, Shape shape, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  HostHist h;
+  h.init.resize(elems);
+  for (auto& x : h.init) x = shape == Shape::U64Add ? rng() : uint64_t(uint32_t(rng()));
+  h.fin = h.init;
+  h.addr.resize(n);
+  h.from.resize(n);
+  h.to.resize(n);
+  for (size_t o = 0; o < n; ++o) {
+    const uint32_t a = elems == 1 ? 0 : uint32_t(rng() % elems);
+    const uint64_t s = h.fin[a];
+    const uint64_t t = shape == Shape::U64Add ? s + rng() : uint64_t(uint32_t(s + uint32_t(int32_t(rng() % 2001) - 1000)));
+    h.addr[o] = a;
+    h.from[o] = s;
+    h.to[o] = t;
+    h.fin[a] = t;
+  }
+  for (size_t i = n; i > 1; --i) {
+    const size_t j = rng() % i;
+    std::swap(h.addr[i - 1], h.addr[j]);
+    std::swap(h.from[i - 1], h.from[j]);
+    std::swap(h.to[i - 1], h.to[j]);
+  }
+  return h;
+}
+
+// The history of the last benchmark, on the device (one at a time: the
+// largest takes 1.3 GB).
+struct DeviceCopy {
+  std::tuple<size_t, uint32_t, Shape> key{0, 0, Shape::I32Add};
+  void* p[5] = {};
+  gc::DeviceHistory h;
+  void release() {
+    for (auto& q : p) {
+      if (q) cudaFree(q);
+      q = nullptr;
+    }
+  }
+  bool load(size_t n, uint32_t elems, Shape shape, std::string& err) {
+    if (p[0] && key == std::make_tuple(n, elems, shape)) return true;
+    release();
+    const HostHist hh = make(n, elems, shape, 12345 + n + elems);
+    const size_t bytes[5] = {n * 4, n * 8, n * 8, size_t(elems) * 8, size_t(elems) * 8};
+    const void* src[5] = {hh.addr.data(), hh.from.data(), hh.to.data(), hh.init.data(), hh.fin.data()};
+    for (int i = 0; i < 5; ++i) {
+      cudaError_t e = cudaMalloc(&p[i], bytes[i]);
+      if (e == cudaSuccess) e = cudaMemcpy(p[i], src[i], bytes[i], cudaMemcpyHostToDevice);
+      if (e != cudaSuccess) {
+        err = cudaGetErrorString(e);
+        release();
+        return false;
+      }
+    }
+    key = std::make_tuple(n, elems, shape);
+    h = gc::DeviceHistory{static_cast<const uint32_t*>(p[0]), static_cast<const uint64_t*>(p[1]),
+                          static_cast<const uint64_t*>(p[2]), n, static_cast<const uint64_t*>(p[3]),
+                          static_cast<const uint64_t*>(p[4]), elems};
+    return true;
+  }
+};
+
+DeviceCopy& device_copy() {
+  static DeviceCopy* d = new DeviceCopy;  // leaked: no CUDA calls after main
+  return *d;
+}
+gc::Checker& checker() {
+  static gc::Checker* c = new gc::Checker;
+  return *c;
+}
+
+void run(benchmark::State& state, size_t n, uint32_t elems, Shape shape) {
+  if (n > checker().max_ops()) {
+    state.SkipWithError("history larger than the checker's max_ops() on this device");
+    return;
+  }
+  std::string err;
+  if (!device_copy().load(n, elems, shape, err)) {
+    state.SkipWithError(("cannot load the history: " + err).c_str());
+    return;
+  }
+  gc::Verdict v;
+  // Warm: the scratch is allocated on the first call.
+  if (!checker().check(device_copy().h, v, err) || !v.ok) {
+    state.SkipWithError(err.empty() ? "a valid history failed the GPU checker" : err.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool ok = checker().check(device_copy().h, v, err);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!ok || !v.ok) {
+      state.SkipWithError(err.empty() ? "a valid history failed the GPU checker" : err.c_str());
+      return;
+    }
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
+  state.counters["ops"] = double(n);
+  state.counters["elems"] = double(elems);
+}
+
+// One hot element, i32-like adds.
+void BM_GpuCheckHotI32(benchmark::State& state) { run(state, size_t(1) << state.range(0), 1, Shape::I32Add); }
+BENCHMARK(BM_GpuCheckHotI32)->Arg(20)->Arg(24)->Arg(26)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// 2^20 elements, i32-like adds: 2^20 and 2^24 ops.
+void BM_GpuCheckSpreadI32(benchmark::State& state) {
+  run(state, size_t(1) << state.range(0), uint32_t(1) << 20, Shape::I32Add);
+}
+BENCHMARK(BM_GpuCheckSpreadI32)->Arg(20)->Arg(24)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Full-width 64-bit states: one element (64-bit keys, all 64 bits sorted),
+// and 1024 elements (96-bit keys).
+void BM_GpuCheckHotU64(benchmark::State& state) { run(state, size_t(1) << state.range(0), 1, Shape::U64Add); }
+BENCHMARK(BM_GpuCheckHotU64)->Arg(24)->UseManualTime()->Unit(benchmark::kMillisecond);
+void BM_GpuCheckWideU64(benchmark::State& state) {
+  run(state, size_t(1) << state.range(0), 1024, Shape::U64Add);
+}
+BENCHMARK(BM_GpuCheckWideU64)->Arg(24)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string why;
+  if (!atomstress::cuda_available(why)) {
+    std::printf("no usable CUDA device (%s): GPU checker benchmarks skipped\n", why.c_str());
+    return 77;
+  }
+  std::printf("GPU checker benchmarks on %s\n", atomstress::cuda_device_name().c_str());
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
