@@ -30,3 +30,15 @@ add_test(NAME selftest_cpu
 # The same on the GPU (10 s per bug, 10,000 correct specs).
 add_test(NAME selftest_cuda COMMAND atomstress selftest --backend cuda --skip-without-gpu)
 set_tests_properties(selftest_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
+
+# An entry from a unit outside atomics_under_test/ joins list and check, and
+# the forms it fits are paired with it by themselves.
+add_test(NAME outside_entry_list COMMAND atomstress_outside_entry list --impl "*outside.*")
+set_tests_properties(outside_entry_list PROPERTIES
+  PASS_REGULAR_EXPRESSION "outside\\.add\\.u32 +u32 +old \\+ a.*sum\\.block@outside\\.add\\.u32 +algorithm on outside\\.add\\.u32")
+add_test(NAME outside_entry_check
+  COMMAND atomstress_outside_entry check --impl "outside.add.u32,sum.block@outside.add.u32,hist.global@outside.add.u32"
+          --backend cpu --trials 2 --grid 3 --block 40 --ops-per-thread 3)
+set_tests_properties(outside_entry_check PROPERTIES
+  PASS_REGULAR_EXPRESSION "PASS  outside\\.add\\.u32 .*PASS  sum\\.block@outside\\.add\\.u32 .*PASS  hist\\.global@outside\\.add\\.u32"
+  FAIL_REGULAR_EXPRESSION "FAIL|HANG|ERROR")

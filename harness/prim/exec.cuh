@@ -27,15 +27,17 @@ struct DeviceBlock {
   AS_HD AS_FI void sync() { NV_IF_TARGET(NV_IS_DEVICE, (__syncthreads();)) }
 };
 
+// Host-side only in use, but __host__ __device__ so that block code (which
+// is) may call it without a cross-space call.
 struct HostBlock {
   uint32_t b = 0, block = 0;
   unsigned char* smem = nullptr;
-  uint32_t bid() const { return b; }
+  AS_HD AS_FI uint32_t bid() const { return b; }
   template <class F>
-  void each(F&& f) {
+  AS_HD AS_FI void each(F&& f) {
     for (uint32_t t = 0; t < block; ++t) f(t);
   }
-  void sync() {}
+  AS_HD AS_FI void sync() {}
 };
 
 }  // namespace prim
