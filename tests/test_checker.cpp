@@ -8,6 +8,7 @@
 #include <random>
 
 #include "harness/check/checker.hpp"
+#include "test_support.hpp"
 #include "harness/registry/bits.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -21,32 +22,6 @@ struct SmallHistory {
   std::vector<uint64_t> a, b, old, init, fin;
 };
 
-// Is there an order of each address's ops that reads init, chains through
-// every returned value and ends at the final value?  Tries them all.
-bool brute_force(const SmallHistory& h) {
-  for (size_t e = 0; e < h.init.size(); ++e) {
-    std::vector<size_t> ops;
-    for (size_t o = 0; o < h.addr.size(); ++o)
-      if (h.addr[o] == e) ops.push_back(o);
-    bool found = false;
-    std::sort(ops.begin(), ops.end());
-    do {
-      uint64_t state = h.init[e];
-      bool ok = true;
-      for (size_t o : ops) {
-        if (h.impl->canon(h.old[o]) != h.impl->canon(state)) {
-          ok = false;
-          break;
-        }
-        state = h.impl->phi(h.old[o], h.a[o], h.b[o]);
-      }
-      if (ok && h.impl->canon(state) == h.impl->canon(h.fin[e])) found = true;
-    } while (!found && std::next_permutation(ops.begin(), ops.end()));
-    if (!found) return false;
-  }
-  return true;
-}
-
 CheckInput input_of(const SmallHistory& h) {
   CheckInput in;
   in.impl = h.impl;
@@ -58,6 +33,8 @@ CheckInput input_of(const SmallHistory& h) {
   in.final_mem = h.fin;
   return in;
 }
+
+bool brute_force(const SmallHistory& h) { return atomstress::testing::brute_force_explains(input_of(h)); }
 
 bool checker(const SmallHistory& h) { return check_history(input_of(h)).ok; }
 

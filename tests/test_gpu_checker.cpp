@@ -14,6 +14,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/check/checker.hpp"
+#include "test_support.hpp"
 #include "harness/check/gpu_checker.hpp"
 #include "harness/registry/bits.hpp"
 #include "harness/workload/workload.hpp"
@@ -328,29 +329,7 @@ TEST(GpuChecker, AgreesWithCpuCheckerOnRandomGraphs) {
 
 // 2. Tiny histories against a search over every order.
 namespace {
-bool brute_force(const Hist& h) {
-  for (size_t e = 0; e < h.init.size(); ++e) {
-    std::vector<size_t> ops;
-    for (size_t o = 0; o < h.addr.size(); ++o)
-      if (h.addr[o] == e) ops.push_back(o);
-    bool found = false;
-    std::sort(ops.begin(), ops.end());
-    do {
-      uint64_t s = h.init[e];
-      bool ok = true;
-      for (size_t o : ops) {
-        if (state(*h.impl, h.old[o]) != state(*h.impl, s)) {
-          ok = false;
-          break;
-        }
-        s = h.impl->phi(h.old[o], h.a[o], h.b[o]);
-      }
-      if (ok && state(*h.impl, s) == state(*h.impl, h.fin[e])) found = true;
-    } while (!found && std::next_permutation(ops.begin(), ops.end()));
-    if (!found) return false;
-  }
-  return true;
-}
+bool brute_force(const Hist& h) { return atomstress::testing::brute_force_explains(input_of(h)); }
 }  // namespace
 
 TEST(GpuChecker, AgreesWithBruteForceOnTinyHistories) {

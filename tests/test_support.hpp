@@ -1,7 +1,10 @@
 // Helpers shared by the tests: build a workload from explicit values.
 #pragma once
 
+#include <algorithm>
 #include <vector>
+
+#include "harness/check/checker.hpp"
 
 #include "harness/backend/backend.hpp"
 #include "harness/workload/workload.hpp"
@@ -27,6 +30,33 @@ inline Workload explicit_workload(const ImplInfo& impl, std::vector<uint64_t> a,
   w.b = b.empty() ? std::vector<uint64_t>(w.a.size(), 0) : std::move(b);
   w.init = std::move(init);
   return w;
+}
+
+// Is there an order of each address's ops that reads the initial value,
+// chains through every returned value and ends at the final value?  Tries
+// every order: the reference for the checkers on tiny histories.
+inline bool brute_force_explains(const CheckInput& in) {
+  const ImplInfo& impl = *in.impl;
+  for (size_t e = 0; e < in.init.size(); ++e) {
+    std::vector<size_t> ops;
+    for (size_t o = 0; o < in.addr.size(); ++o)
+      if (in.addr[o] == e) ops.push_back(o);
+    bool found = false;
+    do {
+      uint64_t state = in.init[e];
+      bool ok = true;
+      for (size_t o : ops) {
+        if (impl.canon(in.old[o]) != impl.canon(state)) {
+          ok = false;
+          break;
+        }
+        state = impl.phi(in.old[o], in.a[o], in.b[o]);
+      }
+      if (ok && impl.canon(state) == impl.canon(in.final_mem[e])) found = true;
+    } while (!found && std::next_permutation(ops.begin(), ops.end()));
+    if (!found) return false;
+  }
+  return true;
 }
 
 }  // namespace atomstress::testing

@@ -97,12 +97,8 @@ class AppendFamily final : public Family {
   }
 
   Semantics semantics(const Entry& entry, const Entry& atomic) const override {
-    Semantics s{};
-    s.nan = s.signed_zero = s.subnormals = s.wrap = kNA;
-    s.shared_ok = false;
-    s.nan_states_equal = atomic.sem.nan_states_equal;
-    s.phi = "out[0..count) is a permutation of the elements the filter keeps (no hole, no duplicate), "
-            "count exact, no slot past count written; the counter's returned values explained by a sequential order";
+    Semantics s = algorithm_semantics(atomic, "out[0..count) is a permutation of the elements the filter keeps (no hole, no duplicate), "
+            "count exact, no slot past count written; the counter's returned values explained by a sequential order");
     (void)entry;
     return s;
   }

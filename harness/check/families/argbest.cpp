@@ -77,11 +77,7 @@ class ArgBestFamily final : public Family {
 
   Semantics semantics(const Entry& entry, const Entry& atomic) const override {
     const AlgoInfo& a = *entry.algo;
-    Semantics s{};
-    s.nan = s.signed_zero = s.subnormals = s.wrap = kNA;
-    s.shared_ok = false;
-    s.nan_states_equal = atomic.sem.nan_states_equal;
-    s.phi = a.is_max ? "the (value, index) of the largest value" : "the (value, index) of the smallest value";
+    Semantics s = algorithm_semantics(atomic, a.is_max ? "the (value, index) of the largest value" : "the (value, index) of the smallest value");
     s.nan = "NaN never wins; no winner if every value is NaN";
     s.signed_zero = a.is_cas ? "-0 == +0 (float compare): a tie" : "-0 < +0 (ordered integer key)";
     s.wrap = "ties go to the lowest index";

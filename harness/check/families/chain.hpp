@@ -25,6 +25,18 @@ inline uint64_t width_mask(VK k) {
   const unsigned b = vk_bytes(k);
   return b == 8 ? ~0ull : (1ull << (8 * b)) - 1;
 }
+// The spec every algorithm starts from: global memory only (its form decides
+// where it uses shared memory), NaN states as its atomic's, every rule "n/a"
+// until the family states it.
+inline Semantics algorithm_semantics(const Entry& atomic, const char* phi) {
+  Semantics s{};
+  s.phi = phi;
+  s.nan = s.signed_zero = s.subnormals = s.wrap = kNA;
+  s.shared_ok = false;
+  s.nan_states_equal = atomic.sem.nan_states_equal;
+  return s;
+}
+
 constexpr uint32_t pattern_bit(Pattern p) { return 1u << unsigned(p); }
 
 // Registers a family object at static initialisation.

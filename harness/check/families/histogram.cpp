@@ -57,11 +57,7 @@ class HistogramFamily final : public Family {
   }
 
   Semantics semantics(const Entry&, const Entry& atomic) const override {
-    Semantics s{};
-    s.nan = s.signed_zero = s.subnormals = s.wrap = kNA;
-    s.shared_ok = false;
-    s.nan_states_equal = atomic.sem.nan_states_equal;
-    s.phi = "bin = init + number of its elements, exact (wrapping)";
+    Semantics s = algorithm_semantics(atomic, "bin = init + number of its elements, exact (wrapping)");
     return s;
   }
 };

@@ -65,12 +65,8 @@ class LockFamily final : public Family {
   }
 
   Semantics semantics(const Entry&, const Entry& atomic) const override {
-    Semantics s{};
-    s.nan = s.signed_zero = s.subnormals = s.wrap = kNA;
-    s.shared_ok = false;
-    s.nan_states_equal = atomic.sem.nan_states_equal;
-    s.phi = "no lost update: data[j] = init + sum of its elements' x, the values read in critical sections "
-            "form one chain, every lock released";
+    Semantics s = algorithm_semantics(atomic, "no lost update: data[j] = init + sum of its elements' x, the values read in critical sections "
+            "form one chain, every lock released");
     s.wrap = kIntWrap;
     s.scope = Scope::Device;
     return s;

@@ -227,13 +227,9 @@ class SumFamily final : public Family {
   }
 
   Semantics semantics(const Entry&, const Entry& atomic) const override {
-    Semantics s{};
-    s.nan = s.signed_zero = s.subnormals = s.wrap = kNA;
-    s.shared_ok = false;
-    s.nan_states_equal = atomic.sem.nan_states_equal;
-    s.phi = "accumulator = init + its elements: integers exact; floats: a sequential order of the form's "
+    Semantics s = algorithm_semantics(atomic, "accumulator = init + its elements: integers exact; floats: a sequential order of the form's "
             "partial sums (checked bitwise on the atomic's returned values), within gamma_d * sum|x| of the exact "
-            "sum (d: the form's longest chain of additions), and exact where every partial sum is exact";
+            "sum (d: the form's longest chain of additions), and exact where every partial sum is exact");
     s.nan = "a NaN among the terms gives a NaN; +inf and -inf together give a NaN";
     s.subnormals = atomic.sem.subnormals;
     s.wrap = vk_is_float(atomic.kind) ? kNA : kIntWrap;
