@@ -24,6 +24,15 @@ GenConfig default_config(BackendKind backend, std::vector<const ImplInfo*> impls
   return c;
 }
 
+namespace {
+// Every pattern of the table, in its order.
+std::vector<Pattern> all_patterns() {
+  std::vector<Pattern> v;
+  for (int p = 0; p < kNumPatterns; ++p) v.push_back(Pattern(p));
+  return v;
+}
+}  // namespace
+
 rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c) {
   using namespace rc;
   const auto impls = c.impls;
@@ -33,8 +42,7 @@ rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c) {
                                         gen::inRange<uint32_t>(1, 1025)),
                              gen::inRange<uint32_t>(1, 9));
   auto shape = gen::tuple(gen::element(Space::Global, Space::Shared),
-                          gen::element(Pattern::Single, Pattern::Uniform, Pattern::Zipf, Pattern::SameLine,
-                                       Pattern::PerLine, Pattern::PerPage, Pattern::PerWarp, Pattern::PerBlock),
+                          gen::elementOf(all_patterns()),
                           gen::oneOf(gen::element<uint32_t>(1, 2, 4, 32), gen::inRange<uint32_t>(1, 2048)),
                           gen::inRange<uint32_t>(1, 5));
   auto values = gen::tuple(gen::element(Dist::Small, Dist::Full),

@@ -158,12 +158,7 @@ uint64_t trial_seed(uint64_t base_seed, std::string_view name, Pattern p, Space 
 
 std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl, Pattern p, Space s, uint32_t t) {
   const auto& o = plan.opt;
-  const bool shared = s == Space::Shared;
-  if (!impl.limits.pattern_ok(p)) return std::nullopt;
-  if (shared && !impl.sem.shared_ok) return std::nullopt;
-  if (!shared && !impl.sem.global_ok) return std::nullopt;
-  if (impl.sem.scope == Scope::Block && !shared && o.grid > 1 && p != Pattern::PerWarp && p != Pattern::PerBlock)
-    return std::nullopt;
+  if (!entry_allows(impl.limits, p, s, o.grid)) return std::nullopt;
   TrialSpec spec;
   spec.impl = impl.name;
   spec.grid = o.grid;
@@ -171,19 +166,14 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
   spec.ops_per_thread = o.ops_per_thread;
   spec.space = s;
   spec.pattern = p;
-  const unsigned bytes = vk_bytes(impl.kind);
-  uint32_t k = o.k;
-  if (k == 0) {
+  if (o.k == 0) {
+    // An automatic k varies by trial, capped to fit (cap_k).
     static constexpr uint32_t kVary[] = {32, 1024, 4, 256};
-    k = kVary[t % 4];
-    // Keep an automatic choice inside 32 KiB of shared memory.
-    const uint32_t max_elems = 32768 / bytes;
-    const uint32_t per = p == Pattern::PerLine ? 128 / bytes : p == Pattern::PerPage ? 4096 / bytes : 1;
-    if (p == Pattern::PerPage) k = std::min<uint32_t>(k, 64);
-    if (shared) k = std::max<uint32_t>(1, std::min<uint32_t>(k, max_elems / per));
-    if (p == Pattern::SameLine) k = std::min<uint32_t>(k, 128 / bytes);
+    spec.k = kVary[t % 4];
+    cap_k(spec, impl.limits.value_bytes);
+  } else {
+    spec.k = o.k;
   }
-  spec.k = k;
   spec.zipf_s = 1 + t % 4;
   spec.dist = o.dist == "mixed" ? (t % 2 ? Dist::Full : Dist::Small) : *parse_dist(o.dist);
   spec.special_permille = o.special ? *o.special : (t % 3 == 2 ? 150u : t % 3 == 1 ? 20u : 0u);

@@ -14,6 +14,29 @@ bool block_private(const TrialSpec& s) {
 }
 }  // namespace
 
+bool entry_allows(const Constraints& c, Pattern p, Space space, uint32_t grid) {
+  if (!c.pattern_ok(p)) return false;
+  if (space == Space::Shared ? !c.shared_ok : !c.global_ok) return false;
+  if (c.algorithm && space != Space::Global) return false;
+  TrialSpec s;
+  s.pattern = p;
+  s.space = space;
+  s.grid = grid;
+  return !c.block_scope || block_private(s);
+}
+
+void cap_k(TrialSpec& s, unsigned bytes) {
+  if (s.pattern == Pattern::SameLine) s.k = std::min<uint32_t>(s.k, kLineBytes / bytes);
+  if (s.pattern == Pattern::PerPage) s.k = std::min<uint32_t>(s.k, 64);
+  if (s.space == Space::Shared) {
+    // Within 32 KiB of shared memory.
+    const uint32_t per = s.pattern == Pattern::PerLine   ? kLineBytes / bytes
+                         : s.pattern == Pattern::PerPage ? kPageBytes / bytes
+                                                         : 1;
+    s.k = std::max<uint32_t>(1, std::min<uint32_t>(s.k, (32768 / bytes) / per));
+  }
+}
+
 bool validate(const TrialSpec& s, const Constraints& c, std::string& error) {
   if (s.grid == 0 || s.block == 0 || s.ops_per_thread == 0) {
     error = "impossible geometry: grid, block and ops-per-thread must all be at least 1";
@@ -101,16 +124,9 @@ void normalise(TrialSpec& s, const Constraints& c, uint64_t max_ops) {
   const unsigned bytes = c.value_bytes;
   while (s.ops() > max_ops && s.ops_per_thread > 1) --s.ops_per_thread;
   while (s.ops() > max_ops && s.grid > 1) s.grid = std::max<uint32_t>(1, s.grid / 2);
-  if (s.pattern == Pattern::SameLine) s.k = std::min<uint32_t>(s.k, kLineBytes / bytes);
-  if (s.pattern == Pattern::PerPage) s.k = std::min<uint32_t>(s.k, 64);
   // A block-scope atomic only on addresses private to a block.
   if (c.block_scope && !block_private(s)) s.space = Space::Shared;
-  if (s.space == Space::Shared) {
-    const uint32_t per = s.pattern == Pattern::PerLine   ? kLineBytes / bytes
-                         : s.pattern == Pattern::PerPage ? kPageBytes / bytes
-                                                         : 1;
-    s.k = std::max<uint32_t>(1, std::min<uint32_t>(s.k, (32768 / bytes) / per));
-  }
+  cap_k(s, bytes);
   apply_caps(s, c);
 }
 

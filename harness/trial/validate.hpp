@@ -32,6 +32,14 @@ struct Constraints {
   bool pattern_ok(Pattern p) const { return (pattern_mask >> unsigned(p)) & 1u; }
 };
 
+// Whether a trial of this pattern and space (and grid) means something for
+// the entry: its patterns, its memory spaces, its scope.
+bool entry_allows(const Constraints& c, Pattern p, Space space, uint32_t grid);
+
+// Caps a chosen k: the addresses fit the line (same_line), at most 64 pages
+// (per_page), and within 32 KiB of shared memory.
+void cap_k(TrialSpec& s, unsigned value_bytes);
+
 // A one-line reason in `error` for a spec that cannot run.
 bool validate(const TrialSpec& s, const Constraints& c, std::string& error);
 
