@@ -109,13 +109,15 @@ bool footprint_fits(const TrialSpec& spec, BackendKind backend, std::string& err
   if (f->host_bytes > host / 4 * 3) {
     error = "trial too large for this machine: " + spec.impl + " with " + std::to_string(f->ops) + " ops on " +
             std::to_string(f->mem_elems) + " elements needs about " + gib(f->host_bytes) +
-            " of host memory, " + gib(host) + " available (at most 3/4 of it is used)";
+            " of host memory, more than the " + gib(host / 4 * 3) + " it may use (3/4 of the " + gib(host) +
+            " available)";
     return false;
   }
   size_t free = 0, total = 0;
   if (backend == BackendKind::Cuda && cuda_memory(free, total) && f->device_bytes > free / 10 * 9) {
     error = "trial too large for the GPU: " + spec.impl + " needs about " + gib(f->device_bytes) +
-            " of device memory, " + gib(free) + " free";
+            " of device memory, more than the " + gib(free / 10 * 9) + " it may use (9/10 of the " + gib(free) +
+            " free)";
     return false;
   }
   return true;
