@@ -16,23 +16,8 @@ using namespace atomstress;
 
 namespace {
 
-struct SmallHistory {
-  const ImplInfo* impl;
-  std::vector<uint32_t> addr;
-  std::vector<uint64_t> a, b, old, init, fin;
-};
-
-CheckInput input_of(const SmallHistory& h) {
-  CheckInput in;
-  in.impl = h.impl;
-  in.addr = h.addr;
-  in.a = h.a;
-  in.b = h.b;
-  in.old = h.old;
-  in.init = h.init;
-  in.final_mem = h.fin;
-  return in;
-}
+using SmallHistory = atomstress::testing::ArrayHistory;
+using atomstress::testing::input_of;
 
 bool brute_force(const SmallHistory& h) { return atomstress::testing::brute_force_explains(input_of(h)); }
 

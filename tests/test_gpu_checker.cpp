@@ -24,23 +24,8 @@ namespace gc = atomstress::gpu_check;
 
 namespace {
 
-struct Hist {
-  const ImplInfo* impl = nullptr;
-  std::vector<uint32_t> addr;
-  std::vector<uint64_t> a, b, old, init, fin;
-};
-
-CheckInput input_of(const Hist& h) {
-  CheckInput in;
-  in.impl = h.impl;
-  in.addr = h.addr;
-  in.a = h.a;
-  in.b = h.b;
-  in.old = h.old;
-  in.init = h.init;
-  in.final_mem = h.fin;
-  return in;
-}
+using Hist = atomstress::testing::ArrayHistory;
+using atomstress::testing::input_of;
 
 // A state as the CPU checker compares it: canonical, 32-bit kinds in 32 bits.
 uint64_t state(const ImplInfo& impl, uint64_t bits) {

@@ -32,6 +32,25 @@ inline Workload explicit_workload(const ImplInfo& impl, std::vector<uint64_t> a,
   return w;
 }
 
+// A history as plain arrays (the checkers' tests build and corrupt these).
+struct ArrayHistory {
+  const ImplInfo* impl = nullptr;
+  std::vector<uint32_t> addr;
+  std::vector<uint64_t> a, b, old, init, fin;
+};
+
+inline CheckInput input_of(const ArrayHistory& h) {
+  CheckInput in;
+  in.impl = h.impl;
+  in.addr = h.addr;
+  in.a = h.a;
+  in.b = h.b;
+  in.old = h.old;
+  in.init = h.init;
+  in.final_mem = h.fin;
+  return in;
+}
+
 // Is there an order of each address's ops that reads the initial value,
 // chains through every returned value and ends at the final value?  Tries
 // every order: the reference for the checkers on tiny histories.

@@ -15,14 +15,24 @@ constexpr PatternInfo kPatterns[kNumPatterns] = {
     {Pattern::PerWarp, "per_warp", false, true, "one address per warp"},
     {Pattern::PerBlock, "per_block", false, true, "one address per block"},
 };
+// What every pattern's sizing reads from a spec.
+struct Shape {
+  bool shared;
+  uint64_t k, warps, line, page;
+  Shape(const TrialSpec& s, unsigned bytes)
+      : shared(s.space == Space::Shared),
+        k(std::max<uint32_t>(s.k, 1)),
+        warps((s.block + kWarpSize - 1) / kWarpSize),
+        line(kLineBytes / bytes),
+        page(kPageBytes / bytes) {}
+};
+
 }  // namespace
 
 const PatternInfo& pattern_info(Pattern p) { return kPatterns[static_cast<size_t>(p)]; }
 
 uint64_t region_words(const TrialSpec& s, unsigned bytes) {
-  const bool shared = s.space == Space::Shared;
-  const uint64_t k = std::max<uint32_t>(s.k, 1), warps = (s.block + kWarpSize - 1) / kWarpSize;
-  const uint64_t line = kLineBytes / bytes, page = kPageBytes / bytes;
+  const auto [shared, k, warps, line, page] = Shape(s, bytes);
   uint64_t region = 1;
   switch (s.pattern) {
     case Pattern::Single: region = 1; break;
@@ -41,9 +51,7 @@ uint64_t region_words(const TrialSpec& s, unsigned bytes) {
 
 uint64_t pattern_word(const TrialSpec& s, unsigned bytes, uint32_t blk, uint32_t lane, uint64_t r,
                       const double* cdf) {
-  const bool shared = s.space == Space::Shared;
-  const uint64_t k = std::max<uint32_t>(s.k, 1), warps = (s.block + kWarpSize - 1) / kWarpSize;
-  const uint64_t line = kLineBytes / bytes, page = kPageBytes / bytes;
+  const auto [shared, k, warps, line, page] = Shape(s, bytes);
   uint64_t idx = 0;
   switch (s.pattern) {
     case Pattern::Single: idx = 0; break;
