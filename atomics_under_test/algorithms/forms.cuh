@@ -35,11 +35,6 @@ constexpr bool is_int_counter() {
 
 enum class SumForm : uint8_t { Element, Thread, Block, WarpDown, WarpXor };
 
-template <class T>
-AS_HD AS_FI uint64_t bits_of(T v) { return prim::to_bits(v); }
-template <class T>
-AS_HD AS_FI T value_of(uint64_t b) { return prim::from_bits<T>(b); }
-
 // The arithmetic of partial sums, identical on device and host: integers
 // wrap, floats round to nearest with the device's NaN results (float NaNs
 // canonical), no flushing (nvcc's default -ftz=false).
@@ -63,8 +58,8 @@ AS_HD AS_FI void each_element(Ctx& c, const Args& g, F&& f) {
 // The thread-local partial sum of a thread's elements, in order.
 template <class T>
 AS_HD AS_FI T thread_partial(const Args& g, uint64_t gt) {
-  T acc = value_of<T>(g.x[gt]);
-  for (uint32_t k = 1; k < g.per_thread; ++k) acc = plus(acc, value_of<T>(g.x[uint64_t(k) * g.threads + gt]));
+  T acc = prim::from_bits<T>(g.x[gt]);
+  for (uint32_t k = 1; k < g.per_thread; ++k) acc = plus(acc, prim::from_bits<T>(g.x[uint64_t(k) * g.threads + gt]));
   return acc;
 }
 
@@ -90,11 +85,11 @@ struct Append {
       if constexpr (WriteFirst) {
         // Bug: writes the slot it expects to get, then reserves.
         g.out[static_cast<uint64_t>(prim::plain_load(count))] = static_cast<uint32_t>(e);
-        record(g, e, bits_of(A{}(count, M(1), M(0), r)), r);
+        record(g, e, prim::to_bits(A{}(count, M(1), M(0), r)), r);
       } else {
         const M loc = A{}(count, M(1), M(0), r);
         g.out[static_cast<uint64_t>(loc)] = static_cast<uint32_t>(e);
-        record(g, e, bits_of(loc), r);
+        record(g, e, prim::to_bits(loc), r);
       }
     });
   }
@@ -129,7 +124,7 @@ struct AppendWarpAgg {
         if (lane == leader) {
           prim::Retry r = make_retry(g);
           base = A{}(count, M(prim::warp::popc(votes)), M(0), r);
-          record(g, e, bits_of(base), r);
+          record(g, e, prim::to_bits(base), r);
         }
         base = prim::warp::shfl(lanes, base, FromLane0 ? 0u : leader);  // the bug: lane 0 need not lead
         if (keep)
@@ -167,13 +162,13 @@ struct Sum {
     if constexpr (F == SumForm::Element) {
       each_element(c, g, [&](uint64_t e) {
         prim::Retry r = make_retry(g);
-        record(g, e, bits_of(A{}(acc, value_of<M>(g.x[e]), M(0), r)), r);
+        record(g, e, prim::to_bits(A{}(acc, prim::from_bits<M>(g.x[e]), M(0), r)), r);
       });
     } else if constexpr (F == SumForm::Thread) {
       c.each([&](uint32_t t) {
         const uint64_t gt = uint64_t(c.bid()) * g.block + t;
         prim::Retry r = make_retry(g);
-        record(g, gt, bits_of(A{}(acc, thread_partial<M>(g, gt), M(0), r)), r);
+        record(g, gt, prim::to_bits(A{}(acc, thread_partial<M>(g, gt), M(0), r)), r);
       });
     } else if constexpr (F == SumForm::Block) {
       M* s = reinterpret_cast<M*>(c.smem);
@@ -191,7 +186,7 @@ struct Sum {
         if (t == 0) {
           const uint64_t e = uint64_t(c.bid()) * g.block;
           prim::Retry r = make_retry(g);
-          record(g, e, bits_of(A{}(acc, s[0], M(0), r)), r);
+          record(g, e, prim::to_bits(A{}(acc, s[0], M(0), r)), r);
         }
       });
     } else {
@@ -212,7 +207,7 @@ struct Sum {
         }
         if (lane == 0) {
           prim::Retry r = make_retry(g);
-          record(g, gt, bits_of(A{}(acc, v, M(0), r)), r);
+          record(g, gt, prim::to_bits(A{}(acc, v, M(0), r)), r);
         }
       });
     }
