@@ -245,6 +245,7 @@ TEST(Algorithms, WriteBeforeReserveAppendIsCaughtOnCpu) {
   spec.zipf_s = 4;
   RunOptions opt;
   opt.yield_permille = 200;
+  opt.cpu_threads = 8;  // more host threads than cores: the OS interleaves them too
   int failures = 0;
   // Up to 200 seeds, stopping at the first failure: on a loaded 2-core
   // machine the host threads may run one after another for many trials.
