@@ -179,6 +179,14 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
       ++state.round;
     }
   }
+  // An entry the budget never reached is not a pass.
+  for (const Entry* e : cfg.entries) {
+    auto& r = state.entries[e->name];
+    if (!r.skipped && !r.failed() && r.rounds == 0) {
+      r.skipped = true;
+      r.skip_why = "the time budget ended before its first slice";
+    }
+  }
   state.finished = true;
   if (!save()) return 2;
   progress.stop();

@@ -161,7 +161,8 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   };
 
   fuzz::FuzzState state;
-  if (o.resume) {
+  const bool resumed = o.resume;
+  if (resumed) {
     // The resumed run's options are the first run's: only where to find them may be given.
     for (const auto& [name, value] : vm)
       if (!value.defaulted() && name != "resume" && name != "state" && name != "corpus")
@@ -226,7 +227,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
                {"rate_runs", std::to_string(o.rate_runs)}, {"cpu_threads", std::to_string(o.run.cpu_threads)},
                {"watchdog_ms", std::to_string(o.run.watchdog_ms)}, {"budget", std::to_string(o.run.retry_budget)},
                {"shard", std::to_string(shard.index) + "/" + std::to_string(shard.count)},
-               {"corpus", o.corpus}, {"resumed", o.resume ? "true" : "false"}};
+               {"corpus", o.corpus}, {"resumed", resumed ? "true" : "false"}};
 
   reports::Multiplex printers;
   if (!o.json.empty()) {
@@ -242,7 +243,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   if (!note.empty()) std::printf("%s\n", note.c_str());
   std::printf("fuzz on %s: %zu entries%s, %.0f s budget%s\n", to_string(backend), cfg.entries.size(),
               shard.count > 1 ? (" (shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) + ")").c_str() : "",
-              state.budget_s, o.resume ? (", resumed at " + std::to_string(int(state.elapsed_s)) + " s").c_str() : "");
+              state.budget_s, resumed ? (", resumed at " + std::to_string(int(state.elapsed_s)) + " s").c_str() : "");
   std::fflush(stdout);
   printers.fuzz_started(h);
   const int status = fuzz::run_nightly(cfg, state, corpus, printers, error);

@@ -62,7 +62,7 @@ bool read_log(const std::string& path, Merged& m, std::string& error) {
       reports::ReplayRecord r;
       if (fuzz::from_json(j, r, why)) fuzz::add_replay(m.entries[r.impl], r);
     } else if (kind == "entry") {
-      // Only a skipped entry has no slices: take it from its result line.
+      // An entry with no slice (skipped) is known from its result line only.
       reports::FuzzEntryResult e;
       if (fuzz::from_json(j, e, why) && e.skipped && !m.entries.count(e.impl)) m.entries[e.impl] = e;
     }
