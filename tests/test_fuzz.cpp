@@ -17,6 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/duration.hpp"
+#include "fuzz/shard.hpp"
+#include "reports/junit_printer.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -219,4 +223,57 @@ TEST(Fuzz, ShardsCoverTheSelectionAndMergeIntoOneJunit) {
   EXPECT_NE(xml.find("tests=\"" + std::to_string(all.size()) + "\""), std::string::npos) << xml;
   for (const auto& n : all) EXPECT_FALSE(testcase(xml, n).empty()) << n;
   expect_parses_as_xml(d / "merged.xml");
+}
+
+// ------------------------------------------------------- the parts, directly
+
+TEST(FuzzParts, DurationsAreStrict) {
+  std::string why;
+  EXPECT_EQ(atomstress::fuzz::parse_duration("90s", why), 90.0);
+  EXPECT_EQ(atomstress::fuzz::parse_duration("45m", why), 2700.0);
+  EXPECT_EQ(atomstress::fuzz::parse_duration("8h", why), 28800.0);
+  for (const char* bad : {"", "s", "90", "9 0s", "+5s", "5.0s", "0h", "5sec", "169h", "99999999999999999999s"})
+    EXPECT_FALSE(atomstress::fuzz::parse_duration(bad, why)) << bad;
+}
+
+TEST(FuzzParts, ShardsPartitionTheSelection) {
+  const auto all = atomstress::match_impls("everything");
+  for (uint32_t n = 1; n <= 5; ++n) {
+    std::multiset<std::string> seen;
+    for (uint32_t i = 0; i < n; ++i)
+      for (const auto* e : atomstress::fuzz::shard_entries(all, {i, n})) seen.insert(e->name);
+    EXPECT_EQ(seen.size(), all.size()) << n;
+    for (const auto* e : all) EXPECT_EQ(seen.count(e->name), 1u) << e->name;
+  }
+  std::string why;
+  EXPECT_FALSE(atomstress::fuzz::parse_shard("2/2", why));
+  EXPECT_FALSE(atomstress::fuzz::parse_shard("1", why));
+  EXPECT_FALSE(atomstress::fuzz::parse_shard("0/0", why));
+  const auto s = atomstress::fuzz::parse_shard("1/3", why);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->index, 1u);
+  EXPECT_EQ(s->count, 3u);
+}
+
+TEST(FuzzParts, JunitEscapesWhatItQuotes) {
+  using namespace atomstress::reports;
+  EXPECT_EQ(escape_markup("a<b>&\"c'\x01"), "a&lt;b&gt;&amp;&quot;c&apos;?");
+  const fs::path d = scratch("escape");
+  JunitPrinter j((d / "j.xml").string());
+  FuzzHeader h;
+  h.device = "GPU <\"x\"> & co";
+  h.options = {{"impl", "a&b,'c'"}};
+  j.fuzz_started(h);
+  FuzzEntryResult e;
+  e.impl = "odd<name>";
+  e.verdict = atomstress::Verdict::Fail;
+  e.why = "value \"x\" < 'y' & z\x02";
+  e.spec = "]]> <!-- -->";
+  e.token = "as1.t";
+  j.fuzz_entry(e);
+  ASSERT_TRUE(j.finish()) << j.error();
+  const std::string xml = slurp(d / "j.xml");
+  EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("odd<name>"), std::string::npos) << xml;
+  expect_parses_as_xml(d / "j.xml");
 }
