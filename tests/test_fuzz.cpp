@@ -17,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
 #include "fuzz/shard.hpp"
+#include "harness/trial/token.hpp"
 #include "reports/junit_printer.hpp"
 
 namespace fs = std::filesystem;
@@ -60,9 +62,17 @@ size_t count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
+fs::path scratch_root() { return fs::temp_directory_path() / ("atomstress_fuzz_test_" + std::to_string(getpid())); }
+
+// The scratch directories go when the tests end.
+struct RemoveScratch : ::testing::Environment {
+  void TearDown() override { fs::remove_all(scratch_root()); }
+};
+[[maybe_unused]] auto* const remove_scratch = ::testing::AddGlobalTestEnvironment(new RemoveScratch);
+
 // A fresh scratch directory per test.
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("atomstress_fuzz_test_" + std::to_string(getpid())) / name;
+  const fs::path d = scratch_root() / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -113,7 +123,7 @@ TEST(Fuzz, CatchesBugsIntoJunitAndCorpusThenReplaysTheCorpus) {
   const auto r = run(common + " --time 10s --progress-s 1 --junit " + (d / "junit.xml").string() + " --report " +
                      (d / "report").string() + " --json " + (d / "log.jsonl").string());
   ASSERT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("trials"), std::string::npos) << "a progress line: " << r.out;
+  EXPECT_NE(r.out.find("s/10s  trials "), std::string::npos) << "a progress line: " << r.out;
 
   const std::string xml = slurp(d / "junit.xml");
   EXPECT_NE(xml.find("<testsuite name=\"atomstress.fuzz\" tests=\"5\" failures=\"3\" errors=\"0\" skipped=\"0\""),
@@ -276,4 +286,24 @@ TEST(FuzzParts, JunitEscapesWhatItQuotes) {
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
   EXPECT_EQ(xml.find("odd<name>"), std::string::npos) << xml;
   expect_parses_as_xml(d / "j.xml");
+}
+
+TEST(FuzzParts, AFixedCorpusCaseIsReportedFixed) {
+  // A case recorded against a correct entry: replayed, it passes.
+  const fs::path d = scratch("fixed");
+  atomstress::TrialSpec spec;
+  spec.impl = "native.add.i32";
+  spec.grid = 2;
+  spec.block = 32;
+  atomstress::fuzz::CorpusCase c;
+  c.impl = spec.impl;
+  c.token = atomstress::encode_token(spec);
+  bool added = false;
+  std::string error;
+  ASSERT_TRUE(atomstress::fuzz::add_case(d.string(), c, added, error)) << error;
+  ASSERT_TRUE(added);
+  const auto r = run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + d.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("corpus fixed:         native.add.i32 (0 of 10 runs failed)"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(c.file)) << "a fixed case stays in the corpus";
 }
