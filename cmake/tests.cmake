@@ -42,3 +42,16 @@ add_test(NAME outside_entry_check
 set_tests_properties(outside_entry_check PROPERTIES
   PASS_REGULAR_EXPRESSION "PASS  outside\\.add\\.u32 .*PASS  sum\\.block@outside\\.add\\.u32 .*PASS  hist\\.global@outside\\.add\\.u32"
   FAIL_REGULAR_EXPRESSION "FAIL|HANG|ERROR")
+
+# atomstress fuzz on the CPU backend: JUnit, corpus and its replay, kill and
+# --resume, shards and merge (tests/test_fuzz.cpp; about 30 s).
+add_test(NAME fuzz COMMAND atomstress_fuzz_tests)
+
+# A short nightly campaign over two bugs the CPU catches and two correct
+# entries.  Exit status 1 (failures found) is the expected outcome: a shell
+# wrapper requires exactly 1 (WILL_FAIL would also accept a crash or bad
+# input), and no correct entry may be reported failing.
+add_test(NAME e2e_fuzz_cpu
+  COMMAND sh -c "\"$0\" fuzz --backend cpu --time 20s --impl 'buggy.plain_rmw.add.i32,buggy.inc_gt.u32,native.add.i32,cas.add.f32' --junit e2e_fuzz_cpu.xml; test $? -eq 1"
+          $<TARGET_FILE:atomstress>)
+set_tests_properties(e2e_fuzz_cpu PROPERTIES FAIL_REGULAR_EXPRESSION "(FAIL|HANG) +(native|cas)\\.")

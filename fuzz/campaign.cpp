@@ -28,8 +28,14 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
   auto prop = [&] {
     const TrialSpec s = *gen;
     if (shrinking && elapsed() > 3 * cfg.budget_s) return;  // stop shrinking: candidates "pass"
+    // Out of budget mid-round (a slow or hanging entry): the rest of the
+    // round passes unseen, so a time slice ends close to its budget.
+    if (!shrinking && elapsed() > cfg.budget_s) return;
     ++res.specs;
     const auto ev = properties::evaluate(s, cfg.gen.backend, cfg.run, cfg.reruns);
+    res.runs += ev.runs;
+    res.ops += ev.runs * s.ops();
+    if (!shrinking && cfg.on_evaluated) cfg.on_evaluated(ev.runs, ev.runs * s.ops());
     if (ev.verdict == Verdict::Pass) return;
     if (!res.found) {
       res.found = true;
@@ -62,6 +68,8 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
     const auto rate = properties::measure_rate(res.shrunk, cfg.gen.backend, cfg.run, cfg.rate_runs);
     res.rate_failures = rate.failures;
     res.rate_runs = rate.runs;
+    res.runs += rate.runs;
+    res.ops += rate.runs * res.shrunk.ops();
     if (rate.failures == 0) {
       const auto again = properties::measure_rate(res.first, cfg.gen.backend, cfg.run, cfg.rate_runs);
       res.flaky = again.failures == 0;

@@ -21,6 +21,9 @@ struct CampaignConfig {
   uint32_t reruns = 2;       // runs per spec evaluation (and per shrink candidate)
   uint32_t rate_runs = 10;   // reruns of the shrunk case to measure its failure rate
   uint64_t seed = 1;
+  // Called after each evaluation during the search (not while shrinking):
+  // live progress for long campaigns.  Optional.
+  std::function<void(uint64_t runs, uint64_t ops)> on_evaluated;
 };
 
 struct CampaignResult {
@@ -31,6 +34,7 @@ struct CampaignResult {
   double time_to_catch_s = 0;    // wall time until the first failing evaluation
   double total_s = 0;
   uint64_t specs = 0;            // specs evaluated (shrink candidates included)
+  uint64_t runs = 0, ops = 0;    // trial runs and the ops they checked (rate runs included)
   uint32_t rate_failures = 0, rate_runs = 0;
   bool flaky = false;            // the shrunk case (and the first) never failed again
 };

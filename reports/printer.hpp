@@ -22,6 +22,12 @@ class Printer {
   virtual void impl_skipped(const ImplInfo&, BackendKind, const std::string& why) {}
   virtual void repro(const ReproSummary&) {}
   virtual void campaign(const CampaignRecord&) {}
+  // `fuzz`: the run's header, each corpus replay and time slice as they
+  // happen, and each entry's result at the end.
+  virtual void fuzz_started(const FuzzHeader&) {}
+  virtual void fuzz_replay(const ReplayRecord&) {}
+  virtual void fuzz_slice(const FuzzSliceRecord&) {}
+  virtual void fuzz_entry(const FuzzEntryResult&) {}
   // Flushes; false (and `error()` says why, in one line) when anything the
   // printer was given could not be written.
   virtual bool finish() { return true; }
@@ -41,6 +47,10 @@ class Multiplex final : public Printer {
   }
   void repro(const ReproSummary& r) override { for (auto& p : printers_) p->repro(r); }
   void campaign(const CampaignRecord& c) override { for (auto& p : printers_) p->campaign(c); }
+  void fuzz_started(const FuzzHeader& h) override { for (auto& p : printers_) p->fuzz_started(h); }
+  void fuzz_replay(const ReplayRecord& r) override { for (auto& p : printers_) p->fuzz_replay(r); }
+  void fuzz_slice(const FuzzSliceRecord& s) override { for (auto& p : printers_) p->fuzz_slice(s); }
+  void fuzz_entry(const FuzzEntryResult& e) override { for (auto& p : printers_) p->fuzz_entry(e); }
   // Finishes every printer (one failing must not stop the others flushing).
   bool finish() override {
     bool ok = true;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/pipeline/run_trial.hpp"
 
@@ -49,6 +51,58 @@ struct CampaignRecord {
   uint64_t specs = 0;
   uint32_t rate_failures = 0, rate_runs = 0;
   bool flaky = false;
+};
+
+// `fuzz`: once per run, what a nightly report needs to say where it came from.
+struct FuzzHeader {
+  std::string timestamp;  // UTC, ISO 8601
+  std::string version, git_revision;  // git_revision empty when unknown
+  BackendKind backend = BackendKind::Cpu;
+  std::string device, driver;  // driver: on cuda only
+  std::vector<std::pair<std::string, std::string>> options;  // as given (or resumed)
+  std::string command_line;
+};
+
+// `fuzz`: a failure recorded in the corpus, replayed before fuzzing.
+struct ReplayRecord {
+  std::string impl, token, spec, file;
+  BackendKind backend = BackendKind::Cpu;
+  bool still_failing = false;
+  Verdict verdict = Verdict::Pass;  // the first failing run's, else Pass
+  std::string why;
+  uint32_t runs = 0, failures = 0;
+};
+
+// `fuzz`: one entry's time slice of one round; a found failure (shrunk,
+// with its failure rate) when verdict is not Pass.
+struct FuzzSliceRecord {
+  std::string impl;
+  BackendKind backend = BackendKind::Cpu;
+  uint32_t round = 0;
+  double seconds = 0;
+  uint64_t trials = 0, ops = 0;
+  Verdict verdict = Verdict::Pass;
+  std::string why, token, spec;
+  double time_to_catch_s = 0;  // the entry's fuzzing time until the catch, over all rounds
+  uint32_t rate_failures = 0, rate_runs = 0;
+  bool flaky = false;
+};
+
+// `fuzz` and `merge`: one entry's result over the whole run.
+struct FuzzEntryResult {
+  std::string impl;
+  BackendKind backend = BackendKind::Cpu;
+  Verdict verdict = Verdict::Pass;
+  bool skipped = false;
+  std::string skip_why;
+  std::string origin;  // of a failure: "fuzz" or "corpus"
+  std::string why, token, spec;
+  double time_to_catch_s = 0, seconds = 0;
+  uint64_t trials = 0, ops = 0;
+  uint32_t rounds = 0, rate_failures = 0, rate_runs = 0;
+  bool flaky = false;
+
+  bool failed() const { return verdict != Verdict::Pass; }
 };
 
 }  // namespace atomstress::reports

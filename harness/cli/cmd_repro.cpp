@@ -1,8 +1,11 @@
 // atomstress repro TOKEN [--runs N]: reruns a failure's token and reports
-// its failure rate and reproducibility score.
+// its failure rate and reproducibility score.  TOKEN may also name a fuzz
+// corpus file (its token line is replayed).
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "fuzz/corpus.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/run_trial.hpp"
@@ -37,6 +40,11 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   }
   if (token.empty()) return usage_error("repro needs a reproduction token");
   std::string error, note;
+  if (std::filesystem::is_regular_file(token)) {
+    const auto c = fuzz::read_case(token, error);
+    if (!c) return usage_error(error);
+    token = c->token;
+  }
   auto spec = decode_token(token, error);
   if (!spec) return usage_error(error);
   const BackendKind backend = resolve_backend(backend_name, note, error);

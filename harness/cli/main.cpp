@@ -4,6 +4,8 @@
 //   atomstress check    [--all | --impl NAME|GLOB[,..]] [--backend auto|cuda|cpu] ...
 //   atomstress repro    TOKEN [--runs N] [--backend ...]
 //   atomstress selftest [--backend ...] [--budget-s S] ...
+//   atomstress fuzz     [--impl GLOB[,..]] [--time 8h] [--corpus DIR] [--junit F] [--report DIR] ...
+//   atomstress merge    [--junit F] [--report DIR] [--corpus DIR] LOG...
 //   atomstress --version
 // Exit status: 0 all passed, 1 a failure or hang was found, 2 bad input or
 // a report that could not be written, 3 a kernel outlived its watchdog (the
@@ -27,6 +29,8 @@ constexpr const char* kUsage =
     "  check     run implementations against the oracle (--all, --impl NAME|GLOB)\n"
     "  repro     rerun a reproduction token N times (--runs N)\n"
     "  selftest  catch every deliberately wrong implementation; no false failures\n"
+    "  fuzz      time-budgeted property campaign with a corpus (--time 8h, --corpus DIR)\n"
+    "  merge     combine fuzz shards' JSON logs into one JUnit file, report and corpus\n"
     "Run 'atomstress <command> --help' for a command's options; 'atomstress --version'.\n";
 
 int dispatch(const std::string& cmd, const std::vector<std::string>& args, const std::string& command_line) {
@@ -34,7 +38,9 @@ int dispatch(const std::string& cmd, const std::vector<std::string>& args, const
   if (cmd == "check") return cmd_check(args, command_line);
   if (cmd == "repro") return cmd_repro(args, command_line);
   if (cmd == "selftest") return cmd_selftest(args, command_line);
-  return usage_error("unknown command '" + cmd + "' (list, check, repro, selftest)");
+  if (cmd == "fuzz") return cmd_fuzz(args, command_line);
+  if (cmd == "merge") return cmd_merge(args, command_line);
+  return usage_error("unknown command '" + cmd + "' (list, check, repro, selftest, fuzz, merge)");
 }
 
 // 0 unless stdout lost something (a full disk, a closed pipe): then the one

@@ -1,0 +1,40 @@
+#include "fuzz/aggregate.hpp"
+
+#include <algorithm>
+
+namespace atomstress::fuzz {
+
+void add_slice(reports::FuzzEntryResult& e, const reports::FuzzSliceRecord& s) {
+  e.impl = s.impl;
+  e.backend = s.backend;
+  e.trials += s.trials;
+  e.ops += s.ops;
+  e.seconds += s.seconds;
+  e.rounds = std::max(e.rounds, s.round + 1);
+  if (s.verdict == Verdict::Pass || e.failed()) return;
+  e.verdict = s.verdict;
+  e.origin = "fuzz";
+  e.why = s.why;
+  e.token = s.token;
+  e.spec = s.spec;
+  e.time_to_catch_s = s.time_to_catch_s;
+  e.rate_failures = s.rate_failures;
+  e.rate_runs = s.rate_runs;
+  e.flaky = s.flaky;
+}
+
+void add_replay(reports::FuzzEntryResult& e, const reports::ReplayRecord& r) {
+  e.impl = r.impl;
+  e.backend = r.backend;
+  e.trials += r.runs;
+  if (!r.still_failing || e.failed()) return;
+  e.verdict = r.verdict;
+  e.origin = "corpus";
+  e.why = r.why;
+  e.token = r.token;
+  e.spec = r.spec;
+  e.rate_failures = r.failures;
+  e.rate_runs = r.runs;
+}
+
+}  // namespace atomstress::fuzz

@@ -1,0 +1,144 @@
+#include "fuzz/corpus.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fuzz/atomic_file.hpp"
+#include "harness/cli/check_plan.hpp"
+#include "harness/trial/token.hpp"
+
+namespace fs = std::filesystem;
+
+namespace atomstress::fuzz {
+
+std::string case_file_name(const CorpusCase& c) {
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", (unsigned long long)fnv1a64(c.impl + "\n" + c.token));
+  return c.impl + "-" + hash + ".case";
+}
+
+std::string format_case(const CorpusCase& c) {
+  std::ostringstream o;
+  o << "# atomstress failure case: replay with `atomstress repro THIS_FILE`\n"
+    << "token: " << c.token << "\n"
+    << "impl: " << c.impl << "\n"
+    << "spec: " << c.spec << "\n"
+    << "verdict: " << c.verdict << "\n"
+    << "why: " << c.why << "\n"
+    << "version: " << c.version << "\n"
+    << "backend: " << c.backend << "\n"
+    << "device: " << c.device << "\n"
+    << "first_seen: " << c.first_seen << "\n"
+    << "failure_rate: " << c.rate_failures << "/" << c.rate_runs << "\n";
+  return o.str();
+}
+
+std::optional<CorpusCase> parse_case(const std::string& text, std::string& error) {
+  CorpusCase c;
+  std::istringstream in(text);
+  std::string line;
+  bool have_rate = false;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto colon = line.find(": ");
+    if (colon == std::string::npos) {
+      error = "not a 'key: value' line: '" + line.substr(0, 60) + "'";
+      return std::nullopt;
+    }
+    const std::string key = line.substr(0, colon), value = line.substr(colon + 2);
+    if (key == "token") c.token = value;
+    else if (key == "impl") c.impl = value;
+    else if (key == "spec") c.spec = value;
+    else if (key == "verdict") c.verdict = value;
+    else if (key == "why") c.why = value;
+    else if (key == "version") c.version = value;
+    else if (key == "backend") c.backend = value;
+    else if (key == "device") c.device = value;
+    else if (key == "first_seen") c.first_seen = value;
+    else if (key == "failure_rate") {
+      unsigned f = 0, r = 0;
+      char tail = 0;
+      if (std::sscanf(value.c_str(), "%u/%u%c", &f, &r, &tail) != 2 || f > r) {
+        error = "bad failure_rate '" + value + "'";
+        return std::nullopt;
+      }
+      c.rate_failures = f;
+      c.rate_runs = r;
+      have_rate = true;
+    }
+    // Unknown keys are kept by nobody but refused by nobody: newer versions may add some.
+  }
+  if (c.token.empty()) {
+    error = "no 'token:' line";
+    return std::nullopt;
+  }
+  const auto spec = decode_token(c.token, error);
+  if (!spec) return std::nullopt;
+  if (c.impl.empty()) c.impl = spec->impl;
+  if (c.impl != spec->impl) {
+    error = "impl '" + c.impl + "' does not match the token's '" + spec->impl + "'";
+    return std::nullopt;
+  }
+  if (!have_rate) c.rate_runs = 0;
+  return c;
+}
+
+std::optional<CorpusCase> read_case(const std::string& path, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read corpus file '" + path + "'";
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto c = parse_case(text.str(), error);
+  if (!c) {
+    error = "malformed corpus file '" + path + "': " + error;
+    return std::nullopt;
+  }
+  c->file = path;
+  return c;
+}
+
+bool ensure_dir(const std::string& dir, std::string& error) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    error = "cannot create directory '" + dir + "'" + (ec ? ": " + ec.message() : "");
+    return false;
+  }
+  return true;
+}
+
+bool add_case(const std::string& dir, CorpusCase& c, bool& added, std::string& error) {
+  c.file = (fs::path(dir) / case_file_name(c)).string();
+  added = false;
+  if (fs::exists(c.file)) return true;
+  if (!write_file_atomically(c.file, format_case(c), error)) return false;
+  added = true;
+  return true;
+}
+
+bool load_corpus(const std::string& dir, std::vector<CorpusCase>& cases, std::string& error) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return true;  // a first run: nothing recorded yet
+  std::vector<std::string> files;
+  for (const auto& de : fs::directory_iterator(dir, ec))
+    if (de.path().extension() == ".case") files.push_back(de.path().string());
+  if (ec) {
+    error = "cannot read corpus directory '" + dir + "': " + ec.message();
+    return false;
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    auto c = read_case(f, error);
+    if (!c) return false;
+    cases.push_back(std::move(*c));
+  }
+  return true;
+}
+
+}  // namespace atomstress::fuzz

@@ -1,0 +1,37 @@
+// The failure corpus: one small text file per distinct failure (entry name
+// + shrunk token), `key: value` lines a person can read and `repro` can
+// replay.  Files are written through a temporary file and a rename, and an
+// existing case is never rewritten (its first-seen time stays).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace atomstress::fuzz {
+
+struct CorpusCase {
+  std::string impl, token, spec, verdict, why;
+  std::string version, backend, device, first_seen;
+  uint32_t rate_failures = 0, rate_runs = 0;
+  std::string file;  // where it was read from or written to
+};
+
+// "<impl>-<16 hex digits of the token's hash>.case"
+std::string case_file_name(const CorpusCase& c);
+
+std::string format_case(const CorpusCase& c);
+// Parses a case file's text; nullopt with a one-line `error` (without the
+// file name) when a field is missing or the token is malformed.
+std::optional<CorpusCase> parse_case(const std::string& text, std::string& error);
+
+// Reads one file; the error names it.
+std::optional<CorpusCase> read_case(const std::string& path, std::string& error);
+// Writes `c` into `dir` unless its file exists; `added` says which.
+bool add_case(const std::string& dir, CorpusCase& c, bool& added, std::string& error);
+// Every *.case file of `dir`, by file name; false on the first malformed one.
+bool load_corpus(const std::string& dir, std::vector<CorpusCase>& cases, std::string& error);
+// Creates `dir` (and parents) if missing.
+bool ensure_dir(const std::string& dir, std::string& error);
+
+}  // namespace atomstress::fuzz

@@ -1,0 +1,209 @@
+#include "fuzz/nightly.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "fuzz/aggregate.hpp"
+#include "fuzz/atomic_file.hpp"
+#include "fuzz/campaign.hpp"
+#include "fuzz/progress.hpp"
+#include "harness/cli/check_plan.hpp"
+#include "properties/properties.hpp"
+
+namespace atomstress::fuzz {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
+
+std::string repro_line(const std::string& token, BackendKind b) {
+  return "atomstress repro " + token + " --backend " + to_string(b);
+}
+
+std::string fail_lines(const reports::FuzzEntryResult& e) {
+  char head[256];
+  std::snprintf(head, sizeof head, "%-5s %-32s %-6s %8llu trials %10llu ops  caught after %.1f s (%s)",
+                to_string(e.verdict), e.impl.c_str(), to_string(e.backend), (unsigned long long)e.trials,
+                (unsigned long long)e.ops, e.time_to_catch_s, e.origin.c_str());
+  std::string s = head;
+  s += "\n      " + e.why;
+  s += "\n      shrunk: " + e.spec + "  (failed " + std::to_string(e.rate_failures) + " of " +
+       std::to_string(e.rate_runs) + " reruns" + (e.flaky ? ", flaky" : "") + ")";
+  s += "\n      repro: " + repro_line(e.token, e.backend);
+  return s;
+}
+
+// Replays the corpus cases of this run's entries; their results join `state`.
+void replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector<CorpusCase>& corpus,
+                   reports::Printer& out, Progress& progress) {
+  for (const CorpusCase& c : corpus) {
+    const bool mine = std::any_of(cfg.entries.begin(), cfg.entries.end(),
+                                  [&](const Entry* e) { return c.impl == e->name; });
+    if (!mine) continue;  // another shard's, or not selected
+    std::string error;
+    const auto spec = decode_token(c.token, error);  // checked when the corpus was loaded
+    progress.set_entry(c.impl + " (corpus)");
+    const auto ev = properties::measure_rate(*spec, cfg.backend, cfg.run, cfg.rate_runs);
+    progress.add(ev.runs, ev.runs * spec->ops());
+    if (ev.verdict == Verdict::Error) {
+      progress.print("corpus " + c.file + ": cannot replay here: " + ev.why);
+      continue;
+    }
+    reports::ReplayRecord r;
+    r.impl = c.impl;
+    r.token = c.token;
+    r.spec = describe(*spec);
+    r.file = c.file;
+    r.backend = cfg.backend;
+    r.still_failing = ev.failures > 0;
+    r.verdict = ev.verdict;
+    r.why = ev.why;
+    r.runs = ev.runs;
+    r.failures = ev.failures;
+    out.fuzz_replay(r);
+    add_replay(state.entries[c.impl], r);
+    if (r.still_failing) progress.add_failure();
+    progress.print(std::string("corpus ") + (r.still_failing ? "still failing: " : "fixed:         ") + c.impl +
+                   " (" + std::to_string(ev.failures) + " of " + std::to_string(ev.runs) + " runs failed)  " +
+                   c.file);
+  }
+}
+
+}  // namespace
+
+double slice_seconds(double budget_s, size_t entries) {
+  return std::clamp(budget_s / (4.0 * double(std::max<size_t>(entries, 1))), 0.25, 60.0);
+}
+
+int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<CorpusCase>& corpus,
+                reports::Printer& out, std::string& error) {
+  Progress progress(state.budget_s, state.elapsed_s, cfg.progress_s);
+  for (const auto& [name, e] : state.entries) {
+    progress.add(e.trials, e.ops);
+    if (e.failed()) progress.add_failure();
+  }
+  auto save = [&] { return cfg.state_path.empty() || save_state(cfg.state_path, state, error); };
+  for (const Entry* e : cfg.entries) {
+    auto& r = state.entries[e->name];
+    r.impl = e->name;
+    r.backend = cfg.backend;
+    if (e->gpu_only && cfg.backend == BackendKind::Cpu) {
+      r.skipped = true;
+      r.skip_why = "uses warp intrinsics: needs the cuda backend";
+    }
+  }
+  if (!state.replayed) {
+    const auto t = clock::now();
+    replay_corpus(cfg, state, corpus, out, progress);
+    state.replayed = true;
+    state.elapsed_s += since(t);
+    if (!save()) return 2;
+  }
+
+  const double slice = slice_seconds(state.budget_s, cfg.entries.size());
+  auto active = [&](const Entry* e) {
+    const auto& r = state.entries[e->name];
+    return !r.skipped && !r.failed();
+  };
+  while (state.elapsed_s < state.budget_s && std::any_of(cfg.entries.begin(), cfg.entries.end(), active)) {
+    while (state.next < cfg.entries.size() && state.elapsed_s < state.budget_s) {
+      const Entry& entry = *cfg.entries[state.next];
+      if (!active(&entry)) {
+        ++state.next;
+        continue;
+      }
+      auto& result = state.entries[entry.name];
+      progress.set_entry(entry.name);
+      CampaignConfig cc;
+      cc.gen = properties::default_config(cfg.backend, {&entry});
+      cc.run = cfg.run;
+      cc.budget_s = std::min(slice, state.budget_s - state.elapsed_s);
+      cc.reruns = cfg.reruns;
+      cc.rate_runs = cfg.rate_runs;
+      // From the name, not the position: a slice's specs do not depend on which
+      // other entries (or shards) run.
+      cc.seed = state.seed * 0x9e3779b97f4a7c15ull + fnv1a64(entry.name) + state.round * 1000003ull;
+      cc.on_evaluated = [&](uint64_t runs, uint64_t ops) { progress.add(runs, ops); };
+      const auto t = clock::now();
+      const CampaignResult c = run_campaign(cc);
+      const double took = since(t);
+      state.elapsed_s += took;
+
+      reports::FuzzSliceRecord s;
+      s.impl = entry.name;
+      s.backend = cfg.backend;
+      s.round = state.round;
+      s.seconds = took;
+      s.trials = c.runs;
+      s.ops = c.ops;
+      if (c.verdict == Verdict::Error) {
+        // The entry cannot run here (no spec applies): skipped, the rest go on.
+        result.skipped = true;
+        result.skip_why = c.why;
+        progress.print("SKIP  " + std::string(entry.name) + ": " + c.why);
+      } else if (c.found) {
+        s.verdict = c.verdict;
+        s.why = c.why;
+        s.token = encode_token(c.shrunk);
+        s.spec = describe(c.shrunk);
+        s.time_to_catch_s = result.seconds + c.time_to_catch_s;
+        s.rate_failures = c.rate_failures;
+        s.rate_runs = c.rate_runs;
+        s.flaky = c.flaky;
+      }
+      if (c.verdict != Verdict::Error) {
+        add_slice(result, s);
+        out.fuzz_slice(s);
+      }
+      if (c.found && c.verdict != Verdict::Error) {
+        progress.add_failure();
+        progress.print(fail_lines(result));
+        if (!cfg.corpus_dir.empty()) {
+          CorpusCase cc_case{entry.name, s.token, s.spec, to_string(s.verdict), s.why, cfg.header.version,
+                             to_string(cfg.backend), cfg.header.device, utc_timestamp(), s.rate_failures,
+                             s.rate_runs, ""};
+          bool added = false;
+          if (!add_case(cfg.corpus_dir, cc_case, added, error)) return 2;
+          if (added) progress.print("      corpus: " + cc_case.file);
+        }
+      }
+      // Logged before saved: a kill in between repeats this slice on
+      // --resume rather than losing its record.
+      ++state.next;
+      if (!save()) return 2;
+    }
+    if (state.next >= cfg.entries.size()) {
+      state.next = 0;
+      ++state.round;
+    }
+  }
+  // An entry the budget never reached is not a pass.
+  for (const Entry* e : cfg.entries) {
+    auto& r = state.entries[e->name];
+    if (!r.skipped && !r.failed() && r.rounds == 0) {
+      r.skipped = true;
+      r.skip_why = "the time budget ended before its first slice";
+    }
+  }
+  state.finished = true;
+  if (!save()) return 2;
+  progress.stop();
+
+  int status = 0;
+  std::printf("\n");
+  for (const Entry* e : cfg.entries) {
+    const auto& r = state.entries[e->name];
+    out.fuzz_entry(r);
+    if (r.skipped) std::printf("SKIP  %-32s %s\n", r.impl.c_str(), r.skip_why.c_str());
+    else if (r.failed()) std::printf("%s\n", fail_lines(r).c_str());
+    else
+      std::printf("PASS  %-32s %-6s %8llu trials %10llu ops  %.1f s in %u rounds\n", r.impl.c_str(),
+                  to_string(r.backend), (unsigned long long)r.trials, (unsigned long long)r.ops, r.seconds, r.rounds);
+    if (r.failed()) status = 1;
+  }
+  return status;
+}
+
+}  // namespace atomstress::fuzz

@@ -1,0 +1,41 @@
+// `atomstress fuzz`: a time-budgeted property campaign over many entries.
+// The corpus is replayed first; then rounds: every entry still passing gets
+// one time slice per round (a slow or hanging entry cannot starve the
+// rest), each slice a RapidCheck campaign (fuzz::run_campaign: generate,
+// evaluate with reruns, shrink, measure the shrunk case's failure rate).
+// The state is saved after every slice, every record goes to the printers
+// as it happens.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fuzz/corpus.hpp"
+#include "fuzz/state.hpp"
+#include "harness/pipeline/run_trial.hpp"
+#include "reports/printer.hpp"
+
+namespace atomstress::fuzz {
+
+struct NightlyConfig {
+  std::vector<const Entry*> entries;  // this shard's, in name order
+  BackendKind backend = BackendKind::Cpu;
+  RunOptions run;
+  uint32_t reruns = 2, rate_runs = 10;
+  double progress_s = 10;
+  std::string corpus_dir;  // empty: no corpus
+  std::string state_path;  // empty: no state file
+  reports::FuzzHeader header;  // version, device: stamped on corpus cases
+};
+
+// The length of one entry's slice per round: a quarter of its fair share,
+// so every entry is revisited at least four times, between 0.25 s and 60 s.
+double slice_seconds(double budget_s, size_t entries);
+
+// Runs (or, from a resumed `state`, continues) the campaign.  0: no failure;
+// 1: a failure found or a corpus case still failing; 2: `error` says why
+// (a corpus or state file that cannot be written).
+int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<CorpusCase>& corpus,
+                reports::Printer& out, std::string& error);
+
+}  // namespace atomstress::fuzz

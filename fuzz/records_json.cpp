@@ -1,0 +1,149 @@
+#include "fuzz/records_json.hpp"
+
+namespace atomstress::fuzz {
+
+using nlohmann::json;
+using namespace reports;
+
+std::optional<Verdict> parse_verdict(const std::string& s) {
+  for (Verdict v : {Verdict::Pass, Verdict::Fail, Verdict::Hang, Verdict::Error})
+    if (s == to_string(v)) return v;
+  return std::nullopt;
+}
+
+std::optional<BackendKind> parse_backend(const std::string& s) {
+  for (BackendKind b : {BackendKind::Cpu, BackendKind::Cuda})
+    if (s == to_string(b)) return b;
+  return std::nullopt;
+}
+
+json to_json(const FuzzHeader& h) {
+  json opts = json::object();
+  for (const auto& [k, v] : h.options) opts[k] = v;
+  return {{"timestamp", h.timestamp}, {"version", h.version}, {"git_revision", h.git_revision},
+          {"backend", to_string(h.backend)}, {"device", h.device}, {"driver", h.driver},
+          {"options", opts}, {"command_line", h.command_line}};
+}
+
+json to_json(const ReplayRecord& r) {
+  return {{"impl", r.impl}, {"token", r.token}, {"spec", r.spec}, {"file", r.file},
+          {"backend", to_string(r.backend)}, {"still_failing", r.still_failing},
+          {"verdict", to_string(r.verdict)}, {"why", r.why}, {"runs", r.runs}, {"failures", r.failures}};
+}
+
+json to_json(const FuzzSliceRecord& s) {
+  return {{"impl", s.impl}, {"backend", to_string(s.backend)}, {"round", s.round}, {"seconds", s.seconds},
+          {"trials", s.trials}, {"ops", s.ops}, {"verdict", to_string(s.verdict)}, {"why", s.why},
+          {"token", s.token}, {"spec", s.spec}, {"time_to_catch_s", s.time_to_catch_s},
+          {"rate_failures", s.rate_failures}, {"rate_runs", s.rate_runs}, {"flaky", s.flaky}};
+}
+
+json to_json(const FuzzEntryResult& e) {
+  return {{"impl", e.impl}, {"backend", to_string(e.backend)}, {"verdict", to_string(e.verdict)},
+          {"skipped", e.skipped}, {"skip_why", e.skip_why}, {"origin", e.origin}, {"why", e.why},
+          {"token", e.token}, {"spec", e.spec}, {"time_to_catch_s", e.time_to_catch_s},
+          {"seconds", e.seconds}, {"trials", e.trials}, {"ops", e.ops}, {"rounds", e.rounds},
+          {"rate_failures", e.rate_failures}, {"rate_runs", e.rate_runs}, {"flaky", e.flaky}};
+}
+
+namespace {
+
+// Reads field `key` into `out`, recording the first problem in `error`.
+template <class T>
+void get(const json& j, const char* key, T& out, std::string& error) {
+  if (!error.empty()) return;
+  try {
+    j.at(key).get_to(out);
+  } catch (const json::exception&) {
+    error = std::string("missing or mistyped field '") + key + "'";
+  }
+}
+
+void get_verdict(const json& j, Verdict& out, std::string& error) {
+  std::string s;
+  get(j, "verdict", s, error);
+  if (!error.empty()) return;
+  const auto v = parse_verdict(s);
+  if (!v) error = "unknown verdict '" + s + "'";
+  else out = *v;
+}
+
+void get_backend(const json& j, BackendKind& out, std::string& error) {
+  std::string s;
+  get(j, "backend", s, error);
+  if (!error.empty()) return;
+  const auto b = parse_backend(s);
+  if (!b) error = "unknown backend '" + s + "'";
+  else out = *b;
+}
+
+}  // namespace
+
+bool from_json(const json& j, FuzzHeader& h, std::string& error) {
+  get(j, "timestamp", h.timestamp, error);
+  get(j, "version", h.version, error);
+  get(j, "git_revision", h.git_revision, error);
+  get_backend(j, h.backend, error);
+  get(j, "device", h.device, error);
+  get(j, "driver", h.driver, error);
+  get(j, "command_line", h.command_line, error);
+  if (error.empty() && j.contains("options") && j["options"].is_object())
+    for (const auto& [k, v] : j["options"].items())
+      h.options.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  return error.empty();
+}
+
+bool from_json(const json& j, ReplayRecord& r, std::string& error) {
+  get(j, "impl", r.impl, error);
+  get(j, "token", r.token, error);
+  get(j, "spec", r.spec, error);
+  get(j, "file", r.file, error);
+  get_backend(j, r.backend, error);
+  get(j, "still_failing", r.still_failing, error);
+  get_verdict(j, r.verdict, error);
+  get(j, "why", r.why, error);
+  get(j, "runs", r.runs, error);
+  get(j, "failures", r.failures, error);
+  return error.empty();
+}
+
+bool from_json(const json& j, FuzzSliceRecord& s, std::string& error) {
+  get(j, "impl", s.impl, error);
+  get_backend(j, s.backend, error);
+  get(j, "round", s.round, error);
+  get(j, "seconds", s.seconds, error);
+  get(j, "trials", s.trials, error);
+  get(j, "ops", s.ops, error);
+  get_verdict(j, s.verdict, error);
+  get(j, "why", s.why, error);
+  get(j, "token", s.token, error);
+  get(j, "spec", s.spec, error);
+  get(j, "time_to_catch_s", s.time_to_catch_s, error);
+  get(j, "rate_failures", s.rate_failures, error);
+  get(j, "rate_runs", s.rate_runs, error);
+  get(j, "flaky", s.flaky, error);
+  return error.empty();
+}
+
+bool from_json(const json& j, FuzzEntryResult& e, std::string& error) {
+  get(j, "impl", e.impl, error);
+  get_backend(j, e.backend, error);
+  get_verdict(j, e.verdict, error);
+  get(j, "skipped", e.skipped, error);
+  get(j, "skip_why", e.skip_why, error);
+  get(j, "origin", e.origin, error);
+  get(j, "why", e.why, error);
+  get(j, "token", e.token, error);
+  get(j, "spec", e.spec, error);
+  get(j, "time_to_catch_s", e.time_to_catch_s, error);
+  get(j, "seconds", e.seconds, error);
+  get(j, "trials", e.trials, error);
+  get(j, "ops", e.ops, error);
+  get(j, "rounds", e.rounds, error);
+  get(j, "rate_failures", e.rate_failures, error);
+  get(j, "rate_runs", e.rate_runs, error);
+  get(j, "flaky", e.flaky, error);
+  return error.empty();
+}
+
+}  // namespace atomstress::fuzz

@@ -1,0 +1,258 @@
+// atomstress fuzz: the options of a nightly campaign, its corpus, state,
+// shard and reports; the campaign itself is fuzz/nightly.cpp's run_nightly.
+#include <cuda_runtime_api.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "fuzz/atomic_file.hpp"
+#include "fuzz/corpus.hpp"
+#include "fuzz/duration.hpp"
+#include "fuzz/nightly.hpp"
+#include "fuzz/record_log.hpp"
+#include "fuzz/shard.hpp"
+#include "harness/cli/check_plan.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/options.hpp"
+#include "reports/html_printer.hpp"
+#include "reports/junit_printer.hpp"
+#include "reports/markdown_printer.hpp"
+
+#ifndef ATOMSTRESS_VERSION
+#define ATOMSTRESS_VERSION "unknown"
+#endif
+#ifndef ATOMSTRESS_GIT_REVISION
+#define ATOMSTRESS_GIT_REVISION ""
+#endif
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace atomstress::cli {
+
+namespace {
+
+// --time: refused like every other bad value (one line naming the option).
+class DurationValue : public po::typed_value<double> {
+ public:
+  explicit DurationValue(double* store) : po::typed_value<double>(store) {}
+  void xparse(boost::any& out, const std::vector<std::string>& tokens) const override {
+    po::validators::check_first_occurrence(out);
+    const std::string& token = po::validators::get_single_string(tokens);
+    std::string why;
+    const auto v = fuzz::parse_duration(token, why);
+    if (!v) throw bad_number(token, why);
+    out = *v;
+  }
+};
+
+// --shard i/N
+class ShardValue : public po::typed_value<std::string> {
+ public:
+  explicit ShardValue(std::string* store) : po::typed_value<std::string>(store) {}
+  void xparse(boost::any& out, const std::vector<std::string>& tokens) const override {
+    po::validators::check_first_occurrence(out);
+    const std::string& token = po::validators::get_single_string(tokens);
+    std::string why;
+    if (!fuzz::parse_shard(token, why)) throw bad_number(token, why);
+    out = token;
+  }
+};
+
+struct FuzzOptions {
+  std::string impl = "all", backend = "auto", time_text = "90s", corpus, state, junit, report, json, shard;
+  double time_s = 90, progress_s = 10;
+  uint64_t seed = 1;
+  uint32_t reruns = 2, rate_runs = 10;
+  bool resume = false, skip_without_gpu = false;
+  RunOptions run;
+};
+
+void describe_options(po::options_description& desc, FuzzOptions& o) {
+  desc.add_options()("help,h", "this help")(
+      "impl", non_empty(&o.impl)->default_value("all"),
+      "entries: names or globs, comma-separated; 'all' (correct ones), 'buggy', 'atomics', 'algorithms'")(
+      "time", new DurationValue(&o.time_s), "the whole campaign's budget: 90s, 45m, 8h (default 90s)")(
+      "backend", po::value<std::string>(&o.backend)->default_value("auto"), "cuda, cpu or auto")(
+      "seed", bounded<uint64_t>(&o.seed)->default_value(1), "campaign seed")(
+      "reruns", bounded<uint32_t>(&o.reruns, 1, 1000)->default_value(2), "runs per spec evaluation (1 to 1000)")(
+      "rate-runs", bounded<uint32_t>(&o.rate_runs, 1, kMaxRuns)->default_value(10),
+      "reruns of a shrunk failure (and of a corpus case) to measure its failure rate")(
+      "budget", bounded<uint32_t>(&o.run.retry_budget)->default_value(1u << 20), "retries per op before a hang")(
+      "watchdog-ms", bounded<uint64_t>(&o.run.watchdog_ms, 0, kMaxWatchdogMs)->default_value(0),
+      "per-trial watchdog, at most 3600000 (0: automatic)")(
+      "cpu-threads", bounded<uint32_t>(&o.run.cpu_threads, 1, kMaxCpuThreads)->default_value(4),
+      "host threads of the cpu backend (1 to 256)")(
+      "yield", bounded<uint32_t>(&o.run.yield_permille, 0, 1000)->default_value(20),
+      "cpu backend: per mille chance of yielding at an interleaving point (0 to 1000)")(
+      "corpus", non_empty(&o.corpus), "directory of failure cases: replayed first, new failures added")(
+      "state", non_empty(&o.state), "state file for --resume (default: CORPUS/fuzz-state[-i-of-N].json)")(
+      "resume", po::bool_switch(&o.resume), "continue a killed run from its state file")(
+      "junit", non_empty(&o.junit), "write a JUnit XML file (one testcase per entry)")(
+      "report", non_empty(&o.report), "write DIR/summary.md and DIR/index.html")(
+      "json", non_empty(&o.json), "append one JSON line per record to FILE")(
+      "shard", new ShardValue(&o.shard),
+      "i/N: entry j of the name-sorted selection runs when j % N == i (default: from SLURM_ARRAY_TASK_ID/"
+      "SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX/ATOMSTRESS_SHARD_COUNT)")(
+      "progress-s", seconds(&o.progress_s, kMaxBudgetSeconds),
+      "seconds between progress lines when stdout is not a terminal (default 10)")(
+      "skip-without-gpu", po::bool_switch(&o.skip_without_gpu),
+      "exit 77 when no GPU is usable (with --backend cuda or auto)");
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> v;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = std::min(s.find(',', start), s.size());
+    if (end > start) v.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return v;
+}
+
+// The selected entries, no repeats, or an error.
+bool select_entries(const std::string& impl, std::vector<const Entry*>& out, std::string& error) {
+  const auto names = split_commas(impl);
+  if (names.empty()) {
+    error = "--impl '" + impl + "' names no implementation";
+    return false;
+  }
+  for (const auto& n : names) {
+    const auto m = match_impls(n);
+    if (m.empty()) {
+      error = "unknown implementation '" + n + "' (see atomstress list)";
+      return false;
+    }
+    for (const Entry* e : m)
+      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  }
+  return true;
+}
+
+std::string driver_version() {
+  int v = 0;
+  if (cudaDriverGetVersion(&v) != cudaSuccess || v == 0) return "";
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+}  // namespace
+
+int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_line) {
+  FuzzOptions o;
+  po::options_description desc("atomstress fuzz");
+  describe_options(desc, o);
+  auto vm = parse_command(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  std::string error, why;
+  fuzz::Shard shard = fuzz::shard_from_env(why);
+  if (!why.empty()) return usage_error(why);
+  if (!o.shard.empty()) shard = *fuzz::parse_shard(o.shard, why);
+  auto state_path = [&](const FuzzOptions& f) {
+    if (!f.state.empty()) return f.state;
+    if (f.corpus.empty()) return std::string();
+    const std::string suffix = shard.count > 1
+        ? "-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count) : "";
+    return (fs::path(f.corpus) / ("fuzz-state" + suffix + ".json")).string();
+  };
+
+  fuzz::FuzzState state;
+  const bool resumed = o.resume;
+  if (resumed) {
+    // The resumed run's options are the first run's: only where to find them may be given.
+    for (const auto& [name, value] : vm)
+      if (!value.defaulted() && name != "resume" && name != "state" && name != "corpus")
+        return usage_error("--resume takes its options from the state file: drop --" + name);
+    const std::string path = state_path(o);
+    if (path.empty()) return usage_error("--resume needs --corpus DIR or --state FILE");
+    auto loaded = fuzz::load_state(path, error);
+    if (!loaded) return usage_error(error);
+    state = std::move(*loaded);
+    const std::string where_state = o.state;
+    o = FuzzOptions{};
+    po::options_description again("atomstress fuzz");
+    describe_options(again, o);
+    vm = parse_command(state.args, again);
+    if (o.state.empty()) o.state = where_state.empty() ? path : where_state;
+    if (!o.shard.empty()) shard = *fuzz::parse_shard(o.shard, why);
+  } else {
+    state.args = args;
+    state.seed = o.seed;
+    state.budget_s = o.time_s;
+  }
+
+  std::string note;
+  if (o.skip_without_gpu && (o.backend == "cuda" || o.backend == "auto") && !cuda_available(why)) {
+    std::printf("no usable GPU (%s): skipped\n", why.c_str());
+    return 77;
+  }
+  const BackendKind backend = resolve_backend(o.backend, note, error);
+  if (!error.empty()) return usage_error(error);
+  std::vector<const Entry*> selected;
+  if (!select_entries(o.impl, selected, error)) return usage_error(error);
+
+  fuzz::NightlyConfig cfg;
+  cfg.entries = fuzz::shard_entries(selected, shard);
+  cfg.backend = backend;
+  cfg.run = o.run;
+  cfg.reruns = o.reruns;
+  cfg.rate_runs = o.rate_runs;
+  cfg.progress_s = o.progress_s;
+  cfg.corpus_dir = o.corpus;
+  cfg.state_path = state_path(o);
+
+  // Everything that can be refused is refused before anything runs.
+  std::vector<fuzz::CorpusCase> corpus;
+  if (!o.corpus.empty() && !fuzz::load_corpus(o.corpus, corpus, error)) return usage_error(error);
+  if (!o.corpus.empty() && !fuzz::ensure_dir(o.corpus, error)) return usage_error(error);
+  if (!cfg.state_path.empty() && !fs::path(cfg.state_path).parent_path().empty() &&
+      !fuzz::ensure_dir(fs::path(cfg.state_path).parent_path().string(), error))
+    return usage_error(error);
+  if (!o.report.empty() && !fuzz::ensure_dir(o.report, error)) return usage_error(error);
+
+  auto& h = cfg.header;
+  h.timestamp = fuzz::utc_timestamp();
+  h.version = ATOMSTRESS_VERSION;
+  h.git_revision = ATOMSTRESS_GIT_REVISION;
+  h.backend = backend;
+  h.device = backend == BackendKind::Cuda ? cuda_device_name() : "host";
+  h.driver = backend == BackendKind::Cuda ? driver_version() : "";
+  h.command_line = command_line;
+  h.options = {{"impl", o.impl}, {"time_s", std::to_string(state.budget_s)}, {"backend", o.backend},
+               {"seed", std::to_string(o.seed)}, {"reruns", std::to_string(o.reruns)},
+               {"rate_runs", std::to_string(o.rate_runs)}, {"cpu_threads", std::to_string(o.run.cpu_threads)},
+               {"watchdog_ms", std::to_string(o.run.watchdog_ms)}, {"budget", std::to_string(o.run.retry_budget)},
+               {"shard", std::to_string(shard.index) + "/" + std::to_string(shard.count)},
+               {"corpus", o.corpus}, {"resumed", resumed ? "true" : "false"}};
+
+  reports::Multiplex printers;
+  if (!o.json.empty()) {
+    auto log = std::make_unique<fuzz::RecordLog>(o.json);
+    if (!log->opened()) return usage_error("cannot open '" + o.json + "' for appending");
+    printers.add(std::move(log));
+  }
+  if (!o.junit.empty()) printers.add(std::make_unique<reports::JunitPrinter>(o.junit));
+  if (!o.report.empty()) {
+    printers.add(std::make_unique<reports::MarkdownPrinter>((fs::path(o.report) / "summary.md").string()));
+    printers.add(std::make_unique<reports::HtmlPrinter>((fs::path(o.report) / "index.html").string()));
+  }
+  if (!note.empty()) std::printf("%s\n", note.c_str());
+  std::printf("fuzz on %s: %zu entries%s, %.0f s budget%s\n", to_string(backend), cfg.entries.size(),
+              shard.count > 1 ? (" (shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) + ")").c_str() : "",
+              state.budget_s, resumed ? (", resumed at " + std::to_string(int(state.elapsed_s)) + " s").c_str() : "");
+  std::fflush(stdout);
+  printers.fuzz_started(h);
+  const int status = fuzz::run_nightly(cfg, state, corpus, printers, error);
+  if (status == 2) {
+    printers.finish();  // keep what was recorded
+    return usage_error(error);
+  }
+  if (!printers.finish()) return usage_error(printers.error());
+  return status;
+}
+
+}  // namespace atomstress::cli

@@ -1,0 +1,60 @@
+#include "reports/html_printer.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "fuzz/atomic_file.hpp"
+#include "reports/junit_printer.hpp"
+
+namespace atomstress::reports {
+
+namespace {
+constexpr const char* kStyle = R"(body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}
+td.n{text-align:right;font-variant-numeric:tabular-nums}.PASS{color:#070}.FAIL,.HANG,.ERROR{color:#b00;font-weight:bold}
+.SKIP{color:#777}code,pre{background:#f4f4f4;padding:2px 4px}pre{white-space:pre-wrap})";
+
+std::string fixed(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", v);
+  return b;
+}
+}  // namespace
+
+bool HtmlPrinter::finish() {
+  if (!error_.empty()) return false;
+  const auto esc = escape_markup;
+  size_t failed = 0;
+  for (const auto& e : entries_) failed += e.failed() && !e.skipped;
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>atomstress fuzz</title>\n<style>"
+    << kStyle << "</style></head><body>\n";
+  h << "<h1>atomstress fuzz: " << failed << " of " << entries_.size() << " entries failing</h1>\n";
+  h << "<p>" << esc(header_.timestamp) << ", atomstress " << esc(header_.version)
+    << (header_.git_revision.empty() ? "" : " (" + esc(header_.git_revision) + ")") << ", backend "
+    << to_string(header_.backend) << ", device " << esc(header_.device)
+    << (header_.driver.empty() ? "" : ", driver " + esc(header_.driver)) << "</p>\n";
+  h << "<table><tr><th>entry</th><th>verdict</th><th>trials</th><th>ops</th><th>fuzzed (s)</th>"
+       "<th>time to catch (s)</th><th>shrunk case</th></tr>\n";
+  for (const auto& e : entries_) {
+    const std::string verdict = e.skipped ? "SKIP" : to_string(e.verdict);
+    h << "<tr><td><code>" << esc(e.impl) << "</code></td><td class=\"" << verdict << "\">" << verdict
+      << "</td><td class=\"n\">" << e.trials << "</td><td class=\"n\">" << e.ops << "</td><td class=\"n\">"
+      << fixed(e.seconds) << "</td><td class=\"n\">" << (e.failed() ? fixed(e.time_to_catch_s) : "")
+      << "</td><td>" << esc(e.failed() ? e.spec : e.skipped ? e.skip_why : "") << "</td></tr>\n";
+  }
+  h << "</table>\n";
+  for (const auto& e : entries_) {
+    if (!e.failed() || e.skipped) continue;
+    h << "<h2><code>" << esc(e.impl) << "</code>: <span class=\"" << to_string(e.verdict) << "\">"
+      << to_string(e.verdict) << "</span> (" << esc(e.origin) << ")</h2>\n";
+    h << "<p>" << esc(e.why) << "</p>\n<p>The shrunk case failed " << e.rate_failures << " of " << e.rate_runs
+      << " reruns" << (e.flaky ? " (flaky)" : "") << ".</p>\n";
+    h << "<pre>atomstress repro " << esc(e.token) << " --backend " << to_string(e.backend) << "</pre>\n";
+  }
+  h << "</body></html>\n";
+  fuzz::write_file_atomically(path_, h.str(), error_);
+  return error_.empty();
+}
+
+}  // namespace atomstress::reports

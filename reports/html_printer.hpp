@@ -1,0 +1,28 @@
+// `--report DIR`: DIR/index.html, one self-contained page (inline CSS, no
+// script, nothing fetched from the network): a table of every entry
+// (verdict, trials, ops, time fuzzed, time to catch) and, per failure, its
+// explanation, shrunk case and repro line.  Written whole at finish().
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reports/printer.hpp"
+
+namespace atomstress::reports {
+
+class HtmlPrinter final : public Printer {
+ public:
+  explicit HtmlPrinter(std::string path) : path_(std::move(path)) {}
+  void fuzz_started(const FuzzHeader& h) override { header_ = h; }
+  void fuzz_entry(const FuzzEntryResult& e) override { entries_.push_back(e); }
+  bool finish() override;
+  std::string error() const override { return error_; }
+
+ private:
+  std::string path_, error_;
+  FuzzHeader header_;
+  std::vector<FuzzEntryResult> entries_;
+};
+
+}  // namespace atomstress::reports

@@ -1,0 +1,95 @@
+#include "reports/junit_printer.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "fuzz/atomic_file.hpp"
+
+namespace atomstress::reports {
+
+std::string escape_markup(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (unsigned char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      case '\'': o += "&apos;"; break;
+      default: o += (c < 0x20 && c != '\n' && c != '\t' && c != '\r') ? '?' : char(c);
+    }
+  }
+  return o;
+}
+
+namespace {
+std::string seconds(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", s);
+  return b;
+}
+}  // namespace
+
+std::string JunitPrinter::xml() const {
+  size_t failures = 0, errors = 0, skipped = 0;
+  double time = 0;
+  for (const auto& e : entries_) {
+    skipped += e.skipped;
+    errors += !e.skipped && e.verdict == Verdict::Error;
+    failures += !e.skipped && e.failed() && e.verdict != Verdict::Error;
+    time += e.seconds;
+  }
+  std::ostringstream counts;
+  counts << "tests=\"" << entries_.size() << "\" failures=\"" << failures << "\" errors=\"" << errors
+         << "\" skipped=\"" << skipped << "\" time=\"" << seconds(time) << "\"";
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x << "<testsuites name=\"atomstress\" " << counts.str() << ">\n";
+  x << "  <testsuite name=\"atomstress.fuzz\" " << counts.str();
+  if (!header_.timestamp.empty()) x << " timestamp=\"" << escape_markup(header_.timestamp.substr(0, 19)) << "\"";
+  x << " hostname=\"" << escape_markup(header_.device.empty() ? "host" : header_.device) << "\">\n";
+  x << "    <properties>\n";
+  auto prop = [&](const std::string& k, const std::string& v) {
+    x << "      <property name=\"" << escape_markup(k) << "\" value=\"" << escape_markup(v) << "\"/>\n";
+  };
+  prop("version", header_.version);
+  prop("git_revision", header_.git_revision);
+  prop("backend", to_string(header_.backend));
+  prop("device", header_.device);
+  if (!header_.driver.empty()) prop("driver", header_.driver);
+  for (const auto& [k, v] : header_.options) prop("option." + k, v);
+  x << "    </properties>\n";
+  for (const auto& e : entries_) {
+    x << "    <testcase name=\"" << escape_markup(e.impl) << "\" classname=\"atomstress.fuzz."
+      << escape_markup(to_string(e.backend)) << "\" time=\"" << seconds(e.seconds) << "\"";
+    if (!e.skipped && !e.failed()) {
+      x << "/>\n";
+      continue;
+    }
+    x << ">\n";
+    if (e.skipped) {
+      x << "      <skipped message=\"" << escape_markup(e.skip_why) << "\"/>\n";
+    } else {
+      const char* tag = e.verdict == Verdict::Error ? "error" : "failure";
+      std::ostringstream body;
+      body << "shrunk case: " << e.spec << "\n"
+           << "caught after " << seconds(e.time_to_catch_s) << " s (" << e.origin << "), " << e.trials
+           << " trials, " << e.ops << " ops; the shrunk case failed " << e.rate_failures << " of " << e.rate_runs
+           << " reruns" << (e.flaky ? " (flaky)" : "") << "\n"
+           << "repro: atomstress repro " << e.token << " --backend " << to_string(e.backend) << "\n";
+      x << "      <" << tag << " message=\"" << escape_markup(e.why) << "\" type=\"" << to_string(e.verdict)
+        << "\">" << escape_markup(body.str()) << "</" << tag << ">\n";
+    }
+    x << "    </testcase>\n";
+  }
+  x << "  </testsuite>\n</testsuites>\n";
+  return x.str();
+}
+
+bool JunitPrinter::finish() {
+  if (error_.empty()) fuzz::write_file_atomically(path_, xml(), error_);
+  return error_.empty();
+}
+
+}  // namespace atomstress::reports

@@ -1,0 +1,54 @@
+#include "reports/markdown_printer.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "fuzz/atomic_file.hpp"
+
+namespace atomstress::reports {
+
+namespace {
+// A table cell: pipes and newlines would break the row.
+std::string cell(std::string s) {
+  std::string o;
+  for (char c : s) o += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return o;
+}
+std::string fixed(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", v);
+  return b;
+}
+}  // namespace
+
+bool MarkdownPrinter::finish() {
+  if (!error_.empty()) return false;
+  size_t failed = 0;
+  for (const auto& e : entries_) failed += e.failed() && !e.skipped;
+  std::ostringstream m;
+  m << "# atomstress fuzz: " << failed << " of " << entries_.size() << " entries failing\n\n";
+  m << "- run: " << header_.timestamp << ", atomstress " << header_.version
+    << (header_.git_revision.empty() ? "" : " (" + header_.git_revision + ")") << "\n";
+  m << "- backend: " << to_string(header_.backend) << ", device: " << header_.device
+    << (header_.driver.empty() ? "" : ", driver " + header_.driver) << "\n\n";
+  m << "| entry | verdict | trials | ops | fuzzed (s) | time to catch (s) | shrunk case |\n";
+  m << "| --- | --- | ---: | ---: | ---: | ---: | --- |\n";
+  for (const auto& e : entries_) {
+    const std::string verdict = e.skipped ? "SKIP" : to_string(e.verdict);
+    m << "| `" << cell(e.impl) << "` | " << verdict << " | " << e.trials << " | " << e.ops << " | "
+      << fixed(e.seconds) << " | " << (e.failed() ? fixed(e.time_to_catch_s) : "") << " | "
+      << (e.failed() ? cell(e.spec) : e.skipped ? cell(e.skip_why) : "") << " |\n";
+  }
+  for (const auto& e : entries_) {
+    if (!e.failed() || e.skipped) continue;
+    m << "\n## " << e.impl << ": " << to_string(e.verdict) << " (" << e.origin << ")\n\n";
+    m << cell(e.why) << "\n\n";
+    m << "The shrunk case failed " << e.rate_failures << " of " << e.rate_runs << " reruns"
+      << (e.flaky ? " (flaky)" : "") << ".\n\n";
+    m << "```sh\natomstress repro " << e.token << " --backend " << to_string(e.backend) << "\n```\n";
+  }
+  fuzz::write_file_atomically(path_, m.str(), error_);
+  return error_.empty();
+}
+
+}  // namespace atomstress::reports
