@@ -9,6 +9,10 @@
 
 #include "reports/results.hpp"
 
+namespace atomstress {
+struct ProfilePoint;  // harness/pipeline/profile.hpp: only `profile` sends them
+}  // namespace atomstress
+
 namespace atomstress::reports {
 
 class Printer {
@@ -22,6 +26,8 @@ class Printer {
   virtual void impl_skipped(const ImplInfo&, BackendKind, const std::string& why) {}
   virtual void repro(const ReproSummary&) {}
   virtual void campaign(const CampaignRecord&) {}
+  // `profile`: one measured point of the sweep.
+  virtual void profile_point(const ProfilePoint&) {}
   // Flushes; false (and `error()` says why, in one line) when anything the
   // printer was given could not be written.
   virtual bool finish() { return true; }
@@ -41,6 +47,7 @@ class Multiplex final : public Printer {
   }
   void repro(const ReproSummary& r) override { for (auto& p : printers_) p->repro(r); }
   void campaign(const CampaignRecord& c) override { for (auto& p : printers_) p->campaign(c); }
+  void profile_point(const ProfilePoint& pt) override { for (auto& p : printers_) p->profile_point(pt); }
   // Finishes every printer (one failing must not stop the others flushing).
   bool finish() override {
     bool ok = true;
