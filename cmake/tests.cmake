@@ -42,3 +42,13 @@ add_test(NAME outside_entry_check
 set_tests_properties(outside_entry_check PROPERTIES
   PASS_REGULAR_EXPRESSION "PASS  outside\\.add\\.u32 .*PASS  sum\\.block@outside\\.add\\.u32 .*PASS  hist\\.global@outside\\.add\\.u32"
   FAIL_REGULAR_EXPRESSION "FAIL|HANG|ERROR")
+
+# `profile` on the cpu backend: reports that parse back, refusals of bad axes.
+add_test(NAME profile COMMAND atomstress_profile_tests)
+
+# `profile` on the GPU: the default sweep of two adds with the bare-kernel
+# baseline (a short time cap per point).
+add_test(NAME profile_cuda
+  COMMAND atomstress profile --impl native.add.u32,cas.add.f32 --backend cuda --skip-without-gpu
+          --baseline --k pow2:0:20:5 --max-time-per-point 0.5)
+set_tests_properties(profile_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)

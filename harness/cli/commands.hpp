@@ -12,5 +12,6 @@ int cmd_list(const std::vector<std::string>& args);
 int cmd_check(const std::vector<std::string>& args, const std::string& command_line);
 int cmd_repro(const std::vector<std::string>& args, const std::string& command_line);
 int cmd_selftest(const std::vector<std::string>& args, const std::string& command_line);
+int cmd_profile(const std::vector<std::string>& args, const std::string& command_line);
 
 }  // namespace atomstress::cli

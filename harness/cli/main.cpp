@@ -4,6 +4,7 @@
 //   atomstress check    [--all | --impl NAME|GLOB[,..]] [--backend auto|cuda|cpu] ...
 //   atomstress repro    TOKEN [--runs N] [--backend ...]
 //   atomstress selftest [--backend ...] [--budget-s S] ...
+//   atomstress profile  --impl NAME|GLOB[,..] [--k LIST|pow2:LO:HI[:STEP]] [--json FILE] ...
 //   atomstress --version
 // Exit status: 0 all passed, 1 a failure or hang was found, 2 bad input or
 // a report that could not be written, 3 a kernel outlived its watchdog (the
@@ -27,6 +28,7 @@ constexpr const char* kUsage =
     "  check     run implementations against the oracle (--all, --impl NAME|GLOB)\n"
     "  repro     rerun a reproduction token N times (--runs N)\n"
     "  selftest  catch every deliberately wrong implementation; no false failures\n"
+    "  profile   throughput and contention over a sweep of k, pattern, geometry (--impl NAME|GLOB)\n"
     "Run 'atomstress <command> --help' for a command's options; 'atomstress --version'.\n";
 
 int dispatch(const std::string& cmd, const std::vector<std::string>& args, const std::string& command_line) {
@@ -34,7 +36,8 @@ int dispatch(const std::string& cmd, const std::vector<std::string>& args, const
   if (cmd == "check") return cmd_check(args, command_line);
   if (cmd == "repro") return cmd_repro(args, command_line);
   if (cmd == "selftest") return cmd_selftest(args, command_line);
-  return usage_error("unknown command '" + cmd + "' (list, check, repro, selftest)");
+  if (cmd == "profile") return cmd_profile(args, command_line);
+  return usage_error("unknown command '" + cmd + "' (list, check, repro, selftest, profile)");
 }
 
 // 0 unless stdout lost something (a full disk, a closed pipe): then the one
