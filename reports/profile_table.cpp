@@ -13,16 +13,18 @@ void ProfileTablePrinter::note(const std::string& n) {
 
 void ProfileTablePrinter::profile_point(const ProfilePoint& p) {
   if (!header_) {
-    std::printf("%-64s %12s %7s %9s %5s %5s %6s %10s %9s  %s\n", "point", "items/s", "noise", "retries", "p50",
-                "p99", "max", "cycles/op", "vs bare", "verdict");
+    // The point's name last: it is long, and the numbers stay aligned.
+    std::printf("%11s %8s %9s %5s %5s %6s %10s %9s %-7s %s\n", "items/s", "noise", "retries", "p50", "p99", "max",
+                "cycles/op", "vs bare", "verdict", "point");
     header_ = true;
   }
   char cycles[32] = "-", ratio[32] = "-";
   if (p.cycles_per_op) std::snprintf(cycles, sizeof cycles, "%.0f", *p.cycles_per_op);
   if (p.ratio_to_baseline) std::snprintf(ratio, sizeof ratio, "%.3fx", *p.ratio_to_baseline);
-  std::printf("%-64s %12.4g %6.1f%%%s %9.3f %5u %5u %6u %10s %9s  %s\n", p.name().c_str(), p.items_per_second,
-              100 * p.timing.noise, p.timing.converged ? "" : "*", p.retries_mean, p.retries_p50, p.retries_p99,
-              p.retries_max, cycles, ratio, to_string(p.verdict));
+  char noise[32];
+  std::snprintf(noise, sizeof noise, "%.1f%%%s", 100 * p.timing.noise, p.timing.converged ? "" : "*");
+  std::printf("%11.4g %8s %9.3f %5u %5u %6u %10s %9s %-7s %s\n", p.items_per_second, noise, p.retries_mean,
+              p.retries_p50, p.retries_p99, p.retries_max, cycles, ratio, to_string(p.verdict), p.name().c_str());
   if (p.verdict != Verdict::Pass) std::printf("      %s\n", p.why.c_str());
   std::fflush(stdout);
   points_.push_back(p);
