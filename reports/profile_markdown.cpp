@@ -33,7 +33,8 @@ std::string ProfileMarkdownPrinter::render() const {
   out += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   for (const auto& p : points_) {
     out += "| " + markdown_cell(p.name()) + " | " + fmt("%.4g", p.items_per_second) + " | " +
-           fmt("%.1f%%", 100 * p.timing.noise) + (p.timing.converged ? "" : " (capped)") + " | " +
+           (p.timing.batches < 2 ? std::string("- (one batch)") : fmt("%.1f%%", 100 * p.timing.noise)) +
+           (p.timing.converged ? "" : " (capped)") + " | " +
            fmt("%.3f", p.retries_mean) + " | " + std::to_string(p.retries_p50) + " | " +
            std::to_string(p.retries_p99) + " | " + std::to_string(p.retries_max) + " | " +
            (p.cycles_per_op ? fmt("%.0f", *p.cycles_per_op) : "-") + " | " +

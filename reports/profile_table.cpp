@@ -22,7 +22,9 @@ void ProfileTablePrinter::profile_point(const ProfilePoint& p) {
   if (p.cycles_per_op) std::snprintf(cycles, sizeof cycles, "%.0f", *p.cycles_per_op);
   if (p.ratio_to_baseline) std::snprintf(ratio, sizeof ratio, "%.3fx", *p.ratio_to_baseline);
   char noise[32];
-  std::snprintf(noise, sizeof noise, "%.1f%%%s", 100 * p.timing.noise, p.timing.converged ? "" : "*");
+  // One batch has no noise to speak of: a dash, not a flattering 0 %.
+  if (p.timing.batches < 2) std::snprintf(noise, sizeof noise, "-*");
+  else std::snprintf(noise, sizeof noise, "%.1f%%%s", 100 * p.timing.noise, p.timing.converged ? "" : "*");
   std::printf("%11.4g %8s %9.3f %5u %5u %6u %10s %9s %-7s %s\n", p.items_per_second, noise, p.retries_mean,
               p.retries_p50, p.retries_p99, p.retries_max, cycles, ratio, to_string(p.verdict), p.name().c_str());
   if (p.verdict != Verdict::Pass) std::printf("      %s\n", p.why.c_str());

@@ -146,6 +146,13 @@ TEST(Profile, TimingStopsWhenQuietOrAtTheTimeCap) {
                       t, error));
   EXPECT_FALSE(t.converged);
   EXPECT_GT(t.noise, 0.3);
+  // A first launch that spends the whole cap is the measurement.
+  s.max_time_s = 1e-9;
+  ASSERT_TRUE(measure(s, [](uint32_t reps, double& sec, std::string&) { return sec = 0.5 + reps, true; }, t, error));
+  EXPECT_EQ(t.batches, 1u);
+  EXPECT_EQ(t.launches, 1u);
+  EXPECT_DOUBLE_EQ(t.s_per_launch, 1.5);
+  EXPECT_FALSE(t.converged);
   EXPECT_FALSE(measure(s, [](uint32_t, double&, std::string& e) { return e = "boom", false; }, t, error));
   EXPECT_EQ(error, "boom");
 }

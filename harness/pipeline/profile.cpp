@@ -89,6 +89,13 @@ bool measure(const ProfileSettings& settings,
   // Calibration: one launch says how many make a batch of target_batch_s.
   double one = 0;
   if (!batch(1, one, error)) return false;
+  if (seconds_since(t0) >= settings.max_time_s) {
+    // One launch already spent the cap (a CAS loop with the whole grid on
+    // one word can take seconds): that launch is the measurement.
+    out.launches = out.batches = 1;
+    out.s_per_launch = one;
+    return true;
+  }
   const uint32_t reps =
       one > 0 ? uint32_t(std::clamp(settings.target_batch_s / one, 1.0, 1000.0)) : 1000u;
   std::vector<double> samples;

@@ -75,7 +75,8 @@ uint32_t percentile(std::vector<uint32_t>& v, double q);
 // The stopping rule: calls `batch(reps, seconds_per_launch, error)` (which
 // runs `reps` launches and says how long one took) until the noise of the
 // per-batch times is under settings.max_noise with at least min_batches, or
-// max_time_s has passed.  The first batch calibrates `reps`.
+// max_time_s has passed.  The first batch (one launch) calibrates `reps`;
+// when it alone spends max_time_s, it is the measurement.
 bool measure(const ProfileSettings& settings,
              const std::function<bool(uint32_t reps, double& s_per_launch, std::string& error)>& batch,
              Timing& out, std::string& error);
