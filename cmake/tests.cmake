@@ -55,3 +55,14 @@ add_test(NAME e2e_fuzz_cpu
   COMMAND sh -c "\"$0\" fuzz --backend cpu --time 20s --impl 'buggy.plain_rmw.add.i32,buggy.inc_gt.u32,native.add.i32,cas.add.f32' --junit e2e_fuzz_cpu.xml; test $? -eq 1"
           $<TARGET_FILE:atomstress>)
 set_tests_properties(e2e_fuzz_cpu PROPERTIES FAIL_REGULAR_EXPRESSION "(FAIL|HANG) +(native|cas)\\.")
+
+# `profile` on the cpu backend: reports that parse back, refusals of bad axes.
+add_test(NAME profile COMMAND atomstress_profile_tests)
+
+# `profile` on the GPU: two native adds over k with the bare-kernel baseline
+# (a short time cap per point; no CAS loop with the whole grid on one word,
+# which can take seconds per launch).
+add_test(NAME profile_cuda
+  COMMAND atomstress profile --impl native.add.u32,native.add.f32 --backend cuda --skip-without-gpu
+          --baseline --k pow2:0:20:5 --max-time-per-point 0.5)
+set_tests_properties(profile_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)

@@ -9,6 +9,10 @@
 
 #include "reports/results.hpp"
 
+namespace atomstress {
+struct ProfilePoint;  // harness/pipeline/profile.hpp: only `profile` sends them
+}  // namespace atomstress
+
 namespace atomstress::reports {
 
 class Printer {
@@ -28,6 +32,8 @@ class Printer {
   virtual void fuzz_replay(const ReplayRecord&) {}
   virtual void fuzz_slice(const FuzzSliceRecord&) {}
   virtual void fuzz_entry(const FuzzEntryResult&) {}
+  // `profile`: one measured point of the sweep.
+  virtual void profile_point(const ProfilePoint&) {}
   // Flushes; false (and `error()` says why, in one line) when anything the
   // printer was given could not be written.
   virtual bool finish() { return true; }
@@ -51,6 +57,7 @@ class Multiplex final : public Printer {
   void fuzz_replay(const ReplayRecord& r) override { for (auto& p : printers_) p->fuzz_replay(r); }
   void fuzz_slice(const FuzzSliceRecord& s) override { for (auto& p : printers_) p->fuzz_slice(s); }
   void fuzz_entry(const FuzzEntryResult& e) override { for (auto& p : printers_) p->fuzz_entry(e); }
+  void profile_point(const ProfilePoint& pt) override { for (auto& p : printers_) p->profile_point(pt); }
   // Finishes every printer (one failing must not stop the others flushing).
   bool finish() override {
     bool ok = true;

@@ -14,5 +14,6 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
 int cmd_selftest(const std::vector<std::string>& args, const std::string& command_line);
 int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_line);
 int cmd_merge(const std::vector<std::string>& args, const std::string& command_line);
+int cmd_profile(const std::vector<std::string>& args, const std::string& command_line);
 
 }  // namespace atomstress::cli

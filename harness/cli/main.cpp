@@ -6,6 +6,7 @@
 //   atomstress selftest [--backend ...] [--budget-s S] ...
 //   atomstress fuzz     [--impl GLOB[,..]] [--time 8h] [--corpus DIR] [--junit F] [--report DIR] ...
 //   atomstress merge    [--junit F] [--report DIR] [--corpus DIR] LOG...
+//   atomstress profile  --impl NAME|GLOB[,..] [--k LIST|pow2:LO:HI[:STEP]] [--json FILE] ...
 //   atomstress --version
 // Exit status: 0 all passed, 1 a failure or hang was found, 2 bad input or
 // a report that could not be written, 3 a kernel outlived its watchdog (the
@@ -31,6 +32,7 @@ constexpr const char* kUsage =
     "  selftest  catch every deliberately wrong implementation; no false failures\n"
     "  fuzz      time-budgeted property campaign with a corpus (--time 8h, --corpus DIR)\n"
     "  merge     combine fuzz shards' JSON logs into one JUnit file, report and corpus\n"
+    "  profile   throughput and contention over a sweep of k, pattern, geometry (--impl NAME|GLOB)\n"
     "Run 'atomstress <command> --help' for a command's options; 'atomstress --version'.\n";
 
 int dispatch(const std::string& cmd, const std::vector<std::string>& args, const std::string& command_line) {
@@ -40,7 +42,8 @@ int dispatch(const std::string& cmd, const std::vector<std::string>& args, const
   if (cmd == "selftest") return cmd_selftest(args, command_line);
   if (cmd == "fuzz") return cmd_fuzz(args, command_line);
   if (cmd == "merge") return cmd_merge(args, command_line);
-  return usage_error("unknown command '" + cmd + "' (list, check, repro, selftest, fuzz, merge)");
+  if (cmd == "profile") return cmd_profile(args, command_line);
+  return usage_error("unknown command '" + cmd + "' (list, check, repro, selftest, fuzz, merge, profile)");
 }
 
 // 0 unless stdout lost something (a full disk, a closed pipe): then the one

@@ -1,0 +1,202 @@
+#include "harness/pipeline/profile.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "harness/registry/family.hpp"
+
+namespace atomstress {
+
+std::string ProfilePoint::name() const {
+  return std::string(impl ? impl->name : spec.impl.c_str()) + "/k:" + std::to_string(spec.k) +
+         "/pattern:" + to_string(spec.pattern) + "/grid:" + std::to_string(spec.grid) +
+         "/block:" + std::to_string(spec.block) + "/ops:" + std::to_string(spec.ops_per_thread) +
+         "/space:" + to_string(spec.space) + "/dist:" + to_string(spec.dist);
+}
+
+const char* ProfilePoint::item_unit() const { return impl && impl->algo ? "element" : "op"; }
+
+const ProfilePoint* most_contended(const std::vector<ProfilePoint>& points) {
+  const ProfilePoint* best = nullptr;
+  for (const auto& p : points) {
+    if (!best) {
+      best = &p;
+      continue;
+    }
+    const double c = p.cycles_per_op.value_or(0), bc = best->cycles_per_op.value_or(0);
+    if (p.retries_mean != best->retries_mean ? p.retries_mean > best->retries_mean
+        : c != bc                            ? c > bc
+                                             : p.items_per_second < best->items_per_second)
+      best = &p;
+  }
+  return best;
+}
+
+uint32_t percentile(std::vector<uint32_t>& v, double q) {
+  if (v.empty()) return 0;
+  const size_t rank = size_t(std::ceil(q * double(v.size())));
+  const size_t i = std::min(v.size() - 1, rank == 0 ? 0 : rank - 1);
+  std::nth_element(v.begin(), v.begin() + ptrdiff_t(i), v.end());
+  return v[i];
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double relative_noise(const std::vector<double>& xs) {
+  if (xs.size() < 2) return 0;
+  double mean = 0;
+  for (double x : xs) mean += x;
+  mean /= double(xs.size());
+  double var = 0;
+  for (double x : xs) var += (x - mean) * (x - mean);
+  var /= double(xs.size() - 1);
+  return mean > 0 ? std::sqrt(var) / mean : 0;
+}
+
+// The busiest addresses, as run_trial's --profile table ranks them.
+std::vector<Hotspot> hottest(const Workload& w, const History& h, size_t top) {
+  std::vector<Hotspot> all(w.mem_elems());
+  for (size_t e = 0; e < all.size(); ++e) all[e].addr = e;
+  for (uint64_t o = 0; o < w.ops() && o < h.retries.size(); ++o) {
+    auto& hs = all[w.addr[o]];
+    ++hs.ops;
+    hs.retries += h.retries[o];
+    if (!h.cycles.empty()) hs.cycles += h.cycles[o];
+  }
+  std::erase_if(all, [](const Hotspot& x) { return x.ops == 0; });
+  const size_t k = std::min(top, all.size());
+  std::partial_sort(all.begin(), all.begin() + ptrdiff_t(k), all.end(), [](const Hotspot& x, const Hotspot& y) {
+    if (x.cycles != y.cycles) return x.cycles > y.cycles;
+    if (x.retries != y.retries) return x.retries > y.retries;
+    return x.ops > y.ops;
+  });
+  all.resize(k);
+  return all;
+}
+
+}  // namespace
+
+bool measure(const ProfileSettings& settings,
+             const std::function<bool(uint32_t reps, double& s_per_launch, std::string& error)>& batch,
+             Timing& out, std::string& error) {
+  out = {};
+  const auto t0 = Clock::now();
+  // Calibration: one launch says how many make a batch of target_batch_s.
+  double one = 0;
+  if (!batch(1, one, error)) return false;
+  if (seconds_since(t0) >= settings.max_time_s) {
+    // One launch already spent the cap (a CAS loop with the whole grid on
+    // one word can take seconds): that launch is the measurement.
+    out.launches = out.batches = 1;
+    out.s_per_launch = one;
+    return true;
+  }
+  const uint32_t reps =
+      one > 0 ? uint32_t(std::clamp(settings.target_batch_s / one, 1.0, 1000.0)) : 1000u;
+  std::vector<double> samples;
+  for (;;) {
+    double s = 0;
+    if (!batch(reps, s, error)) return false;
+    samples.push_back(s);
+    out.launches += reps;
+    out.noise = relative_noise(samples);
+    out.converged = samples.size() >= settings.min_batches && out.noise <= settings.max_noise;
+    if (out.converged || seconds_since(t0) >= settings.max_time_s) break;
+  }
+  out.batches = uint32_t(samples.size());
+  double sum = 0;
+  for (double s : samples) sum += s;
+  out.s_per_launch = sum / double(samples.size());
+  return true;
+}
+
+bool has_bare_kernel(const ImplInfo& impl, const TrialSpec& spec) {
+  if (impl.algo || impl.op != Op::Add || spec.space != Space::Global) return false;
+  return impl.kind == VK::I32 || impl.kind == VK::U32 || impl.kind == VK::F32 || impl.kind == VK::F64;
+}
+
+bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, ProfilePoint& out, std::string& error) {
+  out = {};
+  out.spec = spec;
+  out.backend = settings.backend;
+  auto w = expand(spec, error);
+  if (!w) return false;
+  out.impl = w->impl;
+  out.items = w->ops();
+  const auto setup = setup_trial(*w, error);
+  if (!setup) return false;
+  const bool cuda = settings.backend == BackendKind::Cuda;
+
+  // (a) Timing.  On cuda the runner times its launches itself (events,
+  // memory restored before each, nothing recorded); on cpu the whole run.
+  auto timed_batch = [&](uint32_t reps, double& s_per_launch, std::string& err) {
+    RunOptions opt = settings.run;
+    if (cuda) {
+      opt.bench_reps = reps;
+      History h;
+      if (!run_workload(*w, *setup, settings.backend, opt, h, err)) return false;
+      s_per_launch = h.kernel_ms / 1e3;
+      return true;
+    }
+    const auto t0 = Clock::now();
+    for (uint32_t r = 0; r < reps; ++r) {
+      History h;
+      if (!run_workload(*w, *setup, settings.backend, opt, h, err)) return false;
+    }
+    s_per_launch = seconds_since(t0) / reps;
+    return true;
+  };
+  if (!measure(settings, timed_batch, out.timing, error)) return false;
+  out.items_per_second = out.timing.s_per_launch > 0 ? double(out.items) / out.timing.s_per_launch : 0;
+
+  // (b) One instrumented run, checked.
+  History h;
+  if (!run_workload(*w, *setup, settings.backend, settings.run, h, error)) return false;
+  std::vector<uint32_t> retries = h.retries;
+  uint64_t total = 0;
+  for (uint32_t r : retries) total += r;
+  out.retries_mean = retries.empty() ? 0 : double(total) / double(retries.size());
+  out.retries_max = retries.empty() ? 0 : *std::max_element(retries.begin(), retries.end());
+  out.retries_p50 = percentile(retries, 0.50);
+  out.retries_p99 = percentile(retries, 0.99);
+  if (!h.cycles.empty()) {
+    uint64_t cycles = 0;
+    for (uint32_t c : h.cycles) cycles += c;
+    out.cycles_per_op = double(cycles) / double(h.cycles.size());
+  }
+  if (w->impl->family->profiles_addresses()) out.hotspots = hottest(*w, h, settings.hotspots);
+  const bool gave_up = std::any_of(h.gave_up.begin(), h.gave_up.end(), [](uint8_t g) {
+    const auto why = static_cast<GaveUp>(g & ~kBlockScopeBit);
+    return why == GaveUp::Budget || why == GaveUp::Watchdog;
+  });
+  if (gave_up) {
+    out.verdict = Verdict::Hang;
+    out.why = "an operation gave up (retry budget or watchdog): run 'atomstress check' on this spec";
+  } else if (Finding f = check_trial(*w, *setup, h); !f.ok()) {
+    out.verdict = Verdict::Fail;
+    out.why = f.explanation;
+  }
+
+  // The bare kernel, timed by the same rule.
+  if (settings.baseline && cuda && has_bare_kernel(*w->impl, spec)) {
+    const uint64_t watchdog_ms = effective_watchdog_ms(settings.run, w->ops());
+    Timing bare;
+    auto bare_batch = [&](uint32_t reps, double& s_per_launch, std::string& err) {
+      return time_bare_kernel(*w, reps, watchdog_ms, s_per_launch, err);
+    };
+    if (!measure(settings, bare_batch, bare, error)) return false;
+    out.baseline = bare;
+    if (bare.s_per_launch > 0) {
+      out.baseline_items_per_second = double(out.items) / bare.s_per_launch;
+      out.ratio_to_baseline = out.items_per_second / *out.baseline_items_per_second;
+    }
+  }
+  return true;
+}
+
+}  // namespace atomstress

@@ -1,0 +1,97 @@
+#include "reports/profile_html.hpp"
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace atomstress::reports {
+
+namespace {
+
+// The axes other than k, as (axis, value) in name order.
+std::vector<std::pair<std::string, std::string>> other_axes(const ProfilePoint& p) {
+  const auto& s = p.spec;
+  return {{"pattern", to_string(s.pattern)}, {"grid", std::to_string(s.grid)},
+          {"block", std::to_string(s.block)}, {"ops", std::to_string(s.ops_per_thread)},
+          {"space", to_string(s.space)},     {"dist", to_string(s.dist)}};
+}
+
+std::string fmt(const char* f, double v) {
+  char b[48];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+}  // namespace
+
+std::vector<svg::Series> series_over_k(const std::vector<ProfilePoint>& points, double (*y)(const ProfilePoint&)) {
+  // Which axes take more than one value over the sweep: only those name a series.
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& p : points)
+    for (const auto& [axis, v] : other_axes(p)) values[axis].insert(v);
+  // Does an entry (with its other varying axes, pattern aside) have two points at one k?
+  auto key_of = [&](const ProfilePoint& p, bool with_pattern) {
+    std::string key = p.impl->name;
+    for (const auto& [axis, v] : other_axes(p))
+      if (values[axis].size() > 1 && (axis != "pattern" || with_pattern)) key += "/" + axis + ":" + v;
+    return key;
+  };
+  std::map<std::string, std::set<uint32_t>> ks;
+  std::set<std::string> split;
+  for (const auto& p : points)
+    if (!ks[key_of(p, false)].insert(p.spec.k).second) split.insert(key_of(p, false));
+  std::vector<svg::Series> out;
+  std::map<std::string, size_t> index;
+  for (const auto& p : points) {
+    const std::string base = key_of(p, false);
+    const std::string key = split.count(base) ? key_of(p, true) : base;
+    auto [it, fresh] = index.emplace(key, out.size());
+    if (fresh) out.push_back({key, {}});
+    out[it->second].points.emplace_back(double(p.spec.k), y(p));
+  }
+  return out;
+}
+
+std::string ProfileHtmlPrinter::render() const {
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>atomstress profile</title>\n"
+      "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:12px}"
+      "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child{text-align:left}"
+      "figure{margin:1em 0}</style>\n</head>\n<body>\n<h1>atomstress profile</h1>\n";
+  out += "<p>command: <code>" + svg::escape(run_.command_line) + "</code><br>backend: " +
+         svg::escape(to_string(run_.backend)) + " (" + svg::escape(run_.device) + ")</p>\n";
+  for (const auto& n : notes_) out += "<p>" + svg::escape(n) + "</p>\n";
+  if (points_.empty()) return out + "<p>No point was measured.</p>\n</body>\n</html>\n";
+
+  const char* unit = "items";
+  out += "<figure>\n" +
+         svg::line_chart("Throughput against k", {"k (addresses)", true}, {std::string(unit) + " per second", true},
+                         series_over_k(points_, [](const ProfilePoint& p) { return p.items_per_second; })) +
+         "</figure>\n";
+  out += "<figure>\n" +
+         svg::line_chart("Retries per op against k", {"k (addresses)", true}, {"mean retries per op", false},
+                         series_over_k(points_, [](const ProfilePoint& p) { return p.retries_mean; })) +
+         "</figure>\n";
+  if (const ProfilePoint* m = most_contended(points_); m && !m->hotspots.empty()) {
+    const bool cycles = m->cycles_per_op.has_value();
+    std::vector<std::pair<std::string, double>> bars;
+    for (const auto& h : m->hotspots)
+      bars.emplace_back(std::string("@").append(std::to_string(h.addr)),
+                        cycles ? (h.ops ? double(h.cycles) / double(h.ops) : 0) : double(h.retries));
+    out += "<figure>\n" +
+           svg::bar_chart("Hottest addresses of " + m->name(), cycles ? "cycles per op" : "retries", bars) +
+           "</figure>\n";
+  }
+  out += "<table>\n<tr><th>point</th><th>items/s</th><th>noise</th><th>retries/op</th><th>p50</th><th>p99</th>"
+         "<th>max</th><th>cycles/op</th><th>vs bare</th><th>verdict</th></tr>\n";
+  for (const auto& p : points_)
+    out += "<tr><td>" + svg::escape(p.name()) + "</td><td>" + fmt("%.4g", p.items_per_second) + "</td><td>" +
+           fmt("%.1f%%", 100 * p.timing.noise) + "</td><td>" + fmt("%.3f", p.retries_mean) + "</td><td>" +
+           std::to_string(p.retries_p50) + "</td><td>" + std::to_string(p.retries_p99) + "</td><td>" +
+           std::to_string(p.retries_max) + "</td><td>" + (p.cycles_per_op ? fmt("%.0f", *p.cycles_per_op) : "-") +
+           "</td><td>" + (p.ratio_to_baseline ? fmt("%.3fx", *p.ratio_to_baseline) : "-") + "</td><td>" +
+           svg::escape(to_string(p.verdict)) + "</td></tr>\n";
+  return out + "</table>\n</body>\n</html>\n";
+}
+
+}  // namespace atomstress::reports
