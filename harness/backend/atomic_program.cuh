@@ -52,10 +52,8 @@ struct AtomicProgram {
         const uint64_t ob = prim::to_bits(ov);
         prim::order_after(ob);  // the clock read below waits for the result
         const long long c1 = prim::clock_cycles();
-        g.old[o] = ob;
-        g.retries[o] = r.count;
         if (g.cycles) g.cycles[o] = static_cast<uint32_t>(c1 - c0);
-        g.gave[o] = static_cast<uint8_t>(r.gave_up | (r.block_scope ? kBlockScopeBit : 0u));
+        record(g, o, ob, r);  // nothing when timing only (g.old null)
       }
     });
     if (g.shared) {
