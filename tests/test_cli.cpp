@@ -16,31 +16,13 @@
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/footprint.hpp"
 #include "harness/workload/workload.hpp"
+#include "run_program.hpp"
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out;  // stdout and stderr
-};
-
-// The atomstress program sits beside this test program (bin/).
-std::string binary() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string self(buf, n > 0 ? size_t(n) : 0);
-  return self.substr(0, self.rfind('/') + 1) + "atomstress";
-}
-
-// Runs a shell command line; its stdout is what comes back.
-Result run_shell(const std::string& cmd) {
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using atomstress::testing::binary;
+using atomstress::testing::Result;
+using atomstress::testing::run_shell;
 
 Result run(const std::string& args, const std::string& shell_prefix = "") {
   return run_shell(shell_prefix + binary() + " " + args + " 2>&1");

@@ -22,31 +22,19 @@
 #include "fuzz/shard.hpp"
 #include "harness/trial/token.hpp"
 #include "reports/junit_printer.hpp"
+#include "run_program.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out;  // stdout and stderr
-};
-
-std::string bin_dir() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string self(buf, n > 0 ? size_t(n) : 0);
-  return self.substr(0, self.rfind('/') + 1);
-}
-std::string binary() { return bin_dir() + "atomstress"; }
+using atomstress::testing::bin_dir;
+using atomstress::testing::binary;
+using atomstress::testing::Result;
+using atomstress::testing::run_shell;
 
 Result run(const std::string& args, const std::string& env = "") {
-  FILE* p = popen((env + " " + binary() + " " + args + " 2>&1").c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+  return run_shell(env + " " + binary() + " " + args + " 2>&1");
 }
 
 std::string slurp(const fs::path& p) {

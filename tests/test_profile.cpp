@@ -19,32 +19,16 @@
 #include "harness/pipeline/profile.hpp"
 #include "reports/csv_printer.hpp"
 #include "reports/svg_chart.hpp"
+#include "run_program.hpp"
 
 namespace fs = std::filesystem;
 using namespace atomstress;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out;  // stdout and stderr
-};
-
-std::string binary() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string self(buf, n > 0 ? size_t(n) : 0);
-  return self.substr(0, self.rfind('/') + 1) + "atomstress";
-}
-
-Result run_shell(const std::string& cmd) {
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using atomstress::testing::binary;
+using atomstress::testing::Result;
+using atomstress::testing::run_shell;
 
 Result profile(const std::string& args) { return run_shell(binary() + " profile " + args + " 2>&1"); }
 

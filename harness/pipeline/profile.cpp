@@ -58,26 +58,6 @@ double relative_noise(const std::vector<double>& xs) {
   return mean > 0 ? std::sqrt(var) / mean : 0;
 }
 
-// The busiest addresses, as run_trial's --profile table ranks them.
-std::vector<Hotspot> hottest(const Workload& w, const History& h, size_t top) {
-  std::vector<Hotspot> all(w.mem_elems());
-  for (size_t e = 0; e < all.size(); ++e) all[e].addr = e;
-  for (uint64_t o = 0; o < w.ops() && o < h.retries.size(); ++o) {
-    auto& hs = all[w.addr[o]];
-    ++hs.ops;
-    hs.retries += h.retries[o];
-    if (!h.cycles.empty()) hs.cycles += h.cycles[o];
-  }
-  std::erase_if(all, [](const Hotspot& x) { return x.ops == 0; });
-  const size_t k = std::min(top, all.size());
-  std::partial_sort(all.begin(), all.begin() + ptrdiff_t(k), all.end(), [](const Hotspot& x, const Hotspot& y) {
-    if (x.cycles != y.cycles) return x.cycles > y.cycles;
-    if (x.retries != y.retries) return x.retries > y.retries;
-    return x.ops > y.ops;
-  });
-  all.resize(k);
-  return all;
-}
 
 }  // namespace
 
@@ -169,7 +149,7 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
     for (uint32_t c : h.cycles) cycles += c;
     out.cycles_per_op = double(cycles) / double(h.cycles.size());
   }
-  if (w->impl->family->profiles_addresses()) out.hotspots = hottest(*w, h, settings.hotspots);
+  if (w->impl->family->profiles_addresses()) out.hotspots = hottest_addresses(*w, h, settings.hotspots);
   const bool gave_up = std::any_of(h.gave_up.begin(), h.gave_up.end(), [](uint8_t g) {
     const auto why = static_cast<GaveUp>(g & ~kBlockScopeBit);
     return why == GaveUp::Budget || why == GaveUp::Watchdog;

@@ -33,12 +33,10 @@ BackendKind resolve_backend(const std::string& name, std::string& note, std::str
   return BackendKind::Cpu;
 }
 
-namespace {
-
-std::vector<Hotspot> profile(const Workload& w, const History& h, size_t top) {
+std::vector<Hotspot> hottest_addresses(const Workload& w, const History& h, size_t top) {
   std::vector<Hotspot> all(w.mem_elems());
   for (size_t e = 0; e < all.size(); ++e) all[e].addr = e;
-  for (uint64_t o = 0; o < w.ops(); ++o) {
+  for (uint64_t o = 0; o < w.ops() && o < h.retries.size(); ++o) {  // a timing-only run records nothing
     auto& hs = all[w.addr[o]];
     ++hs.ops;
     hs.retries += h.retries[o];
@@ -54,6 +52,8 @@ std::vector<Hotspot> profile(const Workload& w, const History& h, size_t top) {
   all.resize(k);
   return all;
 }
+
+namespace {
 
 // A loop that gave up on its own (budget or watchdog) is a hang; loops that
 // stopped because another gave up only follow it.
@@ -126,7 +126,7 @@ Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& 
     out.total_retries += h.retries[o];
     out.max_retries = std::max(out.max_retries, h.retries[o]);
   }
-  if (hotspots && family.profiles_addresses()) out.hotspots = profile(*w, h, hotspots);
+  if (hotspots && family.profiles_addresses()) out.hotspots = hottest_addresses(*w, h, hotspots);
   if (Finding f = hang_rule(*w, h, opt); !f.ok()) {
     out.verdict = Verdict::Hang;
     out.finding = std::move(f);

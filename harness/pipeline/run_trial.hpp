@@ -40,6 +40,9 @@ struct Outcome {
 };
 using TrialOutcome = Outcome;
 
+// The `top` busiest words of a trial: most cycles, then retries, then ops.
+std::vector<Hotspot> hottest_addresses(const Workload& w, const History& h, size_t top);
+
 // Runs one trial.  Bad input (unknown implementation, impossible geometry,
 // an entry the backend cannot run) gives Verdict::Error with a one-line why.
 Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
