@@ -33,6 +33,21 @@ void JsonlPrinter::write_line(const std::string& json) {
   fresh_line_needed_ = false;
 }
 
+namespace {
+// The finding as data (kind, address, ops, values as bits and in words),
+// beside the explanation in "why".
+nlohmann::json finding_json(const Finding& f) {
+  nlohmann::json j;
+  j["kind"] = to_string(f.kind);
+  if (f.address >= 0) j["address"] = f.address;
+  if (!f.ops.empty()) j["ops"] = f.ops;
+  j["value_kind"] = vk_name(f.value_kind);
+  if (f.expected) j["expected"] = {{"bits", *f.expected}, {"value", format_value(f.value_kind, *f.expected)}};
+  if (f.observed) j["observed"] = {{"bits", *f.observed}, {"value", format_value(f.value_kind, *f.observed)}};
+  return j;
+}
+}  // namespace
+
 void JsonlPrinter::trial(const TrialOutcome& t) {
   if (t.verdict == Verdict::Error) return;  // bad input is reported on stderr, not recorded
   nlohmann::json j;
@@ -40,10 +55,7 @@ void JsonlPrinter::trial(const TrialOutcome& t) {
   j["backend"] = to_string(t.backend);
   j["verdict"] = to_string(t.verdict);
   j["why"] = t.why();
-  if (!t.finding.ok()) {
-    j["finding"] = to_string(t.finding.kind);
-    if (t.finding.address >= 0) j["address"] = t.finding.address;
-  }
+  if (!t.finding.ok()) j["finding"] = finding_json(t.finding);
   j["spec"] = describe(t.spec);
   j["token"] = encode_token(t.spec);
   j["ops"] = t.ops;

@@ -95,6 +95,23 @@ TEST(Cli, JsonReportKeepsEarlierRecordsOnLaterBadInput) {
   }
   EXPECT_EQ(n, 2u);
 }
+TEST(Cli, JsonReportCarriesTheFindingAsData) {
+  const std::string path = ::testing::TempDir() + "atomstress_cli_finding.jsonl";
+  std::remove(path.c_str());
+  const auto r = run("check --impl buggy.returns_new.add.f32 --backend cpu --pattern single --space global "
+                     "--trials 3 --json " + path);
+  ASSERT_EQ(r.status, 1) << r.out;
+  std::ifstream f(path);
+  std::string line, failing;
+  while (std::getline(f, line))
+    if (line.find("\"verdict\":\"FAIL\"") != std::string::npos) failing = line;
+  ASSERT_FALSE(failing.empty());
+  EXPECT_NE(failing.find("\"finding\":{"), std::string::npos) << failing;
+  EXPECT_NE(failing.find("\"kind\":\"unexplained\""), std::string::npos) << failing;
+  EXPECT_NE(failing.find("\"address\":0"), std::string::npos) << failing;
+  EXPECT_NE(failing.find("\"observed\":{\"bits\":"), std::string::npos) << failing;
+  EXPECT_NE(failing.find("\"value_kind\":\"f32\""), std::string::npos) << failing;
+}
 TEST(Cli, FindsABugEndToEndOnTheCpuBackend) {
   const auto r = run("check --impl buggy.plain_rmw.add.i32 --backend cpu --pattern single --space global --trials 5");
   EXPECT_EQ(r.status, 1) << r.out;
