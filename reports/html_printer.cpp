@@ -3,8 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "fuzz/atomic_file.hpp"
-#include "reports/junit_printer.hpp"
+#include "reports/markup.hpp"
 
 namespace atomstress::reports {
 
@@ -14,18 +13,11 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-
 td.n{text-align:right;font-variant-numeric:tabular-nums}.PASS{color:#070}.FAIL,.HANG,.ERROR{color:#b00;font-weight:bold}
 .SKIP{color:#777}code,pre{background:#f4f4f4;padding:2px 4px}pre{white-space:pre-wrap})";
 
-std::string fixed(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", v);
-  return b;
-}
 }  // namespace
 
-bool HtmlPrinter::finish() {
-  if (!error_.empty()) return false;
-  const auto esc = escape_markup;
-  size_t failed = 0;
-  for (const auto& e : entries_) failed += e.failed() && !e.skipped;
+std::string HtmlPrinter::render() const {
+  const auto esc = [](const std::string& s) { return escape_markup(s); };
+  const size_t failed = failing();
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>atomstress fuzz</title>\n<style>"
     << kStyle << "</style></head><body>\n";
@@ -53,8 +45,7 @@ bool HtmlPrinter::finish() {
     h << "<pre>atomstress repro " << esc(e.token) << " --backend " << to_string(e.backend) << "</pre>\n";
   }
   h << "</body></html>\n";
-  fuzz::write_file_atomically(path_, h.str(), error_);
-  return error_.empty();
+  return h.str();
 }
 
 }  // namespace atomstress::reports

@@ -3,25 +3,9 @@
 #include <cstdio>
 #include <sstream>
 
-#include "fuzz/atomic_file.hpp"
 
 namespace atomstress::reports {
 
-std::string escape_markup(const std::string& s) {
-  std::string o;
-  o.reserve(s.size());
-  for (unsigned char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
-      default: o += (c < 0x20 && c != '\n' && c != '\t' && c != '\r') ? '?' : char(c);
-    }
-  }
-  return o;
-}
 
 namespace {
 std::string seconds(double s) {
@@ -31,7 +15,7 @@ std::string seconds(double s) {
 }
 }  // namespace
 
-std::string JunitPrinter::xml() const {
+std::string JunitPrinter::render() const {
   size_t failures = 0, errors = 0, skipped = 0;
   double time = 0;
   for (const auto& e : entries_) {
@@ -87,9 +71,5 @@ std::string JunitPrinter::xml() const {
   return x.str();
 }
 
-bool JunitPrinter::finish() {
-  if (error_.empty()) fuzz::write_file_atomically(path_, xml(), error_);
-  return error_.empty();
-}
 
 }  // namespace atomstress::reports

@@ -7,29 +7,16 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
-#include "reports/printer.hpp"
+#include "reports/fuzz_collector.hpp"
+#include "reports/markup.hpp"
 
 namespace atomstress::reports {
 
-// &, <, >, " and ' as entities; other control characters (not valid XML 1.0) as '?'.
-std::string escape_markup(const std::string& s);
-
-class JunitPrinter final : public Printer {
+class JunitPrinter final : public FuzzCollector {
  public:
-  explicit JunitPrinter(std::string path) : path_(std::move(path)) {}
-  void fuzz_started(const FuzzHeader& h) override { header_ = h; }
-  void fuzz_entry(const FuzzEntryResult& e) override { entries_.push_back(e); }
-  bool finish() override;
-  std::string error() const override { return error_; }
-
-  std::string xml() const;
-
- private:
-  std::string path_, error_;
-  FuzzHeader header_;
-  std::vector<FuzzEntryResult> entries_;
+  using FuzzCollector::FuzzCollector;
+  std::string render() const override;
 };
 
 }  // namespace atomstress::reports

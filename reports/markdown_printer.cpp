@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <sstream>
 
-#include "fuzz/atomic_file.hpp"
 
 namespace atomstress::reports {
 
@@ -14,17 +13,10 @@ std::string cell(std::string s) {
   for (char c : s) o += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
   return o;
 }
-std::string fixed(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", v);
-  return b;
-}
 }  // namespace
 
-bool MarkdownPrinter::finish() {
-  if (!error_.empty()) return false;
-  size_t failed = 0;
-  for (const auto& e : entries_) failed += e.failed() && !e.skipped;
+std::string MarkdownPrinter::render() const {
+  const size_t failed = failing();
   std::ostringstream m;
   m << "# atomstress fuzz: " << failed << " of " << entries_.size() << " entries failing\n\n";
   m << "- run: " << header_.timestamp << ", atomstress " << header_.version
@@ -47,8 +39,7 @@ bool MarkdownPrinter::finish() {
       << (e.flaky ? " (flaky)" : "") << ".\n\n";
     m << "```sh\natomstress repro " << e.token << " --backend " << to_string(e.backend) << "\n```\n";
   }
-  fuzz::write_file_atomically(path_, m.str(), error_);
-  return error_.empty();
+  return m.str();
 }
 
 }  // namespace atomstress::reports

@@ -4,24 +4,15 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
-#include "reports/printer.hpp"
+#include "reports/fuzz_collector.hpp"
 
 namespace atomstress::reports {
 
-class MarkdownPrinter final : public Printer {
+class MarkdownPrinter final : public FuzzCollector {
  public:
-  explicit MarkdownPrinter(std::string path) : path_(std::move(path)) {}
-  void fuzz_started(const FuzzHeader& h) override { header_ = h; }
-  void fuzz_entry(const FuzzEntryResult& e) override { entries_.push_back(e); }
-  bool finish() override;
-  std::string error() const override { return error_; }
-
- private:
-  std::string path_, error_;
-  FuzzHeader header_;
-  std::vector<FuzzEntryResult> entries_;
+  using FuzzCollector::FuzzCollector;
+  std::string render() const override;
 };
 
 }  // namespace atomstress::reports

@@ -1,5 +1,7 @@
 #include "reports/profile_table.hpp"
 
+#include "reports/terminal.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -38,17 +40,9 @@ bool ProfileTablePrinter::finish() {
   if (unconverged) std::printf("* the time cap stopped the timing before the noise fell under the bound\n");
   if (const ProfilePoint* m = most_contended(points_); m && !m->hotspots.empty()) {
     std::printf("hottest addresses of the most contended point, %s:\n", m->name().c_str());
-    std::printf("  %10s %10s %12s %14s\n", "address", "ops", "retries", "cycles/op");
-    for (const auto& h : m->hotspots)
-      std::printf("  %10llu %10llu %12llu %14.0f\n", (unsigned long long)h.addr, (unsigned long long)h.ops,
-                  (unsigned long long)h.retries, h.ops ? double(h.cycles) / double(h.ops) : 0.0);
+    print_hotspot_table(m->hotspots, 2);
   }
-  errno = 0;
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    error_ = std::string("cannot write standard output") + (errno ? std::string(": ") + std::strerror(errno) : "");
-    return false;
-  }
-  return true;
+  return flush_stdout(error_);
 }
 
 }  // namespace atomstress::reports

@@ -1,5 +1,7 @@
 #include "reports/svg_chart.hpp"
 
+#include "reports/markup.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -7,21 +9,7 @@
 
 namespace atomstress::svg {
 
-std::string escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape(std::string_view text) { return reports::escape_markup(text); }
 
 namespace {
 

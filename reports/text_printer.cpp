@@ -1,5 +1,7 @@
 #include "reports/text_printer.hpp"
 
+#include "reports/terminal.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -30,10 +32,7 @@ void TextPrinter::impl_summary(const ImplSummary& s) {
     const auto& m = s.most_contended;
     std::printf("      hotspots of the busiest trial (%s, %s, k=%u):\n", to_string(m.spec.pattern),
                 to_string(m.spec.space), m.spec.k);
-    std::printf("        %10s %10s %12s %14s\n", "address", "ops", "retries", "cycles/op");
-    for (const auto& h : m.hotspots)
-      std::printf("        %10llu %10llu %12llu %14.0f\n", (unsigned long long)h.addr, (unsigned long long)h.ops,
-                  (unsigned long long)h.retries, h.ops ? double(h.cycles) / h.ops : 0.0);
+    print_hotspot_table(m.hotspots, 8);
   }
   std::fflush(stdout);
 }
@@ -52,13 +51,6 @@ void TextPrinter::repro(const ReproSummary& r) {
               r.failures, r.runs, double(r.failures) / r.runs, 1.0 - std::exp(-x), x, r.runs);
 }
 
-bool TextPrinter::finish() {
-  errno = 0;
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    error_ = std::string("cannot write standard output") + (errno ? std::string(": ") + std::strerror(errno) : "");
-    return false;
-  }
-  return true;
-}
+bool TextPrinter::finish() { return flush_stdout(error_); }
 
 }  // namespace atomstress::reports

@@ -19,6 +19,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
+#include "reports/terminal.hpp"
 
 using namespace atomstress::cli;
 
@@ -49,10 +50,8 @@ int dispatch(const std::string& cmd, const std::vector<std::string>& args, const
 // 0 unless stdout lost something (a full disk, a closed pipe): then the one
 // line that says so, and 2.
 int stdout_status() {
-  errno = 0;
-  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
-  return usage_error(std::string("cannot write standard output") +
-                     (errno ? std::string(": ") + std::strerror(errno) : ""));
+  std::string error;
+  return atomstress::reports::flush_stdout(error) ? 0 : usage_error(error);
 }
 
 }  // namespace

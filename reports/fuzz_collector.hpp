@@ -1,0 +1,50 @@
+// What every file report of `fuzz` and `merge` shares: it keeps the run's
+// header and every entry's result, and writes the whole document at the
+// end, through a temporary file and a rename (a killed run leaves the old
+// file or the new one, never half of one).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "fuzz/atomic_file.hpp"
+#include "reports/printer.hpp"
+
+namespace atomstress::reports {
+
+class FuzzCollector : public Printer {
+ public:
+  explicit FuzzCollector(std::string path) : path_(std::move(path)) {}
+  void fuzz_started(const FuzzHeader& h) override { header_ = h; }
+  void fuzz_entry(const FuzzEntryResult& e) override { entries_.push_back(e); }
+  bool finish() override {
+    if (error_.empty()) fuzz::write_file_atomically(path_, render(), error_);
+    return error_.empty();
+  }
+  std::string error() const override { return error_; }
+
+  // The whole document.
+  virtual std::string render() const = 0;
+
+ protected:
+  // Seconds with one decimal, for the tables.
+  static std::string fixed(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", v);
+    return b;
+  }
+  // Entries that failed (not those the budget never reached).
+  size_t failing() const {
+    size_t n = 0;
+    for (const auto& e : entries_) n += e.failed() && !e.skipped;
+    return n;
+  }
+  FuzzHeader header_;
+  std::vector<FuzzEntryResult> entries_;
+
+ private:
+  std::string path_, error_;
+};
+
+}  // namespace atomstress::reports
