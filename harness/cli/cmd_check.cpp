@@ -18,6 +18,7 @@ namespace {
 
 // Every trial of the plan must fit the machine before the first one runs.
 bool plan_fits(const CheckPlan& plan, std::string& error) {
+  const MemoryBudget budget = memory_budget(plan.backend);
   for (const ImplInfo* impl : plan.impls) {
     if (impl->gpu_only && plan.backend == BackendKind::Cpu) continue;
     for (Pattern p : plan.patterns)
@@ -25,7 +26,7 @@ bool plan_fits(const CheckPlan& plan, std::string& error) {
         for (uint32_t t = 0; t < plan.opt.trials; ++t) {
           const auto spec = plan_trial(plan, *impl, p, s, t);
           if (!spec) break;
-          if (!footprint_fits(*spec, plan.backend, error)) return false;
+          if (!footprint_fits(*spec, plan.backend, budget, error)) return false;
           // The trial's shape repeats every 4 trials (k, zipf, init vary by t % 4).
           if (t >= 4) break;
         }

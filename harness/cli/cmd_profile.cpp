@@ -305,8 +305,9 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
   if (!error.empty()) return usage_error(error);
   std::vector<std::string> skipped;
   const auto specs = plan_points(sweep, o, backend, skipped);
+  const MemoryBudget budget = memory_budget(backend);
   for (const auto& spec : specs)
-    if (!footprint_fits(spec, backend, error)) return usage_error(error);
+    if (!footprint_fits(spec, backend, budget, error)) return usage_error(error);
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::ProfileTablePrinter>());

@@ -101,11 +101,23 @@ uint64_t host_memory_available() {
   return avail;
 }
 
+MemoryBudget memory_budget(BackendKind backend) {
+  MemoryBudget b;
+  b.host = host_memory_available();
+  size_t free = 0, total = 0;
+  if (backend == BackendKind::Cuda && cuda_memory(free, total)) b.device_free = free;
+  return b;
+}
+
 bool footprint_fits(const TrialSpec& spec, BackendKind backend, std::string& error) {
+  return footprint_fits(spec, backend, memory_budget(backend), error);
+}
+
+bool footprint_fits(const TrialSpec& spec, BackendKind backend, const MemoryBudget& budget, std::string& error) {
   const auto f = estimate_footprint(spec, backend);
   if (!f) return true;  // expand() reports what is wrong with the spec
   // Headroom: the process, the allocator's slack and the rest of the machine.
-  const uint64_t host = host_memory_available();
+  const uint64_t host = budget.host;
   if (f->host_bytes > host / 4 * 3) {
     error = "trial too large for this machine: " + spec.impl + " with " + std::to_string(f->ops) + " ops on " +
             std::to_string(f->mem_elems) + " elements needs about " + gib(f->host_bytes) +
@@ -113,8 +125,8 @@ bool footprint_fits(const TrialSpec& spec, BackendKind backend, std::string& err
             " available)";
     return false;
   }
-  size_t free = 0, total = 0;
-  if (backend == BackendKind::Cuda && cuda_memory(free, total) && f->device_bytes > free / 10 * 9) {
+  const uint64_t free = budget.device_free.value_or(0);
+  if (backend == BackendKind::Cuda && budget.device_free && f->device_bytes > free / 10 * 9) {
     error = "trial too large for the GPU: " + spec.impl + " needs about " + gib(f->device_bytes) +
             " of device memory, more than the " + gib(free / 10 * 9) + " it may use (9/10 of the " + gib(free) +
             " free)";

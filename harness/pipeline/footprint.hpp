@@ -27,8 +27,18 @@ std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind b
 // cgroup's limit less its usage, and RLIMIT_AS less the address space in use.
 uint64_t host_memory_available();
 
+// What a run may still take, read once for a whole plan (the reads touch
+// /proc, the cgroup and the device).
+struct MemoryBudget {
+  uint64_t host = 0;
+  std::optional<uint64_t> device_free;  // cuda backend with a device
+};
+MemoryBudget memory_budget(BackendKind backend);
+
 // True when the trial fits, with headroom; else false and a one-line
 // `error` naming the need and what is available.
+bool footprint_fits(const TrialSpec& spec, BackendKind backend, const MemoryBudget& budget, std::string& error);
+// The same against the budget of this moment (for a single trial).
 bool footprint_fits(const TrialSpec& spec, BackendKind backend, std::string& error);
 
 }  // namespace atomstress
