@@ -61,7 +61,6 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
   for (uint64_t o = 0; o < h.gave_up.size(); ++o) {
     const auto g = static_cast<GaveUp>(h.gave_up[o] & ~kBlockScopeBit);
     if (g != GaveUp::Budget && g != GaveUp::Watchdog) continue;
-    const bool lock = w.impl->family->name() == std::string_view("lock");
     return make_finding(
         FindingKind::Hang,
         "op #" + std::to_string(o) + " (thread " + std::to_string(w.thread_of(o)) + ", address " +
@@ -69,8 +68,7 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
             (g == GaveUp::Budget ? "exceeded its retry budget of " + std::to_string(opt.retry_budget)
                                  : "was still retrying when the " + std::to_string(effective_watchdog_ms(opt, w.ops())) +
                                        " ms watchdog fired, after " + std::to_string(h.retries[o]) + " retries") +
-            (lock ? ": the spin lock was never acquired (starvation, or a lock never released)"
-                  : ": the loop does not terminate"),
+            ": " + w.impl->family->hang_cause(),
         int64_t(o), w.addr[o]);
   }
   return {};

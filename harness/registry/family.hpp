@@ -32,6 +32,8 @@ class Family {
   // The values a trial of `entry` draws (kind and domain).
   virtual VK value_kind(const Entry& entry) const;
   virtual Domain value_domain(const Entry& entry) const;
+  // What a bounded loop that gave up means in this family, in words.
+  virtual const char* hang_cause() const { return "the loop does not terminate"; }
   // Whether hot addresses (ops, retries, cycles per element) mean something.
   virtual bool profiles_addresses() const { return false; }
   // The arrays of a trial; a one-line `error` for a geometry the form cannot run.

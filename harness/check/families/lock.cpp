@@ -19,6 +19,9 @@ class LockFamily final : public Family {
   const char* name() const override { return "lock"; }
   VK value_kind(const Entry&) const override { return VK::U32; }
   bool profiles_addresses() const override { return true; }
+  const char* hang_cause() const override {
+    return "the spin lock was never acquired (starvation, or a lock never released)";
+  }
 
   std::optional<Setup> setup(const Workload& w, std::string& error) const override {
     const AlgoInfo& a = *w.impl->algo;
