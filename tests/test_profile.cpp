@@ -261,3 +261,12 @@ TEST(Profile, BadAxisValuesAreRefusedWithOneLine) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("unknown implementation"), std::string::npos) << r.out;
 }
+
+// A point the entry's family refuses (privatised bins that do not fit shared
+// memory) is reported as not applicable; the rest of the sweep is measured.
+TEST(Profile, APointTheFamilyRefusesIsSkippedNotFatal) {
+  const auto r = profile("--backend cpu --impl hist.shared@native.add.u32 --k 1,1048576 --max-time-per-point 0.05");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("not applicable: hist.shared@native.add.u32: impossible geometry"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("hist.shared@native.add.u32/k:1/"), std::string::npos) << r.out;
+}

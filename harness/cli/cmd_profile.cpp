@@ -350,6 +350,10 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
       printers.finish();  // keep what was measured
       return usage_error(spec.impl + ": " + error);
     }
+    if (!point.not_applicable.empty()) {
+      printers.note("not applicable: " + spec.impl + ": " + point.not_applicable);
+      continue;
+    }
     printers.profile_point(point);
     if (point.verdict != Verdict::Pass) status = 1;  // a profile never hides a failure
   }

@@ -108,8 +108,12 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
   if (!w) return false;
   out.impl = w->impl;
   out.items = w->ops();
-  const auto setup = setup_trial(*w, error);
-  if (!setup) return false;
+  std::string why;
+  const auto setup = setup_trial(*w, why);
+  if (!setup) {
+    out.not_applicable = why;  // the family's own limit, not a failure
+    return true;
+  }
   const bool cuda = settings.backend == BackendKind::Cuda;
 
   // (a) Timing.  On cuda the runner times its launches itself (events,

@@ -41,6 +41,9 @@ struct Timing {
 };
 
 struct ProfilePoint {
+  // Non-empty when the entry's family refuses the point (privatised bins
+  // that do not fit shared memory, say): nothing was measured.
+  std::string not_applicable;
   const ImplInfo* impl = nullptr;
   TrialSpec spec;
   BackendKind backend = BackendKind::Cpu;
@@ -89,7 +92,8 @@ bool time_bare_kernel(const Workload& w, uint32_t reps, uint64_t watchdog_ms, do
                       std::string& error);
 
 // Both passes (and the baseline) of one point.  False with a one-line
-// `error` when the point cannot run (expand, setup or the backend refused).
+// `error` when the point cannot run (expand or the backend refused); a point
+// the entry's family refuses comes back with `not_applicable` set.
 bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, ProfilePoint& out, std::string& error);
 
 }  // namespace atomstress
