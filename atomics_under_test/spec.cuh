@@ -71,4 +71,18 @@ inline constexpr Semantics float_sem_any_nan(const char* phi, const char* nan, c
 template <class I>
 inline constexpr bool is_buggy_v = requires { I::bug; };
 
+// Whether the CPU backend can run it: every built-in entry can; a user's
+// entry whose unit is not host-callable says `cpu_capable = false` and why
+// in `cpu_unavailable`.
+template <class I>
+constexpr bool cpu_capable() {
+  if constexpr (requires { I::cpu_capable; }) return I::cpu_capable;
+  else return true;
+}
+template <class I>
+constexpr const char* cpu_unavailable_reason() {
+  if constexpr (requires { I::cpu_unavailable; }) return I::cpu_unavailable;
+  else return nullptr;
+}
+
 }  // namespace atomstress

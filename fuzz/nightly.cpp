@@ -91,7 +91,7 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
     r.backend = cfg.backend;
     if (e->gpu_only && cfg.backend == BackendKind::Cpu) {
       r.skipped = true;
-      r.skip_why = "uses warp intrinsics: needs the cuda backend";
+      r.skip_why = cpu_skip_reason(*e);
     }
   }
   if (!state.replayed) {

@@ -44,8 +44,10 @@ struct FormList {};
 using CorrectForms = FormList<AppendPlain, AppendAgg, SumElement, SumThread, SumBlock, SumWarpDown, SumWarpXor,
                               HistGlobal, HistShared, ArgMaxCas, ArgMinCas, ArgMaxMax, ArgMinMin, LockDevice,
                               LockBlock>;
-// Forms registered explicitly (the deliberately broken ones) rank after these.
+// Forms registered explicitly (the deliberately broken ones) rank after these,
+// and users' locks after those.
 inline constexpr uint64_t kExplicitFormRank = 100;
+inline constexpr uint64_t kUserLockRank = 200;
 
 // Generation caps of a form's family: privatised histogram bins within
 // 32 KiB of shared memory; at most 2^14 serialised critical sections.
@@ -80,9 +82,16 @@ EntryDraft atomic_draft(uint64_t order) {
   e.sem = I::sem;
   if constexpr (is_buggy_v<I>) e.bug = I::bug;
   if constexpr (requires { I::needs_gpu; }) e.needs_gpu = I::needs_gpu;
-  e.phi = &phi_bits<I>;
-  e.phi_shared = &phi_shared_bits<I>;
-  e.run_cpu = &run_cpu_program<AtomicProgram<I>>;
+  if constexpr (requires { I::phi; }) {  // (a user's entry may take its spec's)
+    e.phi = &phi_bits<I>;
+    e.phi_shared = &phi_shared_bits<I>;
+  }
+  if constexpr (cpu_capable<I>()) {
+    e.run_cpu = &run_cpu_program<AtomicProgram<I>>;
+  } else {
+    e.gpu_only = true;
+    e.gpu_only_reason = cpu_unavailable_reason<I>();
+  }
   e.run_cuda = &run_cuda_program<AtomicProgram<I>>;
   return d;
 }
@@ -103,6 +112,7 @@ EntryDraft form_draft(uint64_t order) {
   if constexpr (requires { Alg::shared; }) {
     a.shared_bins = Alg::shared;
     if (Alg::shared) d.max_region_bytes = kMaxSharedBinBytes;
+    d.needs_shared_atomic = Alg::shared;
   }
   if constexpr (requires { Alg::is_cas; }) {
     a.is_max = Alg::is_max;
@@ -118,8 +128,10 @@ EntryDraft form_draft(uint64_t order) {
   if constexpr (requires { Alg::needs_gpu; }) e.needs_gpu = Alg::needs_gpu;
   else e.needs_gpu = Alg::gpu_only;
   if constexpr (requires { Alg::rate_only; }) e.rate_only = Alg::rate_only;
-  e.gpu_only = Alg::gpu_only;
-  if constexpr (!Alg::gpu_only) e.run_cpu = &run_cpu_program<FormProgram<Alg>>;
+  e.gpu_only = Alg::gpu_only || !cpu_capable<A>();
+  if constexpr (Alg::gpu_only) e.gpu_only_reason = "warp intrinsics";
+  else if constexpr (!cpu_capable<A>()) e.gpu_only_reason = cpu_unavailable_reason<A>();
+  else e.run_cpu = &run_cpu_program<FormProgram<Alg>>;
   e.run_cuda = &run_cuda_program<FormProgram<Alg>>;
   return d;
 }

@@ -71,7 +71,7 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
   int status = 0;
   for (const ImplInfo* impl : plan.impls) {
     if (impl->gpu_only && plan.backend == BackendKind::Cpu) {
-      printers.impl_skipped(*impl, plan.backend, "uses warp intrinsics: needs the cuda backend");
+      printers.impl_skipped(*impl, plan.backend, cpu_skip_reason(*impl));
       continue;
     }
     const ImplSummary sum = run_impl(plan, *impl, [&](const TrialOutcome& t) { printers.trial(t); });

@@ -25,10 +25,11 @@ int cmd_list(const std::vector<std::string>& args) {
   if (impls.empty()) return usage_error("no implementation matches '" + glob + "'");
   for (const ImplInfo* i : impls) {
     if (i->algo)
-      std::printf("%-44s algorithm on %s%s%s\n", i->name, i->algo->atomic().name, i->gpu_only ? " (cuda only)" : "",
+      std::printf("%-44s algorithm on %s%s%s\n", i->name, i->algo->atomic().name, i->gpu_only ? " (gpu only)" : "",
                   i->buggy() ? "   [buggy]" : "");
     else
-      std::printf("%-44s %-4s %s%s\n", i->name, vk_name(i->kind), i->sem.phi, i->buggy() ? "   [buggy]" : "");
+      std::printf("%-44s %-4s %s%s%s\n", i->name, vk_name(i->kind), i->sem.phi, i->gpu_only ? " (gpu only)" : "",
+                  i->buggy() ? "   [buggy]" : "");
     if (verbose) std::printf("%s\n", describe_spec(*i).c_str());
   }
   return 0;

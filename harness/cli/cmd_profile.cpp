@@ -197,7 +197,7 @@ std::vector<TrialSpec> plan_points(const Sweep& s, const ProfileOptions& o, Back
   std::vector<TrialSpec> specs;
   for (const ImplInfo* impl : s.impls) {
     if (impl->gpu_only && !cuda) {
-      skipped.push_back(std::string(impl->name) + ": uses warp intrinsics, needs the cuda backend");
+      skipped.push_back(std::string(impl->name) + ": " + cpu_skip_reason(*impl));
       continue;
     }
     for (uint32_t k : s.ks) {

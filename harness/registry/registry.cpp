@@ -8,6 +8,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <set>
 
 namespace atomstress {
 
@@ -38,6 +39,7 @@ namespace {
 struct Store {
   std::deque<EntryDraft> drafts;  // stable: entries point into them
   std::deque<AlgoInfo> algos;
+  std::deque<Entry> implicit_atomics;
   std::vector<Entry> table;
   bool built = false;
 };
@@ -50,8 +52,59 @@ Store& store() {
   std::fprintf(stderr, "atomstress: internal error: %s\n", what.c_str());
   std::abort();
 }
+// A user's registration that cannot stand (a spec that is no entry, a type
+// that does not match it): the program cannot run any entry honestly.
+[[noreturn]] void registration_error(const std::string& what) {
+  std::fprintf(stderr, "atomstress: error: %s\n", what.c_str());
+  std::exit(2);
+}
+
+const char* op_word(Op op) {
+  static const char* const words[] = {"add", "sub", "mul", "exch", "min", "max",
+                                      "inc", "dec", "cas", "and", "or",  "xor"};
+  return words[static_cast<int>(op)];
+}
+
+// A user's entry that names a built-in spec takes it whole; forms paired with
+// it at compile time (from the spec's name) stay only if the spec's scope and
+// memory spaces allow them.
+void resolve_named_specs(Store& st) {
+  std::map<std::string, EntryDraft*> by_name;
+  for (auto& d : st.drafts) by_name[d.name] = &d;
+  for (auto& d : st.drafts) {
+    if (d.spec_from.empty()) continue;
+    const auto it = by_name.find(d.spec_from);
+    if (it == by_name.end() || it->second->is_algorithm || !it->second->spec_from.empty())
+      registration_error("entry '" + d.name + "' names spec '" + d.spec_from +
+                         "', which is not a built-in single atomic (see `atomstress list --impl atomics`)");
+    const Entry& spec = it->second->entry;
+    if (spec.buggy())
+      registration_error("entry '" + d.name + "' names spec '" + d.spec_from + "', a deliberately wrong entry");
+    Entry& e = d.entry;
+    if (e.kind != spec.kind)
+      registration_error("entry '" + d.name + "' works on " + vk_name(e.kind) + " but its spec '" + d.spec_from +
+                         "' on " + vk_name(spec.kind));
+    if (e.op != spec.op)
+      registration_error("entry '" + d.name + "': spec '" + d.spec_from + "' is a '" + op_word(spec.op) +
+                         "', not a '" + op_word(e.op) + "'");
+    e.domain = spec.domain;
+    e.sem = spec.sem;
+    e.phi = spec.phi;
+    e.phi_shared = spec.phi_shared;
+  }
+  std::set<std::string> unfit;
+  for (const auto& d : st.drafts) {
+    if (!d.is_algorithm || d.atomic_name.empty()) continue;
+    const auto it = by_name.find(d.atomic_name);
+    if (it == by_name.end() || it->second->spec_from.empty()) continue;
+    const Semantics& s = it->second->entry.sem;
+    if (s.scope != Scope::Device || !s.global_ok || (d.needs_shared_atomic && !s.shared_ok)) unfit.insert(d.name);
+  }
+  std::erase_if(st.drafts, [&](const EntryDraft& d) { return unfit.count(d.name) != 0; });
+}
 
 void build(Store& st) {
+  resolve_named_specs(st);
   std::vector<EntryDraft*> order;
   for (auto& d : st.drafts) order.push_back(&d);
   std::stable_sort(order.begin(), order.end(), [](const EntryDraft* x, const EntryDraft* y) {
@@ -75,11 +128,16 @@ void build(Store& st) {
   for (EntryDraft* d : order) {
     Entry& e = st.table[index[d->name]];
     if (d->is_algorithm) {
-      const auto it = index.find(d->atomic_name);
-      if (it == index.end()) internal_error("algorithm '" + d->name + "' is built on an unknown atomic");
       st.algos.push_back(d->algo);
       AlgoInfo& a = st.algos.back();
-      a.atomic_entry = &st.table[it->second];
+      if (d->implicit_atomic) {
+        st.implicit_atomics.push_back(*d->implicit_atomic);
+        a.atomic_entry = &st.implicit_atomics.back();
+      } else {
+        const auto it = index.find(d->atomic_name);
+        if (it == index.end()) internal_error("algorithm '" + d->name + "' is built on an unknown atomic");
+        a.atomic_entry = &st.table[it->second];
+      }
       e.algo = &a;
       e.phi = a.atomic().phi;
       e.phi_shared = a.atomic().phi_shared;
@@ -151,11 +209,17 @@ std::string describe_spec(const Entry& i) {
   s += std::string("  states:      ") + (i.sem.nan_states_equal ? "all NaNs equal" : "bitwise") + "\n";
   if (i.algo) {
     s += std::string("  atomic:      ") + i.algo->atomic().name + " (" + i.algo->atomic().sem.phi + ")\n";
-    if (i.gpu_only) s += "  backends:    cuda only (warp intrinsics)\n";
   }
+  if (i.gpu_only)
+    s += std::string("  backends:    gpu only (") + (i.gpu_only_reason ? i.gpu_only_reason : "warp intrinsics") + ")\n";
   if (i.bug) s += std::string("  BUG:         ") + i.bug + "\n";
   if (i.rate_only) s += "  reported:    its observed failure rate (the hardware may never show it)\n";
   return s;
+}
+
+std::string cpu_skip_reason(const Entry& i) {
+  if (i.gpu_only_reason == nullptr) return "uses warp intrinsics: needs the cuda backend";
+  return std::string("gpu only: ") + i.gpu_only_reason;
 }
 
 }  // namespace atomstress

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,8 +57,10 @@ struct Entry {
   PhiFn phi_shared = nullptr;   // the same in shared memory (differs for native float add)
   size_t index = 0;             // position in catalogue() (never used for seeds)
   bool needs_gpu = false;       // a bug only a GPU can show (the cpu backend cannot catch it)
-  bool gpu_only = false;        // uses warp intrinsics: the cpu backend cannot run it
+  bool gpu_only = false;        // the cpu backend cannot run it (gpu_only_reason says why)
+  const char* gpu_only_reason = nullptr;  // "warp intrinsics", a user unit that is not host-callable
   bool rate_only = false;       // a bug the hardware may never show: its failure rate is reported
+  bool user_code = false;       // a user's function (ATOMSTRESS_ATOMIC / ATOMSTRESS_LOCK)
   const AlgoInfo* algo = nullptr;    // an algorithm, not a single atomic
   const Family* family = nullptr;    // its oracle and trial rules
   RunFn run_cpu = nullptr;           // null: the cpu backend cannot run it
@@ -81,7 +84,12 @@ struct EntryDraft {
   std::string family;        // "atomic", "sum", ...
   AlgoInfo algo;             // for an algorithm
   std::string atomic_name;   // for an algorithm: the atomic it is built on
+  std::optional<Entry> implicit_atomic;  // ... or, for a user's lock, what stands for it
   bool is_algorithm = false;
+  bool needs_shared_atomic = false;  // a form that runs its atomic in shared memory
+  // A user's entry that meets a built-in entry's spec: its kind must match,
+  // and it takes that entry's domain, operation, semantics and oracle.
+  std::string spec_from;
   uint64_t order = 0;        // listing order: groups of the catalogue, then registration order
   uint64_t max_region_bytes = 0, max_ops = 0;  // the form's generation caps
 };
@@ -103,5 +111,7 @@ const Entry* find_impl(std::string_view name);
 std::vector<const Entry*> match_impls(std::string_view pattern);
 
 std::string describe_spec(const Entry& i);
+// Why the cpu backend skips a gpu-only entry, in words.
+std::string cpu_skip_reason(const Entry& i);
 
 }  // namespace atomstress
