@@ -20,6 +20,10 @@ namespace prim {
 
 struct RetryShared {
   unsigned int abort_flag;  // set to 1 by the first loop that gives up
+  // Host-mapped word where code that cannot return (an intercepted user loop
+  // that gave up) leaves its reason before it traps: readable by the host
+  // after the trap has poisoned the device context.  Null on the host.
+  unsigned int* stop_note;
 };
 
 struct Retry {

@@ -11,6 +11,22 @@ TrialBuffers& trial_buffers() {
   static TrialBuffers b;
   return b;
 }
+
+unsigned int* stop_note(std::string& error) {
+  static unsigned int* note = nullptr;
+  if (note != nullptr) return note;
+  void* p = nullptr;
+  const cudaError_t e = cudaHostAlloc(&p, sizeof(unsigned int), cudaHostAllocMapped);
+  if (e != cudaSuccess) {
+    error = std::string("cuda: cudaHostAlloc(stop note) failed: ") + cudaGetErrorString(e);
+    return nullptr;
+  }
+  // Unified addressing (every 64-bit CUDA platform): the host pointer is the
+  // device pointer.
+  note = static_cast<unsigned int*>(p);
+  *note = 0;
+  return note;
+}
 }  // namespace cuda
 
 bool cuda_available(std::string& why) {

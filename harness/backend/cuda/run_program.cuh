@@ -33,6 +33,10 @@ struct TrialBuffers {
   DevBuf key, x, y, mem, pristine, out, old, retries, cycles, gave, rs;
 };
 TrialBuffers& trial_buffers();
+// The host-mapped word a stopped user loop writes before it traps
+// (prim::RetryShared::stop_note), allocated once; null with `error` set when
+// the device cannot map host memory.
+unsigned int* stop_note(std::string& error);
 }  // namespace cuda
 
 template <class P>
@@ -60,6 +64,9 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   if (P::records_cycles) AS_CUDA_TRY(B.cycles.ensure(n * 4));
   AS_CUDA_TRY(B.gave.ensure(n));
   AS_CUDA_TRY(B.rs.ensure(sizeof(prim::RetryShared)));
+  unsigned int* const note = cuda::stop_note(error);
+  if (note == nullptr) return false;
+  const prim::RetryShared rs_init{0u, note};
   std::vector<M> mem(words);
   for (uint64_t i = 0; i < words; ++i) mem[i] = from_bits<M>(s.mem_init[i]);
   AS_CUDA_TRY(cudaMemcpy(B.key.p, key.data(), n * 4, cudaMemcpyHostToDevice));
@@ -99,7 +106,8 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   for (uint32_t rep = 0; rep < launches; ++rep) {
     AS_CUDA_TRY(cudaMemcpy(B.mem.p, B.pristine.p, words * sizeof(M), cudaMemcpyDeviceToDevice));
     AS_CUDA_TRY(cudaMemset(B.out.p, 0xff, size_t(s.out_slots) * 4 + 4));
-    AS_CUDA_TRY(cudaMemset(B.rs.p, 0, sizeof(prim::RetryShared)));
+    *reinterpret_cast<volatile unsigned int*>(note) = 0;
+    AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));
     AS_CUDA_TRY(cudaEventRecord(e0.e));
     program_kernel<P><<<spec.grid, spec.block, s.smem_bytes>>>(g, watchdog_ms);
     AS_CUDA_TRY(cudaGetLastError());

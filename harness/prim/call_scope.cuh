@@ -1,0 +1,85 @@
+// Code that is not ours: a user's atomic or lock, running unchanged inside a
+// trial.  It cannot take a prim::Retry, so the trial's Retry is reached
+// through a per-thread "call scope" that the intercepted CUDA intrinsics
+// (harness/byo/intercept.cuh) consult on every call: every call after the
+// first is a retry; a block-scope call marks the op for the scope rule; and a
+// loop past its retry budget or the trial's deadline is stopped, since it
+// cannot be asked to return:
+//   device: the reason goes to a host-mapped word, then the kernel traps (the
+//           runner reports a hang; the supervised worker restarts);
+//   host:   LoopStopped is thrown and caught where the user code was entered.
+#pragma once
+
+#include <cstdint>
+
+#include "harness/prim/retry.cuh"
+
+namespace prim {
+
+struct CallScope {
+  Retry* retry = nullptr;
+  uint32_t calls = 0;  // intercepted calls so far in this op
+};
+
+// Thrown on the host out of a user loop that must stop.
+struct LoopStopped {};
+
+// What a stopped device loop leaves in RetryShared::stop_note: Retry::gave_up
+// plus this tag, so that the host can tell a watchdog stop from a fault.
+inline constexpr unsigned int kStopNoteTag = 0x57000000u;
+
+#if !defined(__CUDA_ARCH__)
+inline thread_local CallScope* host_call_scope = nullptr;
+#endif
+
+#if defined(__CUDACC__)
+// The calling device thread's slot: one pointer per thread of the block in
+// shared memory (a pointer to the thread's own CallScope, in its local memory).
+__device__ inline CallScope*& device_call_scope_slot() {
+  __shared__ CallScope* slots[1024];
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  return slots[t];
+}
+#endif
+
+AS_HD AS_FI CallScope* current_call_scope() {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return device_call_scope_slot();), (return host_call_scope;))
+}
+AS_HD AS_FI void set_call_scope(CallScope* s) {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (device_call_scope_slot() = s;), (host_call_scope = s;))
+}
+
+// Stops a loop that gave up (never returns).
+AS_HD inline void stop_loop(const Retry& r) {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (if (r.shared != nullptr && r.shared->stop_note != nullptr) {
+                      atomicCAS(r.shared->stop_note, 0u, kStopNoteTag | r.gave_up);
+                      __threadfence_system();
+                    } __trap();),
+                    ((void)r; throw LoopStopped{};))
+}
+
+// An intercepted intrinsic is about to run: count it, and stop the loop
+// once its Retry gives up.  Outside a trial (no scope) it does nothing.
+AS_HD AS_FI void intercepted_call(bool block_scope) {
+  CallScope* s = current_call_scope();
+  if (s == nullptr) return;
+  if (block_scope) s->retry->block_scope = 1;
+  if (s->calls++ == 0) return;
+  if (!s->retry->again()) stop_loop(*s->retry);
+}
+
+// Runs user code `f()` with `r` as its call scope.  Returns false when the
+// host stopped it (r.gave_up says why); on the device a stop never returns.
+template <class F>
+AS_HD AS_FI bool run_in_call_scope(Retry& r, F&& f) {
+  CallScope scope{&r, 0};
+  CallScope* const outer = current_call_scope();
+  set_call_scope(&scope);
+  bool finished = true;
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (f();), (try { f(); } catch (const LoopStopped&) { finished = false; }))
+  set_call_scope(outer);
+  return finished;
+}
+
+}  // namespace prim
