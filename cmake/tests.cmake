@@ -66,3 +66,9 @@ add_test(NAME profile_cuda
   COMMAND atomstress profile --impl native.add.u32,native.add.f32 --backend cuda --skip-without-gpu
           --baseline --k pow2:0:20:5 --max-time-per-point 0.5)
 set_tests_properties(profile_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
+
+# Bring your own: the example project built out of tree against the installed
+# package, its CPU-capable entries checked for their expected verdicts
+# (examples/byo/README.md).  Needs cmake and the toolchain: host only.
+add_test(NAME byo_example COMMAND ${PROJECT_SOURCE_DIR}/tests/byo_example.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(byo_example PROPERTIES LABELS host TIMEOUT 1200)

@@ -1,0 +1,99 @@
+// The CUDA atomic intrinsics as a user's code calls them, routed through the
+// primitive layer.  intercept_macros.cuh renames each intrinsic to
+// atomstress_<name>, so `atomicCAS(p, c, v)` in a user's unit, unchanged,
+// lands in atomstress_atomicCAS: it counts the call (each call after an op's
+// first is a retry), marks block-scope calls for the scope rule, stops a loop
+// that gives up (prim/call_scope.cuh), and then performs the real intrinsic on
+// the device, or the host mapping of harness/prim/ on the CPU backend.
+//
+// The overload set is CUDA's own (sm_20..sm_90 atomic headers, cuda_fp16.h,
+// cuda_bf16.h), so overload resolution picks what it would have picked.  They
+// are global functions, as CUDA's are: a user's own overload written as
+// `__device__ float atomicMax(float*, float)` is renamed with them and joins
+// the same overload set, exactly as it joined CUDA's.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "harness/prim/call_scope.cuh"
+#include "harness/prim/prim.cuh"
+
+// One intercepted two-operand intrinsic: NAME(T*, T) with its block flag,
+// the device intrinsic ::NAME and the host mapping HOST(p, v).
+#define ATOMSTRESS_BYO_RMW(NAME, T, HOST, BLOCK)                                      \
+  AS_HD AS_FI T atomstress_##NAME(T* p, T v) {                                                    \
+    prim::intercepted_call(BLOCK);                                                   \
+    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return ::NAME(p, v);), (return HOST(p, v);))    \
+  }
+#define ATOMSTRESS_BYO_CAS(NAME, T, BLOCK)                                                 \
+  AS_HD AS_FI T atomstress_##NAME(T* p, T compare, T val) {                                            \
+    prim::intercepted_call(BLOCK);                                                        \
+    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return ::NAME(p, compare, val);),                    \
+                      (return prim::cas(p, compare, val);))                               \
+  }
+
+// Each intrinsic in its three scopes: device (plain), block, system.
+#define ATOMSTRESS_BYO_RMW3(BASE, T, HOST)          \
+  ATOMSTRESS_BYO_RMW(BASE, T, HOST, false)          \
+  ATOMSTRESS_BYO_RMW(BASE##_block, T, HOST, true)   \
+  ATOMSTRESS_BYO_RMW(BASE##_system, T, HOST, false)
+#define ATOMSTRESS_BYO_CAS3(T)               \
+  ATOMSTRESS_BYO_CAS(atomicCAS, T, false)    \
+  ATOMSTRESS_BYO_CAS(atomicCAS_block, T, true) \
+  ATOMSTRESS_BYO_CAS(atomicCAS_system, T, false)
+
+namespace atomstress::byo {
+using ull = unsigned long long;
+}
+
+ATOMSTRESS_BYO_RMW3(atomicAdd, int, prim::add)
+ATOMSTRESS_BYO_RMW3(atomicAdd, unsigned, prim::add)
+ATOMSTRESS_BYO_RMW3(atomicAdd, atomstress::byo::ull, prim::add)
+ATOMSTRESS_BYO_RMW3(atomicAdd, float, prim::add)
+ATOMSTRESS_BYO_RMW3(atomicAdd, double, prim::add)
+//TMP ATOMSTRESS_BYO_RMW(atomicAdd, __half, prim::add, false)
+//TMP ATOMSTRESS_BYO_RMW(atomicAdd, __nv_bfloat16, prim::add, false)
+
+ATOMSTRESS_BYO_RMW3(atomicSub, int, prim::sub)
+ATOMSTRESS_BYO_RMW3(atomicSub, unsigned, prim::sub)
+
+ATOMSTRESS_BYO_RMW3(atomicExch, int, prim::exch)
+ATOMSTRESS_BYO_RMW3(atomicExch, unsigned, prim::exch)
+ATOMSTRESS_BYO_RMW3(atomicExch, atomstress::byo::ull, prim::exch)
+ATOMSTRESS_BYO_RMW3(atomicExch, float, prim::exch)
+
+ATOMSTRESS_BYO_RMW3(atomicMin, int, prim::min)
+ATOMSTRESS_BYO_RMW3(atomicMin, unsigned, prim::min)
+ATOMSTRESS_BYO_RMW3(atomicMin, long long, prim::min)
+ATOMSTRESS_BYO_RMW3(atomicMin, atomstress::byo::ull, prim::min)
+ATOMSTRESS_BYO_RMW3(atomicMax, int, prim::max)
+ATOMSTRESS_BYO_RMW3(atomicMax, unsigned, prim::max)
+ATOMSTRESS_BYO_RMW3(atomicMax, long long, prim::max)
+ATOMSTRESS_BYO_RMW3(atomicMax, atomstress::byo::ull, prim::max)
+
+ATOMSTRESS_BYO_RMW3(atomicInc, unsigned, prim::inc)
+ATOMSTRESS_BYO_RMW3(atomicDec, unsigned, prim::dec)
+
+ATOMSTRESS_BYO_RMW3(atomicAnd, int, prim::and_)
+ATOMSTRESS_BYO_RMW3(atomicAnd, unsigned, prim::and_)
+ATOMSTRESS_BYO_RMW3(atomicAnd, long long, prim::and_)
+ATOMSTRESS_BYO_RMW3(atomicAnd, atomstress::byo::ull, prim::and_)
+ATOMSTRESS_BYO_RMW3(atomicOr, int, prim::or_)
+ATOMSTRESS_BYO_RMW3(atomicOr, unsigned, prim::or_)
+ATOMSTRESS_BYO_RMW3(atomicOr, long long, prim::or_)
+ATOMSTRESS_BYO_RMW3(atomicOr, atomstress::byo::ull, prim::or_)
+ATOMSTRESS_BYO_RMW3(atomicXor, int, prim::xor_)
+ATOMSTRESS_BYO_RMW3(atomicXor, unsigned, prim::xor_)
+ATOMSTRESS_BYO_RMW3(atomicXor, long long, prim::xor_)
+ATOMSTRESS_BYO_RMW3(atomicXor, atomstress::byo::ull, prim::xor_)
+
+ATOMSTRESS_BYO_CAS3(int)
+ATOMSTRESS_BYO_CAS3(unsigned)
+ATOMSTRESS_BYO_CAS3(atomstress::byo::ull)
+ATOMSTRESS_BYO_CAS(atomicCAS, unsigned short, false)
+
+#undef ATOMSTRESS_BYO_RMW
+#undef ATOMSTRESS_BYO_CAS
+#undef ATOMSTRESS_BYO_RMW3
+#undef ATOMSTRESS_BYO_CAS3

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The bring-your-own example as a user builds it: atomstress installed to a
+# temporary prefix, examples/byo configured and built out of tree against the
+# package (find_package + atomstress_add_suite), then what the CPU can run.
+# Usage: byo_example.sh <atomstress build dir> <atomstress source dir>
+set -euo pipefail
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+cmake -S "$src/examples/byo" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" "${launcher[@]}"
+cmake --build "$work/build"
+suite="$work/build/mylib_stress"
+
+list=$("$suite" list -v --impl 'mylib.*')
+echo "$list"
+set +e
+out=$("$suite" check --impl 'mylib.*' --backend cpu --trials 4 2>&1)
+status=$?
+set -e
+echo "$out"
+fail=0
+expect() {  # verdict entry
+  if ! grep -qE "^$1 +$2 " <<<"$out"; then
+    echo "byo_example: expected $1 for $2" >&2
+    fail=1
+  fi
+}
+expect PASS mylib.max.f32
+expect FAIL mylib.atomicmax.f32
+expect HANG mylib.add_floatcmp.f32
+expect PASS mylib.add.f64
+expect FAIL mylib.count.i32
+expect PASS mylib.add.f16
+expect PASS mylib.inc.u64
+expect FAIL mylib.inc_late.u64
+expect CRASH mylib.add_trace.u32
+expect PASS mylib.spin
+expect PASS mylib.textbook_lock
+expect SKIP mylib.ptx_add.u32
+grep -q "mylib.ptx_add.u32 .*(gpu only)" <<<"$("$suite" list --impl 'mylib.ptx*')" || { echo "byo_example: ptx entry not marked gpu only" >&2; fail=1; }
+[ "$status" -eq 1 ] || { echo "byo_example: check exited $status, expected 1 (failures found)" >&2; fail=1; }
+exit $fail
