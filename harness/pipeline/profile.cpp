@@ -115,6 +115,7 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
     return true;
   }
   const bool cuda = settings.backend == BackendKind::Cuda;
+  out.cold = cuda && settings.cold;  // the cpu backend has no L2 of ours to flush
 
   // (a) Timing.  On cuda the runner times its launches itself (events,
   // memory restored before each, nothing recorded); on cpu the whole run.
@@ -122,6 +123,7 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
     RunOptions opt = settings.run;
     if (cuda) {
       opt.bench_reps = reps;
+      opt.flush_l2 = out.cold;
       History h;
       if (!run_workload(*w, *setup, settings.backend, opt, h, err)) return false;
       s_per_launch = h.kernel_ms / 1e3;
@@ -171,7 +173,7 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
     const uint64_t watchdog_ms = effective_watchdog_ms(settings.run, w->ops());
     Timing bare;
     auto bare_batch = [&](uint32_t reps, double& s_per_launch, std::string& err) {
-      return time_bare_kernel(*w, reps, watchdog_ms, s_per_launch, err);
+      return time_bare_kernel(*w, reps, watchdog_ms, out.cold, s_per_launch, err);
     };
     if (!measure(settings, bare_batch, bare, error)) return false;
     out.baseline = bare;
