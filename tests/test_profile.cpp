@@ -1,10 +1,12 @@
 // `atomstress profile` on the CPU backend: its reports (Google Benchmark
 // JSON, CSV, Markdown, an HTML page whose SVG is XML), its refusals of bad
-// axes, the stopping rule of its timing, and the SVG helper.
+// axes, --cold (a GPU option: noted and ignored on the cpu), the stopping
+// rule of its timing, and the SVG helper.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -269,4 +271,48 @@ TEST(Profile, APointTheFamilyRefusesIsSkippedNotFatal) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("not applicable: hist.shared@native.add.u32: impossible geometry"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("hist.shared@native.add.u32/k:1/"), std::string::npos) << r.out;
+}
+
+// --cold flushes the GPU's L2: on the cpu backend it is accepted (the same
+// command line runs in CPU CI and on a GPU machine) with one line saying it
+// is ignored, and every point is reported as not cold.
+TEST(Profile, ColdIsNotedAndIgnoredOnTheCpu) {
+  const fs::path dir = scratch("cold");
+  const auto r = profile("--backend cpu --impl native.add.i32 --k 1,4 --grid 2 --block 32 --ops-per-thread 2 "
+                         "--max-time-per-point 0.05 --cold --csv " + (dir / "c.csv").string() + " --json " +
+                         (dir / "c.json").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(count(r.out, "cold: ignored on the cpu backend"), 1u) << r.out;
+  const auto doc = nlohmann::json::parse(slurp(dir / "c.json"));
+  ASSERT_EQ(doc["benchmarks"].size(), 2u);
+  for (const auto& b : doc["benchmarks"]) EXPECT_EQ(b["cold"], 0) << b.dump();
+  std::istringstream csv(slurp(dir / "c.csv"));
+  std::string header, row;
+  ASSERT_TRUE(std::getline(csv, header));
+  auto fields = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    for (std::string f; std::getline(ss, f, ',');) out.push_back(f);
+    return out;
+  };
+  const auto names = fields(header);
+  const size_t column = size_t(std::find(names.begin(), names.end(), "cold") - names.begin());
+  ASSERT_LT(column, names.size()) << header;
+  size_t rows = 0;
+  while (std::getline(csv, row)) {
+    const auto f = fields(row);
+    ASSERT_EQ(f.size(), names.size()) << row;
+    EXPECT_EQ(f[column], "0") << row;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2u);
+  // Without --cold, no note.
+  const auto hot = profile("--backend cpu --impl native.add.i32 --k 1 --grid 2 --block 32 --ops-per-thread 2 "
+                           "--max-time-per-point 0.05");
+  ASSERT_EQ(hot.status, 0) << hot.out;
+  EXPECT_EQ(hot.out.find("cold:"), std::string::npos) << hot.out;
+  const auto help = profile("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("--cold"), std::string::npos) << help.out;
+  fs::remove_all(dir);
 }

@@ -8,12 +8,14 @@
 
 namespace atomstress {
 
-std::string ProfilePoint::name() const {
-  return std::string(impl ? impl->name : spec.impl.c_str()) + "/k:" + std::to_string(spec.k) +
+std::string point_name(const TrialSpec& spec) {
+  return spec.impl + "/k:" + std::to_string(spec.k) +
          "/pattern:" + to_string(spec.pattern) + "/grid:" + std::to_string(spec.grid) +
          "/block:" + std::to_string(spec.block) + "/ops:" + std::to_string(spec.ops_per_thread) +
          "/space:" + to_string(spec.space) + "/dist:" + to_string(spec.dist);
 }
+
+std::string ProfilePoint::name() const { return point_name(spec); }
 
 const char* ProfilePoint::item_unit() const { return impl && impl->algo ? "element" : "op"; }
 

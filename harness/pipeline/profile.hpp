@@ -66,11 +66,15 @@ struct ProfilePoint {
   std::optional<double> ratio_to_baseline;  // items_per_second / the bare kernel's
   bool cold = false;                         // timed with L2 flushed before each launch
 
-  // "native.add.i32/k:1024/pattern:uniform/grid:264/block:256/ops:16/space:global/dist:small"
+  // point_name(spec)
   std::string name() const;
   // "op" for a single atomic, "element" for an algorithm.
   const char* item_unit() const;
 };
+
+// "native.add.i32/k:1024/pattern:uniform/grid:264/block:256/ops:16/space:global/dist:small":
+// a point's name in every report (and the benchmark's name in Google Benchmark's).
+std::string point_name(const TrialSpec& spec);
 
 // The point with the most retries per op (then cycles per op, then the
 // lowest throughput): whose hot addresses the reports show.  Null if none.
