@@ -1,7 +1,8 @@
 // `atomstress profile` on the CPU backend: its reports (Google Benchmark
 // JSON, CSV, Markdown, an HTML page whose SVG is XML), its refusals of bad
 // axes, --cold (a GPU option: noted and ignored on the cpu), the stopping
-// rule of its timing, and the SVG helper.
+// rule of its timing, the SVG helper, and the benchmark wrapper over it
+// (atomstress_bench_algos) where there is no GPU.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <sstream>
 #include <string>
 
+#include "harness/backend/backend.hpp"
 #include "harness/pipeline/profile.hpp"
 #include "reports/csv_printer.hpp"
 #include "reports/svg_chart.hpp"
@@ -28,6 +30,7 @@ using namespace atomstress;
 
 namespace {
 
+using atomstress::testing::bin_dir;
 using atomstress::testing::binary;
 using atomstress::testing::Result;
 using atomstress::testing::run_shell;
@@ -315,4 +318,38 @@ TEST(Profile, ColdIsNotedAndIgnoredOnTheCpu) {
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("--cold"), std::string::npos) << help.out;
   fs::remove_all(dir);
+}
+
+// ------------------------------------------- the benchmark wrapper over profile
+
+namespace {
+Result bench_algos(const std::string& args) {
+  return run_shell(bin_dir() + "atomstress_bench_algos " + args + " 2>&1");
+}
+}  // namespace
+
+// Bad input is refused with one line and exit 2, with or without a GPU
+// (profile's own parser: the same options, the same refusals).
+TEST(BenchAlgos, BadProfileOptionsAreRefusedWithOneLine) {
+  for (const char* args : {"--impl native.add.u32 --k 0", "--impl no.such.thing", "--impl native.add.u32 --max-noise 0", "--k 1", "--nope", "--impl native.add.u32 extra"}) {
+    const auto r = bench_algos(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+    EXPECT_EQ(count(r.out, "\n"), 1u) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.rfind("atomstress_bench_algos: error: ", 0), 0u) << args << "\n" << r.out;
+  }
+  const auto help = bench_algos("--help");
+  EXPECT_EQ(help.status, 0) << help.out;
+  for (const char* option : {"--impl", "--k", "--cold", "--baseline", "--max-noise"})
+    EXPECT_NE(help.out.find(option), std::string::npos) << option << "\n" << help.out;
+}
+
+TEST(BenchAlgos, WithoutAGpuItSaysSoInOneLineAndSkips) {
+  std::string why;
+  if (cuda_available(why)) GTEST_SKIP() << "a GPU is here: the CTest case bench_algos runs the wrapper on it";
+  for (const char* args : {"", "--impl native.add.u32 --k 1,4 --cold", "--benchmark_filter=sum"}) {
+    const auto r = bench_algos(args);
+    EXPECT_EQ(r.status, 77) << args << "\n" << r.out;
+    EXPECT_EQ(count(r.out, "\n"), 1u) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("no usable GPU"), std::string::npos) << r.out;
+  }
 }
