@@ -146,6 +146,23 @@ TEST(Profile, TimingStopsWhenQuietOrAtTheTimeCap) {
   EXPECT_EQ(error, "boom");
 }
 
+// The reports chart the hot addresses of the most contended point that has
+// more than one (k = 1's single address is a chart of one bar).
+TEST(Profile, MostContendedPrefersAPointWithSeveralHotAddresses) {
+  auto point = [](double retries, size_t addresses, double items_per_second) {
+    ProfilePoint p;
+    p.retries_mean = retries;
+    p.items_per_second = items_per_second;
+    for (size_t a = 0; a < addresses; ++a) p.hotspots.push_back(Hotspot{uint32_t(a), 10, 1, 0});
+    return p;
+  };
+  EXPECT_EQ(most_contended({}), nullptr);
+  std::vector<ProfilePoint> v = {point(50, 1, 1e6), point(3, 4, 1e7), point(7, 2, 1e7), point(7, 8, 1e8)};
+  EXPECT_EQ(most_contended(v), &v[2]) << "most retries among those with several addresses, then lowest throughput";
+  v = {point(50, 1, 1e6), point(60, 1, 1e6)};
+  EXPECT_EQ(most_contended(v), &v[1]) << "only single addresses: the most contended of them";
+}
+
 TEST(Profile, CsvFieldsAreQuotedWhenNeeded) {
   EXPECT_EQ(reports::csv_field("a,b"), "\"a,b\"");
   EXPECT_EQ(reports::csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");

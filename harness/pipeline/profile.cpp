@@ -22,6 +22,11 @@ const char* ProfilePoint::item_unit() const { return impl && impl->algo ? "eleme
 const ProfilePoint* most_contended(const std::vector<ProfilePoint>& points) {
   const ProfilePoint* best = nullptr;
   for (const auto& p : points) {
+    const bool spread = p.hotspots.size() > 1;
+    if (best && spread != (best->hotspots.size() > 1)) {
+      if (spread) best = &p;  // more than one address beats any single one
+      continue;
+    }
     if (!best) {
       best = &p;
       continue;

@@ -76,8 +76,11 @@ struct ProfilePoint {
 // a point's name in every report (and the benchmark's name in Google Benchmark's).
 std::string point_name(const TrialSpec& spec);
 
-// The point with the most retries per op (then cycles per op, then the
-// lowest throughput): whose hot addresses the reports show.  Null if none.
+// Whose hot addresses the reports show: the point with the most retries
+// per op (then cycles per op, then the lowest throughput) among those with
+// more than one hot address (one address, at k = 1, makes a chart of one
+// bar that says nothing the point's own row does not), else among all.
+// Null if none.
 const ProfilePoint* most_contended(const std::vector<ProfilePoint>& points);
 
 // The nearest-rank percentile (q in [0, 1]) of `v`, which it sorts.
