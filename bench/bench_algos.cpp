@@ -1,162 +1,157 @@
-// GPU benchmarks of the algorithm forms: each sum form and each histogram
-// form at high and low contention, and hand-written warp aggregation against
-// the compiler's own (the plain append), all on 2^22 elements.  After the
-// run, a table gives every form's time as a ratio to the one-atomic-per-
-// element form of its group, measured in the same run.
+// atomstress_bench_algos: a Google Benchmark wrapper over `atomstress
+// profile`.  Each benchmark is one point of a profile sweep (entry x axis
+// values, named as in profile's reports) measured by profile_point
+// (harness/pipeline/profile): the same noise-bounded timing pass, checked
+// instrumented pass and bare-kernel baseline as `atomstress profile`, so
+// there is one way to time things.
 //
-// Time is the kernel alone (CUDA events, memory restored between launches,
-// nothing recorded), as Google Benchmark manual time.  Without a GPU the
-// program says so in one line and exits 77 (skipped, for CTest and the
-// device bundle).  For sweeps over k, patterns and geometry with noise-
-// bounded timing, see `atomstress profile`.
+//   atomstress_bench_algos [profile's axis and measurement options] [--benchmark_...]
+//
+// With no profile option it runs the default sweeps below.  A benchmark runs
+// one iteration, whose manual time is the point's mean time per launch;
+// items_per_second and the counters (noise, retries, cycles, ratio to the
+// bare kernel...) are the profile's.  Exit status: 0, 1 when an oracle
+// failed a point (a benchmark never hides a failure) or a point could not
+// run, 2 bad input, 77 no GPU (one line).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-#include <map>
+#include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
-#include "harness/pipeline/run_trial.hpp"
 #include "harness/backend/backend.hpp"
+#include "harness/cli/options.hpp"
+#include "harness/cli/profile_sweep.hpp"
 
+namespace po = boost::program_options;
 using namespace atomstress;
 
 namespace {
 
-struct Case {
-  std::string group;  // ratios are taken within a group
-  std::string impl;
-  Pattern pattern;
-  uint32_t k;
-  uint32_t keep;  // append: zipf_s, quarters kept
+// The algorithm forms at high and low contention, and the single adds they
+// are built on against their bare kernel, on 2^22 elements (4096 blocks of
+// 256 threads, 4 each): the cases this program used to hard-code, as sweeps.
+const std::vector<std::string> kDefaultGeometry = {"--grid", "4096", "--block", "256", "--ops-per-thread", "4"};
+const std::vector<std::vector<std::string>> kDefaultSweeps = {
+    // Sums: one accumulator for the whole grid, or one per block.
+    {"--impl", "sum.*@native.add.u32,sum.*@native.add.f32,sum.*@native.add.f64", "--pattern", "single,per_block",
+     "--k", "1"},
+    // A CAS loop with the whole grid on one word takes seconds per launch: per block only.
+    {"--impl", "sum.*@cas.add.f32", "--pattern", "per_block", "--k", "1"},
+    {"--impl", "hist.global@native.add.u32", "--k", "16,1024,32768,1048576"},
+    // 2^20 privatised bins do not fit a block's shared memory.
+    {"--impl", "hist.shared@native.add.u32", "--k", "16,1024,32768"},
+    // 16 bins under a CAS loop hit the same wall as one word.
+    {"--impl", "hist.global@cas.add.i32,hist.shared@cas.add.i32", "--k", "1024,32768"},
+    // Hand-written warp aggregation against the compiler's own.
+    {"--impl", "append@native.add.u32,append.warp_agg@native.add.u32"},
+    {"--impl", "native.add.u32,native.add.f32,native.add.f64", "--k", "1,1048576", "--baseline"},
 };
 
-// group -> form -> mean ms per launch
-std::map<std::string, std::map<std::string, double>>& results() {
-  static std::map<std::string, std::map<std::string, double>> r;
-  return r;
-}
-std::vector<std::string>& group_order() {
-  static std::vector<std::string> g;
-  return g;
-}
+bool g_failed = false;
 
-constexpr uint32_t kGrid = 4096, kBlock = 256, kPerThread = 4;  // 2^22 elements
-
-void run_case(benchmark::State& st, const Case& c) {
-  std::string why;
-  if (!cuda_available(why)) {
-    st.SkipWithError(("no usable GPU: " + why).c_str());
-    return;
-  }
-  TrialSpec spec;
-  spec.impl = c.impl;
-  spec.grid = kGrid;
-  spec.block = kBlock;
-  spec.ops_per_thread = kPerThread;
-  spec.pattern = c.pattern;
-  spec.k = c.k;
-  spec.zipf_s = c.keep;
-  spec.dist = Dist::Small;
-  spec.init = Init::Zero;
-  spec.seed = 1;
-  std::string err;
-  auto w = expand(spec, err);
-  std::optional<Setup> s;
-  if (w) s = setup_trial(*w, err);
-  if (!s) {
-    st.SkipWithError(err.c_str());
-    return;
-  }
-  RunOptions opt;
-  opt.bench_reps = 3;
-  // A CAS loop with a million contenders on one word can take minutes: give
-  // up on a launch after 5 s and report the case as pathological instead.
-  opt.watchdog_ms = 5000;
-  double total = 0;
-  uint64_t n = 0;
+void time_point(benchmark::State& st, const TrialSpec& spec, const ProfileSettings& settings) {
   for (auto _ : st) {
-    History h;
-    if (!run_workload(*w, *s, BackendKind::Cuda, opt, h, err)) {
-      st.SkipWithError(err.c_str());
-      return;
+    ProfilePoint p;
+    std::string error;
+    if (!profile_point(spec, settings, p, error)) {
+      g_failed = true;
+      st.SkipWithError(error.c_str());
+      break;
     }
-    if (h.kernel_ms > 4500) {
-      st.SkipWithError("a launch ran into the 5 s watchdog: too contended to time");
-      return;
+    if (!p.not_applicable.empty()) {
+      st.SkipWithError(("not applicable: " + p.not_applicable).c_str());
+      break;
     }
-    st.SetIterationTime(h.kernel_ms / 1e3);
-    total += h.kernel_ms;
-    ++n;
-  }
-  const double ms = total / double(n);
-  st.counters["Gelem/s"] = benchmark::Counter(double(w->ops()) / (ms / 1e3) / 1e9);
-  auto& g = results()[c.group];
-  if (g.empty()) group_order().push_back(c.group);
-  g[c.impl.substr(0, c.impl.find('@'))] = ms;
-}
-
-void add(const Case& c) {
-  benchmark::RegisterBenchmark((c.group + "/" + c.impl).c_str(), [c](benchmark::State& st) { run_case(st, c); })
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond)
-      ->Iterations(2);
-}
-
-void register_all() {
-  const char* sums[] = {"sum.element", "sum.thread", "sum.block", "sum.warp_down", "sum.warp_xor"};
-  for (const char* atomic : {"native.add.u32", "native.add.f32", "native.add.f64", "cas.add.f32"}) {
-    for (auto [label, p, k] : {std::tuple{"high contention: 1 accumulator", Pattern::Single, 1u},
-                               std::tuple{"low contention: 1 accumulator per block", Pattern::PerBlock, 1u}}) {
-      // A CAS loop with every thread of the grid on one word does not finish
-      // in useful time: the emulated add is measured at low contention only.
-      if (atomic[0] == 'c' && p == Pattern::Single) continue;
-      const std::string group = std::string("sum ") + atomic + ", " + label;
-      for (const char* f : sums) add({group, std::string(f) + "@" + atomic, p, k, 4});
+    if (p.verdict != Verdict::Pass) {
+      g_failed = true;
+      st.SkipWithError((std::string(to_string(p.verdict)) + ": " + p.why).c_str());
+      break;
     }
-  }
-  for (const char* atomic : {"native.add.u32", "cas.add.i32"}) {
-    for (uint32_t bins : {16u, 1024u, 32768u, 1u << 20}) {
-      const std::string group = std::string("histogram ") + atomic + ", " + std::to_string(bins) + " bins";
-      // The one-atomic-per-element form first: the ratios' base.
-      add({group, std::string("hist.global@") + atomic, Pattern::Uniform, bins, 4});
-      add({group, std::string("hist.shared@") + atomic, Pattern::Uniform, bins, 4});
+    st.SetIterationTime(p.timing.s_per_launch);
+    st.SetItemsProcessed(int64_t(p.items));
+    auto& c = st.counters;
+    c["noise"] = p.timing.noise;
+    c["converged"] = p.timing.converged;
+    c["launches"] = double(p.timing.launches);
+    c["cold"] = p.cold;
+    c["retries_mean"] = p.retries_mean;
+    c["retries_p50"] = p.retries_p50;
+    c["retries_p99"] = p.retries_p99;
+    c["retries_max"] = p.retries_max;
+    if (p.cycles_per_op) c["cycles_per_op"] = *p.cycles_per_op;
+    if (p.ratio_to_baseline) {
+      c["baseline_items_per_second"] = *p.baseline_items_per_second;
+      c["baseline_noise"] = p.baseline->noise;
+      c["ratio_to_baseline"] = *p.ratio_to_baseline;
     }
-  }
-  for (uint32_t keep : {4u, 1u}) {
-    const std::string group = "append native.add.u32, " + std::to_string(keep * 25) + "% kept";
-    add({group, "append@native.add.u32", Pattern::Single, 1, keep});
-    add({group, "append.warp_agg@native.add.u32", Pattern::Single, 1, keep});
   }
 }
 
-void print_ratios() {
-  if (group_order().empty()) return;
-  std::printf("\nRatios to the one-atomic-per-element form of each group (same run; <1 is faster):\n");
-  for (const auto& gname : group_order()) {
-    const auto& g = results()[gname];
-    std::string base_name = g.count("sum.element") ? "sum.element" : g.count("hist.global") ? "hist.global" : "append";
-    const auto base = g.find(base_name);
-    std::printf("  %s\n", gname.c_str());
-    for (const auto& [form, ms] : g)
-      std::printf("    %-16s %9.3f ms   %7.3fx%s\n", form.c_str(), ms,
-                  base != g.end() ? ms / base->second : 0.0, form == base_name ? "  (base)" : "");
-  }
+// Profile's options for one sweep; throws Boost's errors on bad input.
+bool parse(const std::vector<std::string>& args, cli::Sweep& sweep, std::string& error) {
+  cli::SweepOptions o;
+  po::options_description desc("atomstress_bench_algos");
+  cli::add_sweep_options(desc, o);
+  cli::parse_command(args, desc);
+  return cli::parse_sweep(o, sweep, error);
+}
+
+int refuse(const std::string& why) {
+  std::fprintf(stderr, "atomstress_bench_algos: error: %s\n", why.c_str());
+  return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      cli::SweepOptions o;
+      po::options_description desc(
+          "atomstress_bench_algos [options] [--benchmark_...]: Google Benchmark over atomstress profile's points "
+          "(default: the built-in sweeps of the algorithm forms)");
+      cli::add_sweep_options(desc, o);
+      std::cout << desc << "\n";
+      return 0;
+    }
+  benchmark::Initialize(&argc, argv);  // takes its --benchmark_* options out of argv
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<cli::Sweep> sweeps;
+  std::string error;
+  try {
+    if (!args.empty()) {
+      if (!parse(args, sweeps.emplace_back(), error)) return refuse(error);
+    } else {
+      for (auto a : kDefaultSweeps) {
+        a.insert(a.end(), kDefaultGeometry.begin(), kDefaultGeometry.end());
+        if (!parse(a, sweeps.emplace_back(), error)) return refuse(error);
+      }
+    }
+  } catch (const std::exception& e) {  // Boost's option errors
+    return refuse(e.what());
+  }
   std::string why;
   if (!cuda_available(why)) {
     std::printf("atomstress_bench_algos: no usable GPU (%s): skipped\n", why.c_str());
     return 77;
   }
-  register_all();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  for (const auto& sweep : sweeps) {
+    cli::SweepPlan plan;
+    if (!cli::plan_sweep(sweep, BackendKind::Cuda, plan, error)) return refuse(error);
+    for (const auto& s : plan.skipped) std::fprintf(stderr, "not applicable: %s\n", s.c_str());
+    for (const auto& spec : plan.specs)
+      benchmark::RegisterBenchmark(point_name(spec).c_str(),
+                                   [spec, settings = plan.settings](benchmark::State& st) {
+                                     time_point(st, spec, settings);
+                                   })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(1);
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  print_ratios();
-  return 0;
+  return g_failed ? 1 : 0;
 }

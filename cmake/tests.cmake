@@ -67,6 +67,17 @@ add_test(NAME profile_cuda
           --baseline --k pow2:0:20:5 --max-time-per-point 0.5)
 set_tests_properties(profile_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 
+# atomstress_bench_algos, Google Benchmark over profile's points: a small
+# sweep on the GPU (with the bare kernel, hot and cold); one line and exit 77
+# without one.
+add_test(NAME bench_algos
+  COMMAND atomstress_bench_algos --impl native.add.u32,sum.block@native.add.u32 --k 1,1024 --baseline
+          --max-time-per-point 0.2)
+set_tests_properties(bench_algos PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
+add_test(NAME bench_algos_cold
+  COMMAND atomstress_bench_algos --impl native.add.u32 --k 1,1024 --baseline --cold --max-time-per-point 0.2)
+set_tests_properties(bench_algos_cold PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
+
 # Bring your own: the example project built out of tree against the installed
 # package, its CPU-capable entries checked for their expected verdicts
 # (examples/byo/README.md).  Needs cmake and the toolchain: host only.

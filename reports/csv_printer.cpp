@@ -26,8 +26,8 @@ std::string optional_number(const std::optional<double>& v) { return v ? number(
 std::string CsvPrinter::render() const {
   std::string out =
       "name,entry,backend,k,pattern,grid,block,ops_per_thread,space,dist,unit,items_per_launch,launches,"
-      "seconds_per_launch,items_per_second,noise,converged,retries_mean,retries_p50,retries_p99,retries_max,"
-      "cycles_per_op,baseline_items_per_second,ratio_to_baseline,verdict\n";
+      "seconds_per_launch,items_per_second,noise,converged,cold,retries_mean,retries_p50,retries_p99,retries_max,"
+      "cycles_per_op,baseline_items_per_second,baseline_noise,ratio_to_baseline,verdict\n";
   for (const auto& p : points_) {
     const auto& s = p.spec;
     const std::string row[] = {
@@ -35,9 +35,11 @@ std::string CsvPrinter::render() const {
         std::to_string(s.grid), std::to_string(s.block), std::to_string(s.ops_per_thread), to_string(s.space),
         to_string(s.dist), p.item_unit(), std::to_string(p.items), std::to_string(p.timing.launches),
         number(p.timing.s_per_launch), number(p.items_per_second), number(p.timing.noise),
-        p.timing.converged ? "1" : "0", number(p.retries_mean), std::to_string(p.retries_p50),
+        p.timing.converged ? "1" : "0", p.cold ? "1" : "0", number(p.retries_mean), std::to_string(p.retries_p50),
         std::to_string(p.retries_p99), std::to_string(p.retries_max), optional_number(p.cycles_per_op),
-        optional_number(p.baseline_items_per_second), optional_number(p.ratio_to_baseline), to_string(p.verdict)};
+        optional_number(p.baseline_items_per_second),
+        p.baseline ? number(p.baseline->noise) : std::string(), optional_number(p.ratio_to_baseline),
+        to_string(p.verdict)};
     bool first = true;
     for (const auto& f : row) {
       if (!first) out += ',';

@@ -91,12 +91,14 @@ nlohmann::json gbench_benchmark(const ProfilePoint& p, size_t family_index) {
       {"noise", p.timing.noise},
       {"batches", p.timing.batches},
       {"converged", p.timing.converged ? 1 : 0},
+      {"cold", p.cold ? 1 : 0},  // L2 flushed before each timed launch
       {"label", to_string(p.verdict)},  // Google Benchmark's free-text field
   };
   if (p.cycles_per_op) b["cycles_per_op"] = *p.cycles_per_op;
   if (p.ratio_to_baseline) {
     b["baseline_items_per_second"] = *p.baseline_items_per_second;
     b["ratio_to_baseline"] = *p.ratio_to_baseline;
+    b["baseline_noise"] = p.baseline->noise;
   }
   return b;
 }

@@ -56,8 +56,8 @@ std::string ProfileHtmlPrinter::render() const {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>atomstress profile</title>\n"
       "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;font-size:12px}"
-      "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child{text-align:left}"
-      "figure{margin:1em 0}</style>\n</head>\n<body>\n<h1>atomstress profile</h1>\n";
+      "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,th:first-child{text-align:left}"
+      "figure{margin:1em 0}figcaption{font-size:12px;margin-left:80px}</style>\n</head>\n<body>\n<h1>atomstress profile</h1>\n";
   out += "<p>command: <code>" + svg::escape(run_.command_line) + "</code><br>backend: " +
          svg::escape(to_string(run_.backend)) + " (" + svg::escape(run_.device) + ")</p>\n";
   for (const auto& n : notes_) out += "<p>" + svg::escape(n) + "</p>\n";
@@ -78,15 +78,17 @@ std::string ProfileHtmlPrinter::render() const {
     for (const auto& h : m->hotspots)
       bars.emplace_back(std::string("@").append(std::to_string(h.addr)),
                         cycles ? (h.ops ? double(h.cycles) / double(h.ops) : 0) : double(h.retries));
-    out += "<figure>\n" +
-           svg::bar_chart("Hottest addresses of " + m->name(), cycles ? "cycles per op" : "retries", bars) +
-           "</figure>\n";
+    // The point's name is long (grid, block, ...): a caption wraps, an SVG title would be cut off.
+    out += "<figure>\n" + svg::bar_chart("Hottest addresses", cycles ? "cycles per op" : "retries", bars) +
+           "<figcaption>of the most contended point, " + svg::escape(m->name()) + "</figcaption>\n</figure>\n";
   }
   out += "<table>\n<tr><th>point</th><th>items/s</th><th>noise</th><th>retries/op</th><th>p50</th><th>p99</th>"
          "<th>max</th><th>cycles/op</th><th>vs bare</th><th>verdict</th></tr>\n";
   for (const auto& p : points_)
     out += "<tr><td>" + svg::escape(p.name()) + "</td><td>" + fmt("%.4g", p.items_per_second) + "</td><td>" +
-           fmt("%.1f%%", 100 * p.timing.noise) + "</td><td>" + fmt("%.3f", p.retries_mean) + "</td><td>" +
+           // As in the Markdown: one batch has no noise figure; a capped one says so.
+           (p.timing.batches < 2 ? std::string("- (one batch)") : fmt("%.1f%%", 100 * p.timing.noise)) +
+           (p.timing.converged ? "" : " (capped)") + "</td><td>" + fmt("%.3f", p.retries_mean) + "</td><td>" +
            std::to_string(p.retries_p50) + "</td><td>" + std::to_string(p.retries_p99) + "</td><td>" +
            std::to_string(p.retries_max) + "</td><td>" + (p.cycles_per_op ? fmt("%.0f", *p.cycles_per_op) : "-") +
            "</td><td>" + (p.ratio_to_baseline ? fmt("%.3fx", *p.ratio_to_baseline) : "-") + "</td><td>" +

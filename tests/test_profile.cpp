@@ -1,10 +1,13 @@
 // `atomstress profile` on the CPU backend: its reports (Google Benchmark
 // JSON, CSV, Markdown, an HTML page whose SVG is XML), its refusals of bad
-// axes, the stopping rule of its timing, and the SVG helper.
+// axes, --cold (a GPU option: noted and ignored on the cpu), the stopping
+// rule of its timing, the SVG helper, and the benchmark wrapper over it
+// (atomstress_bench_algos) where there is no GPU.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +19,7 @@
 #include <sstream>
 #include <string>
 
+#include "harness/backend/backend.hpp"
 #include "harness/pipeline/profile.hpp"
 #include "reports/csv_printer.hpp"
 #include "reports/svg_chart.hpp"
@@ -26,6 +30,7 @@ using namespace atomstress;
 
 namespace {
 
+using atomstress::testing::bin_dir;
 using atomstress::testing::binary;
 using atomstress::testing::Result;
 using atomstress::testing::run_shell;
@@ -139,6 +144,23 @@ TEST(Profile, TimingStopsWhenQuietOrAtTheTimeCap) {
   EXPECT_FALSE(t.converged);
   EXPECT_FALSE(measure(s, [](uint32_t, double&, std::string& e) { return e = "boom", false; }, t, error));
   EXPECT_EQ(error, "boom");
+}
+
+// The reports chart the hot addresses of the most contended point that has
+// more than one (k = 1's single address is a chart of one bar).
+TEST(Profile, MostContendedPrefersAPointWithSeveralHotAddresses) {
+  auto point = [](double retries, size_t addresses, double items_per_second) {
+    ProfilePoint p;
+    p.retries_mean = retries;
+    p.items_per_second = items_per_second;
+    for (size_t a = 0; a < addresses; ++a) p.hotspots.push_back(Hotspot{uint32_t(a), 10, 1, 0});
+    return p;
+  };
+  EXPECT_EQ(most_contended({}), nullptr);
+  std::vector<ProfilePoint> v = {point(50, 1, 1e6), point(3, 4, 1e7), point(7, 2, 1e7), point(7, 8, 1e8)};
+  EXPECT_EQ(most_contended(v), &v[2]) << "most retries among those with several addresses, then lowest throughput";
+  v = {point(50, 1, 1e6), point(60, 1, 1e6)};
+  EXPECT_EQ(most_contended(v), &v[1]) << "only single addresses: the most contended of them";
 }
 
 TEST(Profile, CsvFieldsAreQuotedWhenNeeded) {
@@ -269,4 +291,82 @@ TEST(Profile, APointTheFamilyRefusesIsSkippedNotFatal) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("not applicable: hist.shared@native.add.u32: impossible geometry"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("hist.shared@native.add.u32/k:1/"), std::string::npos) << r.out;
+}
+
+// --cold flushes the GPU's L2: on the cpu backend it is accepted (the same
+// command line runs in CPU CI and on a GPU machine) with one line saying it
+// is ignored, and every point is reported as not cold.
+TEST(Profile, ColdIsNotedAndIgnoredOnTheCpu) {
+  const fs::path dir = scratch("cold");
+  const auto r = profile("--backend cpu --impl native.add.i32 --k 1,4 --grid 2 --block 32 --ops-per-thread 2 "
+                         "--max-time-per-point 0.05 --cold --csv " + (dir / "c.csv").string() + " --json " +
+                         (dir / "c.json").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(count(r.out, "cold: ignored on the cpu backend"), 1u) << r.out;
+  const auto doc = nlohmann::json::parse(slurp(dir / "c.json"));
+  ASSERT_EQ(doc["benchmarks"].size(), 2u);
+  for (const auto& b : doc["benchmarks"]) EXPECT_EQ(b["cold"], 0) << b.dump();
+  std::istringstream csv(slurp(dir / "c.csv"));
+  std::string header, row;
+  ASSERT_TRUE(std::getline(csv, header));
+  auto fields = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    for (std::string f; std::getline(ss, f, ',');) out.push_back(f);
+    return out;
+  };
+  const auto names = fields(header);
+  const size_t column = size_t(std::find(names.begin(), names.end(), "cold") - names.begin());
+  ASSERT_LT(column, names.size()) << header;
+  size_t rows = 0;
+  while (std::getline(csv, row)) {
+    const auto f = fields(row);
+    ASSERT_EQ(f.size(), names.size()) << row;
+    EXPECT_EQ(f[column], "0") << row;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2u);
+  // Without --cold, no note.
+  const auto hot = profile("--backend cpu --impl native.add.i32 --k 1 --grid 2 --block 32 --ops-per-thread 2 "
+                           "--max-time-per-point 0.05");
+  ASSERT_EQ(hot.status, 0) << hot.out;
+  EXPECT_EQ(hot.out.find("cold:"), std::string::npos) << hot.out;
+  const auto help = profile("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("--cold"), std::string::npos) << help.out;
+  fs::remove_all(dir);
+}
+
+// ------------------------------------------- the benchmark wrapper over profile
+
+namespace {
+Result bench_algos(const std::string& args) {
+  return run_shell(bin_dir() + "atomstress_bench_algos " + args + " 2>&1");
+}
+}  // namespace
+
+// Bad input is refused with one line and exit 2, with or without a GPU
+// (profile's own parser: the same options, the same refusals).
+TEST(BenchAlgos, BadProfileOptionsAreRefusedWithOneLine) {
+  for (const char* args : {"--impl native.add.u32 --k 0", "--impl no.such.thing", "--impl native.add.u32 --max-noise 0", "--k 1", "--nope", "--impl native.add.u32 extra"}) {
+    const auto r = bench_algos(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+    EXPECT_EQ(count(r.out, "\n"), 1u) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.rfind("atomstress_bench_algos: error: ", 0), 0u) << args << "\n" << r.out;
+  }
+  const auto help = bench_algos("--help");
+  EXPECT_EQ(help.status, 0) << help.out;
+  for (const char* option : {"--impl", "--k", "--cold", "--baseline", "--max-noise"})
+    EXPECT_NE(help.out.find(option), std::string::npos) << option << "\n" << help.out;
+}
+
+TEST(BenchAlgos, WithoutAGpuItSaysSoInOneLineAndSkips) {
+  std::string why;
+  if (cuda_available(why)) GTEST_SKIP() << "a GPU is here: the CTest case bench_algos runs the wrapper on it";
+  for (const char* args : {"", "--impl native.add.u32 --k 1,4 --cold", "--benchmark_filter=sum"}) {
+    const auto r = bench_algos(args);
+    EXPECT_EQ(r.status, 77) << args << "\n" << r.out;
+    EXPECT_EQ(count(r.out, "\n"), 1u) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("no usable GPU"), std::string::npos) << r.out;
+  }
 }

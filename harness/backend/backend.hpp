@@ -36,6 +36,7 @@ struct RunOptions {
   uint32_t cpu_threads = 4;      // host threads of the CPU backend
   uint32_t yield_permille = 20;  // CPU backend: chance of a yield at interleaving points
   uint32_t bench_reps = 0;       // cuda: >0 times this many launches, records nothing
+  bool flush_l2 = false;         // cuda, with bench_reps: L2 flushed before each timed launch (cold)
 };
 
 // Watchdog deadline for a trial when none is given: 1 s plus 20 us per op.
@@ -48,5 +49,7 @@ std::string cuda_device_name();
 // Free and total memory of the device; false when there is none.
 bool cuda_memory(size_t& free, size_t& total);
 int cuda_sm_count();
+// The device's L2 cache in bytes (what a cold measurement flushes); 0 when there is none.
+size_t cuda_l2_bytes();
 
 }  // namespace atomstress

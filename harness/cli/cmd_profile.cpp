@@ -2,18 +2,17 @@
 // sweep of named axes (the cross product of --k, --pattern, --grid,
 // --block, --ops-per-thread, --space, --dist), in the manner of nvbench;
 // reported through the printers (terminal table, Google Benchmark JSON,
-// CSV, Markdown, an HTML page with SVG charts).
-#include <algorithm>
-#include <charconv>
-#include <cmath>
+// CSV, Markdown, an HTML page with SVG charts).  The axes and the
+// measurement's options are shared with the benchmark wrapper
+// (profile_sweep); the backend, the cpu backend's options and the reports
+// are this command's own.
+#include <cstdio>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
-#include "harness/pipeline/footprint.hpp"
-#include "harness/pipeline/profile.hpp"
+#include "harness/cli/profile_sweep.hpp"
 #include "reports/csv_printer.hpp"
 #include "reports/gbench_json_printer.hpp"
 #include "reports/profile_html.hpp"
@@ -26,288 +25,55 @@ namespace atomstress::cli {
 
 namespace {
 
-// A sweep larger than this is a typo, not a plan (hours of device time).
-constexpr size_t kMaxPoints = 4096;
-constexpr uint32_t kMaxK = uint32_t(kMaxTrialMemBytes / 2);
-
-struct ProfileOptions {
-  std::string impl, backend = "auto", k = "pow2:0:20:4", pattern = "auto", grid = "0", block = "0", ops = "0",
-              space = "global", dist = "small", max_noise = "5", json, csv, markdown, html;
-  double max_time_s = 2;
-  bool baseline = false, skip_without_gpu = false;
-  uint32_t hotspots = 8;
-  uint64_t seed = 1;
-  RunOptions run;
-};
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> items;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ',')) items.push_back(x);
-  if (!s.empty() && s.back() == ',') items.push_back("");
-  return items;
-}
-
-std::string refuse(const std::string& option, const std::string& value, const std::string& why) {
-  return "option '--" + option + "': '" + value + "' " + why;
-}
-
-// "1,4,32" or "pow2:LO:HI[:STEP]" (2^LO, 2^(LO+STEP), ... up to 2^HI).
-// Values in [lo, hi], no repeats.  Empty optional with `error` when refused.
-std::optional<std::vector<uint32_t>> parse_number_axis(const std::string& option, const std::string& text,
-                                                       uint32_t lo, uint32_t hi, std::string& error) {
-  std::vector<uint32_t> out;
-  std::string why;
-  if (text.rfind("pow2:", 0) == 0) {
-    std::vector<std::string> fields;
-    std::stringstream ss(text.substr(5));
-    std::string f;
-    while (std::getline(ss, f, ':')) fields.push_back(f);
-    if (!text.empty() && text.back() == ':') fields.push_back("");
-    if (fields.size() < 2 || fields.size() > 3) {
-      error = refuse(option, text, "is not a range: give pow2:LO:HI or pow2:LO:HI:STEP (exponents)");
-      return std::nullopt;
-    }
-    const auto e0 = parse_unsigned(fields[0], 0, 31, why);
-    const auto e1 = e0 ? parse_unsigned(fields[1], *e0, 31, why) : std::nullopt;
-    const auto step = e1 ? (fields.size() == 3 ? parse_unsigned(fields[2], 1, 31, why) : std::optional<uint64_t>(1))
-                         : std::nullopt;
-    if (!step) {
-      error = refuse(option, text, "has an exponent that " + why);
-      return std::nullopt;
-    }
-    for (uint64_t e = *e0; e <= *e1; e += *step) {
-      const uint64_t v = uint64_t(1) << e;
-      if (v < lo || v > hi) {
-        error = refuse(option, text, "reaches " + std::to_string(v) + ", out of range (" + std::to_string(lo) +
-                                         " to " + std::to_string(hi) + ")");
-        return std::nullopt;
-      }
-      out.push_back(uint32_t(v));
-    }
-    return out;
-  }
-  for (const auto& item : split_list(text)) {
-    const auto v = parse_unsigned(item, lo, hi, why);
-    if (!v) {
-      error = refuse(option, item, why);
-      return std::nullopt;
-    }
-    if (std::find(out.begin(), out.end(), uint32_t(*v)) != out.end()) {
-      error = refuse(option, item, "is given twice");
-      return std::nullopt;
-    }
-    out.push_back(uint32_t(*v));
-  }
-  if (out.empty()) {
-    error = refuse(option, text, "names no value");
-    return std::nullopt;
-  }
-  return out;
-}
-
-// A list of names, each parsed by `parse`; no repeats.
-template <class T, class Parse>
-std::optional<std::vector<T>> parse_name_axis(const std::string& option, const std::string& text, Parse parse,
-                                              const std::string& allowed, std::string& error) {
-  std::vector<T> out;
-  for (const auto& item : split_list(text)) {
-    const auto v = parse(item);
-    if (!v) {
-      error = refuse(option, item, "is not one of " + allowed);
-      return std::nullopt;
-    }
-    if (std::find(out.begin(), out.end(), *v) != out.end()) {
-      error = refuse(option, item, "is given twice");
-      return std::nullopt;
-    }
-    out.push_back(*v);
-  }
-  if (out.empty()) error = refuse(option, text, "names nothing (" + allowed + ")");
-  return out.empty() ? std::nullopt : std::optional(out);
-}
-
-// A percentage in (0, 100].
-std::optional<double> parse_percent(const std::string& text, std::string& error) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v <= 0 ||
-      v > 100) {
-    error = refuse("max-noise", text, "is not a percentage (more than 0, at most 100)");
-    return std::nullopt;
-  }
-  return v;
-}
-
-struct Sweep {
-  std::vector<const ImplInfo*> impls;
-  std::vector<uint32_t> ks, grids, blocks, ops;
-  std::vector<Pattern> patterns;  // empty: automatic (single at k = 1, else uniform)
-  std::vector<Space> spaces;
-  std::vector<Dist> dists;
-};
-
-bool make_sweep(const ProfileOptions& o, Sweep& s, std::string& error) {
-  const auto names = split_list(o.impl);
-  for (const auto& name : names) {
-    const auto m = name.empty() ? std::vector<const ImplInfo*>{} : match_impls(name);
-    if (m.empty()) {
-      error = name.empty() ? refuse("impl", o.impl, "has an empty name")
-                           : "unknown implementation '" + name + "' (see 'atomstress list')";
-      return false;
-    }
-    for (auto* i : m)
-      if (std::find(s.impls.begin(), s.impls.end(), i) == s.impls.end()) s.impls.push_back(i);
-  }
-  auto ks = parse_number_axis("k", o.k, 1, kMaxK, error);
-  auto grids = ks ? parse_number_axis("grid", o.grid, 0, kMaxGrid, error) : std::nullopt;
-  auto blocks = grids ? parse_number_axis("block", o.block, 0, kMaxBlock, error) : std::nullopt;
-  auto ops = blocks ? parse_number_axis("ops-per-thread", o.ops, 0, uint32_t(kMaxTrialOps), error) : std::nullopt;
-  if (!ops) return false;
-  s.ks = *ks, s.grids = *grids, s.blocks = *blocks, s.ops = *ops;
-  if (o.pattern != "auto") {
-    auto p = parse_name_axis<Pattern>("pattern", o.pattern, parse_pattern,
-                                      "auto, or single,uniform,zipf,same_line,per_line,per_page,per_warp,per_block",
-                                      error);
-    if (!p) return false;
-    s.patterns = *p;
-  }
-  auto spaces = parse_name_axis<Space>("space", o.space, parse_space, "global, shared", error);
-  auto dists = spaces ? parse_name_axis<Dist>("dist", o.dist, parse_dist, "small, full", error) : std::nullopt;
-  if (!dists) return false;
-  s.spaces = *spaces, s.dists = *dists;
-  const size_t patterns = s.patterns.empty() ? 1 : s.patterns.size();
-  const double points = double(s.impls.size()) * double(s.ks.size()) * double(patterns) * double(s.grids.size()) *
-                        double(s.blocks.size()) * double(s.ops.size()) * double(s.spaces.size()) *
-                        double(s.dists.size());
-  if (points > double(kMaxPoints)) {
-    error = "the sweep has " + std::to_string(uint64_t(points)) + " points (entries x axis values), more than " +
-            std::to_string(kMaxPoints) + ": narrow an axis or --impl";
-    return false;
-  }
-  return true;
-}
-
-// The specs of the sweep, in order; `skipped` collects one line per
-// combination an entry cannot run (a pattern it does not allow, ...).
-std::vector<TrialSpec> plan_points(const Sweep& s, const ProfileOptions& o, BackendKind backend,
-                                   std::vector<std::string>& skipped) {
-  const bool cuda = backend == BackendKind::Cuda;
-  std::vector<TrialSpec> specs;
-  for (const ImplInfo* impl : s.impls) {
-    if (impl->gpu_only && !cuda) {
-      skipped.push_back(std::string(impl->name) + ": " + cpu_skip_reason(*impl));
-      continue;
-    }
-    for (uint32_t k : s.ks) {
-      std::vector<Pattern> patterns = s.patterns;
-      if (patterns.empty()) {
-        // Automatic: one address at k = 1, spread uniformly over k otherwise;
-        // an entry that takes single only is measured once, at the smallest k.
-        const bool single = k == 1 || !impl->limits.pattern_ok(Pattern::Uniform);
-        if (single && k != s.ks.front()) continue;
-        patterns = {single ? Pattern::Single : Pattern::Uniform};
-      }
-      for (Pattern p : patterns) {
-        if (p == Pattern::Single && k != s.ks.front()) continue;  // k means nothing to it: measured once
-        for (uint32_t g : s.grids)
-          for (uint32_t b : s.blocks)
-            for (uint32_t n : s.ops)
-              for (Space sp : s.spaces)
-                for (Dist d : s.dists) {
-                  TrialSpec spec;
-                  spec.impl = impl->name;
-                  spec.grid = g ? g : cuda ? uint32_t(std::max(1, 2 * cuda_sm_count())) : 4;
-                  spec.block = b ? b : cuda ? 256 : 64;
-                  spec.ops_per_thread = n ? n : cuda ? 16 : 4;
-                  spec.pattern = p;
-                  spec.k = p == Pattern::Single ? 1 : k;
-                  spec.space = sp;
-                  spec.dist = d;
-                  spec.init = Init::Zero;
-                  spec.zipf_s = 2;
-                  spec.seed = o.seed;
-                  std::string why;
-                  if (!validate(spec, impl->limits, why)) {
-                    skipped.push_back(std::string(impl->name) + " k=" + std::to_string(k) + " " + to_string(p) +
-                                      " " + to_string(sp) + ": " + why);
-                    continue;
-                  }
-                  specs.push_back(spec);
-                }
-      }
-    }
-  }
-  return specs;
+// "50 MiB": the size of what a cold measurement flushes.
+std::string mebibytes(size_t bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g MiB", double(bytes) / double(1 << 20));
+  return b;
 }
 
 }  // namespace
 
 int cmd_profile(const std::vector<std::string>& args, const std::string& command_line) {
-  ProfileOptions o;
+  SweepOptions o;
+  std::string backend_name = "auto", json, csv, markdown, html;
+  bool skip_without_gpu = false;
   po::options_description desc("atomstress profile");
-  desc.add_options()("help,h", "this help")(
-      "impl", non_empty(&o.impl), "entries: names or globs, comma-separated ('atomics', 'algorithms')")(
-      "backend", po::value<std::string>(&o.backend)->default_value("auto"), "cuda, cpu or auto")(
-      "k", po::value<std::string>(&o.k)->default_value(o.k),
-      "addresses: a list 1,4,32 or a range pow2:LO:HI[:STEP] of exponents")(
-      "pattern", po::value<std::string>(&o.pattern)->default_value(o.pattern),
-      "auto (single at k = 1, else uniform) or a list of patterns")(
-      "grid", po::value<std::string>(&o.grid)->default_value(o.grid), "blocks, a list (0: 2 x SMs on cuda, 4 on cpu)")(
-      "block", po::value<std::string>(&o.block)->default_value(o.block),
-      "threads per block, a list (0: 256 on cuda, 64 on cpu)")(
-      "ops-per-thread", po::value<std::string>(&o.ops)->default_value(o.ops), "a list (0: 16 on cuda, 4 on cpu)")(
-      "space", po::value<std::string>(&o.space)->default_value(o.space), "global, shared, or both: a list")(
-      "dist", po::value<std::string>(&o.dist)->default_value(o.dist), "small, full, or both: a list")(
-      "max-noise", po::value<std::string>(&o.max_noise)->default_value(o.max_noise),
-      "stop timing a point when the relative noise of its batches is under this percentage")(
-      "max-time-per-point", seconds(&o.max_time_s, kMaxBudgetSeconds)->default_value(2),
-      "... or when its timing has taken this many seconds")(
-      "baseline", po::bool_switch(&o.baseline),
-      "also time a bare atomicAdd kernel (native add of i32/u32/f32/f64) and report the ratio (cuda)")(
-      "hotspots", bounded<uint32_t>(&o.hotspots, 0, 1000)->default_value(8), "hottest addresses kept per point")(
-      "seed", bounded<uint64_t>(&o.seed)->default_value(1), "seed of the workloads")(
-      "budget", bounded<uint32_t>(&o.run.retry_budget)->default_value(1u << 20), "retries per op before a hang")(
-      "watchdog-ms", bounded<uint64_t>(&o.run.watchdog_ms, 0, kMaxWatchdogMs)->default_value(0),
-      "per-launch watchdog (0: 1 s + 20 us per op)")(
+  desc.add_options()("help,h", "this help")("backend", po::value<std::string>(&backend_name)->default_value("auto"),
+                                           "cuda, cpu or auto");
+  add_sweep_options(desc, o);
+  desc.add_options()(
       "cpu-threads", bounded<uint32_t>(&o.run.cpu_threads, 1, kMaxCpuThreads)->default_value(4),
       "host threads of the cpu backend (1 to 256)")(
       "yield", bounded<uint32_t>(&o.run.yield_permille, 0, 1000)->default_value(0),
       "cpu backend: per mille chance of yielding at an interleaving point")(
-      "json", non_empty(&o.json), "write Google Benchmark JSON to FILE")(
-      "csv", non_empty(&o.csv), "write one CSV row per point to FILE")(
-      "markdown", non_empty(&o.markdown), "write a Markdown report to FILE")(
-      "html", non_empty(&o.html), "write an HTML page with SVG charts to FILE")(
-      "skip-without-gpu", po::bool_switch(&o.skip_without_gpu),
+      "json", non_empty(&json), "write Google Benchmark JSON to FILE")(
+      "csv", non_empty(&csv), "write one CSV row per point to FILE")(
+      "markdown", non_empty(&markdown), "write a Markdown report to FILE")(
+      "html", non_empty(&html), "write an HTML page with SVG charts to FILE")(
+      "skip-without-gpu", po::bool_switch(&skip_without_gpu),
       "exit 77 when no GPU is usable (with --backend cuda or auto)");
   const auto vm = parse_command(args, desc);
   if (vm.count("help")) {
     std::cout << desc << "\n";
     return 0;
   }
-  if (o.impl.empty()) return usage_error("say which entries to profile: --impl NAME|GLOB[,..]");
   std::string error;
   Sweep sweep;
-  if (!make_sweep(o, sweep, error)) return usage_error(error);
-  const auto noise = parse_percent(o.max_noise, error);
-  if (!noise) return usage_error(error);
+  if (!parse_sweep(o, sweep, error)) return usage_error(error);
 
   std::string note;
-  if (o.skip_without_gpu && (o.backend == "cuda" || o.backend == "auto")) {
+  if (skip_without_gpu && (backend_name == "cuda" || backend_name == "auto")) {
     std::string why;
     if (!cuda_available(why)) {
       std::printf("no usable GPU (%s): skipped\n", why.c_str());
       return 77;
     }
   }
-  const BackendKind backend = resolve_backend(o.backend, note, error);
+  const BackendKind backend = resolve_backend(backend_name, note, error);
   if (!error.empty()) return usage_error(error);
-  std::vector<std::string> skipped;
-  const auto specs = plan_points(sweep, o, backend, skipped);
-  const MemoryBudget budget = memory_budget(backend);
-  for (const auto& spec : specs)
-    if (!footprint_fits(spec, backend, budget, error)) return usage_error(error);
+  SweepPlan plan;
+  if (!plan_sweep(sweep, backend, plan, error)) return usage_error(error);
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::ProfileTablePrinter>());
@@ -317,36 +83,35 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
     printers.add(std::move(printer));
     return true;
   };
-  if (!add_file(o.json, std::make_unique<reports::GbenchJsonPrinter>(o.json)))
-    return usage_error("cannot open '" + o.json + "' for writing");
-  if (!add_file(o.csv, std::make_unique<reports::CsvPrinter>(o.csv)))
-    return usage_error("cannot open '" + o.csv + "' for writing");
-  if (!add_file(o.markdown, std::make_unique<reports::ProfileMarkdownPrinter>(o.markdown)))
-    return usage_error("cannot open '" + o.markdown + "' for writing");
-  if (!add_file(o.html, std::make_unique<reports::ProfileHtmlPrinter>(o.html)))
-    return usage_error("cannot open '" + o.html + "' for writing");
+  if (!add_file(json, std::make_unique<reports::GbenchJsonPrinter>(json)))
+    return usage_error("cannot open '" + json + "' for writing");
+  if (!add_file(csv, std::make_unique<reports::CsvPrinter>(csv)))
+    return usage_error("cannot open '" + csv + "' for writing");
+  if (!add_file(markdown, std::make_unique<reports::ProfileMarkdownPrinter>(markdown)))
+    return usage_error("cannot open '" + markdown + "' for writing");
+  if (!add_file(html, std::make_unique<reports::ProfileHtmlPrinter>(html)))
+    return usage_error("cannot open '" + html + "' for writing");
 
-  printers.run_started({command_line, backend, backend == BackendKind::Cuda ? cuda_device_name() : "host"});
+  const bool cuda = backend == BackendKind::Cuda;
+  printers.run_started({command_line, backend, cuda ? cuda_device_name() : "host"});
   if (!note.empty()) printers.note(note);
-  if (o.baseline && backend == BackendKind::Cpu)
-    printers.note("baseline: skipped on the cpu backend (the bare kernels are CUDA kernels)");
-  for (const auto& s : skipped) printers.note("not applicable: " + s);
-  if (specs.empty()) {
+  if (o.baseline && !cuda) printers.note("baseline: skipped on the cpu backend (the bare kernels are CUDA kernels)");
+  // Accepted, not refused, on cpu: the same command line then runs in CPU
+  // CI and on a GPU machine (and with --backend auto on either).
+  if (o.cold)
+    printers.note(cuda ? "cold: L2 (" + mebibytes(cuda_l2_bytes()) +
+                             ") flushed before each timed launch, outside the timed region"
+                       : "cold: ignored on the cpu backend (it flushes the GPU's L2)");
+  for (const auto& s : plan.skipped) printers.note("not applicable: " + s);
+  if (plan.specs.empty()) {
     printers.finish();
     return usage_error("no point of the sweep applies to the chosen entries");
   }
 
-  ProfileSettings settings;
-  settings.backend = backend;
-  settings.run = o.run;
-  settings.max_noise = *noise / 100;
-  settings.max_time_s = o.max_time_s;
-  settings.hotspots = o.hotspots;
-  settings.baseline = o.baseline;
   int status = 0;
-  for (const auto& spec : specs) {
+  for (const auto& spec : plan.specs) {
     ProfilePoint point;
-    if (!profile_point(spec, settings, point, error)) {
+    if (!profile_point(spec, plan.settings, point, error)) {
       printers.finish();  // keep what was measured
       return usage_error(spec.impl + ": " + error);
     }

@@ -6,6 +6,7 @@
 // The returned values are folded into a value the kernel stores only on an
 // impossible match, so the compiler keeps the returning atomic (ATOM, as the
 // harness's entries use) instead of a fire-and-forget reduction (RED).
+// Cold timing flushes L2 before each launch exactly as the runner does.
 #include <cuda_runtime.h>
 
 #include <vector>
@@ -37,7 +38,8 @@ struct BareBuffers {
 };
 
 template <class T>
-bool time_bare(const Workload& w, uint32_t reps, uint64_t watchdog_ms, double& s_per_launch, std::string& error) {
+bool time_bare(const Workload& w, uint32_t reps, uint64_t watchdog_ms, bool cold, double& s_per_launch,
+               std::string& error) {
   static BareBuffers B;  // grow-only, like the runner's
   const uint64_t n = w.ops(), words = w.mem_elems();
   std::vector<T> mem(words), operand(n);
@@ -57,6 +59,7 @@ bool time_bare(const Workload& w, uint32_t reps, uint64_t watchdog_ms, double& s
   double total_ms = 0;
   for (uint32_t rep = 0; rep <= reps; ++rep) {  // launch 0 warms up
     AS_CUDA_TRY(cudaMemcpy(B.mem.p, B.pristine.p, words * sizeof(T), cudaMemcpyDeviceToDevice));
+    if (cold && !cuda::flush_l2(error)) return false;
     AS_CUDA_TRY(cudaEventRecord(e0.e));
     bare_atomic_add<T><<<w.spec.grid, w.spec.block>>>(B.mem.as<T>(), B.addr.as<uint32_t>(), B.operand.as<T>(),
                                                        w.spec.threads(), w.spec.ops_per_thread, ~uint64_t(0) - 1,
@@ -74,14 +77,14 @@ bool time_bare(const Workload& w, uint32_t reps, uint64_t watchdog_ms, double& s
 
 }  // namespace
 
-bool time_bare_kernel(const Workload& w, uint32_t reps, uint64_t watchdog_ms, double& s_per_launch,
+bool time_bare_kernel(const Workload& w, uint32_t reps, uint64_t watchdog_ms, bool cold, double& s_per_launch,
                       std::string& error) {
   if (reps == 0) reps = 1;
   switch (w.impl->kind) {
-    case VK::I32: return time_bare<int32_t>(w, reps, watchdog_ms, s_per_launch, error);
-    case VK::U32: return time_bare<uint32_t>(w, reps, watchdog_ms, s_per_launch, error);
-    case VK::F32: return time_bare<float>(w, reps, watchdog_ms, s_per_launch, error);
-    case VK::F64: return time_bare<double>(w, reps, watchdog_ms, s_per_launch, error);
+    case VK::I32: return time_bare<int32_t>(w, reps, watchdog_ms, cold, s_per_launch, error);
+    case VK::U32: return time_bare<uint32_t>(w, reps, watchdog_ms, cold, s_per_launch, error);
+    case VK::F32: return time_bare<float>(w, reps, watchdog_ms, cold, s_per_launch, error);
+    case VK::F64: return time_bare<double>(w, reps, watchdog_ms, cold, s_per_launch, error);
     default: error = std::string("no bare kernel for ") + w.impl->name; return false;
   }
 }

@@ -8,18 +8,25 @@
 
 namespace atomstress {
 
-std::string ProfilePoint::name() const {
-  return std::string(impl ? impl->name : spec.impl.c_str()) + "/k:" + std::to_string(spec.k) +
+std::string point_name(const TrialSpec& spec) {
+  return spec.impl + "/k:" + std::to_string(spec.k) +
          "/pattern:" + to_string(spec.pattern) + "/grid:" + std::to_string(spec.grid) +
          "/block:" + std::to_string(spec.block) + "/ops:" + std::to_string(spec.ops_per_thread) +
          "/space:" + to_string(spec.space) + "/dist:" + to_string(spec.dist);
 }
+
+std::string ProfilePoint::name() const { return point_name(spec); }
 
 const char* ProfilePoint::item_unit() const { return impl && impl->algo ? "element" : "op"; }
 
 const ProfilePoint* most_contended(const std::vector<ProfilePoint>& points) {
   const ProfilePoint* best = nullptr;
   for (const auto& p : points) {
+    const bool spread = p.hotspots.size() > 1;
+    if (best && spread != (best->hotspots.size() > 1)) {
+      if (spread) best = &p;  // more than one address beats any single one
+      continue;
+    }
     if (!best) {
       best = &p;
       continue;
@@ -115,6 +122,7 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
     return true;
   }
   const bool cuda = settings.backend == BackendKind::Cuda;
+  out.cold = cuda && settings.cold;  // the cpu backend has no L2 of ours to flush
 
   // (a) Timing.  On cuda the runner times its launches itself (events,
   // memory restored before each, nothing recorded); on cpu the whole run.
@@ -122,6 +130,7 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
     RunOptions opt = settings.run;
     if (cuda) {
       opt.bench_reps = reps;
+      opt.flush_l2 = out.cold;
       History h;
       if (!run_workload(*w, *setup, settings.backend, opt, h, err)) return false;
       s_per_launch = h.kernel_ms / 1e3;
@@ -171,7 +180,7 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
     const uint64_t watchdog_ms = effective_watchdog_ms(settings.run, w->ops());
     Timing bare;
     auto bare_batch = [&](uint32_t reps, double& s_per_launch, std::string& err) {
-      return time_bare_kernel(*w, reps, watchdog_ms, s_per_launch, err);
+      return time_bare_kernel(*w, reps, watchdog_ms, out.cold, s_per_launch, err);
     };
     if (!measure(settings, bare_batch, bare, error)) return false;
     out.baseline = bare;

@@ -8,6 +8,8 @@
 //      checked by the entry's oracle, so a profile never hides a failure.
 // With a baseline, a hand-written bare kernel of the same operation (native
 // add of i32/u32/f32/f64 through plain atomicAdd) is timed the same way.
+// Cold timing (cuda) flushes L2 before each timed launch of both, as
+// nvbench's cold measurements do.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@ struct ProfileSettings {
   double target_batch_s = 0.01;     // a batch repeats launches up to about this long
   size_t hotspots = 8;              // addresses kept from the instrumented pass
   bool baseline = false;            // also time the bare kernel, where one exists
+  bool cold = false;                // cuda: flush L2 before each timed launch (and the bare kernel's)
 };
 
 // What the timing pass measured.
@@ -61,15 +64,23 @@ struct ProfilePoint {
   std::optional<Timing> baseline;
   std::optional<double> baseline_items_per_second;
   std::optional<double> ratio_to_baseline;  // items_per_second / the bare kernel's
+  bool cold = false;                         // timed with L2 flushed before each launch
 
-  // "native.add.i32/k:1024/pattern:uniform/grid:264/block:256/ops:16/space:global/dist:small"
+  // point_name(spec)
   std::string name() const;
   // "op" for a single atomic, "element" for an algorithm.
   const char* item_unit() const;
 };
 
-// The point with the most retries per op (then cycles per op, then the
-// lowest throughput): whose hot addresses the reports show.  Null if none.
+// "native.add.i32/k:1024/pattern:uniform/grid:264/block:256/ops:16/space:global/dist:small":
+// a point's name in every report (and the benchmark's name in Google Benchmark's).
+std::string point_name(const TrialSpec& spec);
+
+// Whose hot addresses the reports show: the point with the most retries
+// per op (then cycles per op, then the lowest throughput) among those with
+// more than one hot address (one address, at k = 1, makes a chart of one
+// bar that says nothing the point's own row does not), else among all.
+// Null if none.
 const ProfilePoint* most_contended(const std::vector<ProfilePoint>& points);
 
 // The nearest-rank percentile (q in [0, 1]) of `v`, which it sorts.
@@ -87,8 +98,9 @@ bool measure(const ProfileSettings& settings,
 // Whether a bare kernel of `impl`'s operation exists for this spec.
 bool has_bare_kernel(const ImplInfo& impl, const TrialSpec& spec);
 // Times `reps` launches of the bare kernel (plus a warm-up) on `w`'s
-// addresses and operands; defined in bare_kernels.cu.
-bool time_bare_kernel(const Workload& w, uint32_t reps, uint64_t watchdog_ms, double& s_per_launch,
+// addresses and operands, L2 flushed before each when `cold`; defined in
+// bare_kernels.cu.
+bool time_bare_kernel(const Workload& w, uint32_t reps, uint64_t watchdog_ms, bool cold, double& s_per_launch,
                       std::string& error);
 
 // Both passes (and the baseline) of one point.  False with a one-line

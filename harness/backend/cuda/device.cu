@@ -27,6 +27,17 @@ unsigned int* stop_note(std::string& error) {
   *note = 0;
   return note;
 }
+
+bool flush_l2(std::string& error) {
+  static DevBuf scratch;  // grow-only, like the trial buffers
+  cudaDeviceProp prop;
+  if (!device_props(prop, error)) return false;
+  const size_t bytes = size_t(prop.l2CacheSize);
+  if (bytes == 0) return true;
+  AS_CUDA_TRY(scratch.ensure(bytes));
+  AS_CUDA_TRY(cudaMemsetAsync(scratch.p, 0, bytes));
+  return true;
+}
 }  // namespace cuda
 
 bool cuda_available(std::string& why) {
@@ -52,6 +63,12 @@ std::string cuda_device_name() {
 }
 
 bool cuda_memory(size_t& free, size_t& total) { return cudaMemGetInfo(&free, &total) == cudaSuccess; }
+
+size_t cuda_l2_bytes() {
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return 0;
+  return size_t(p.l2CacheSize);
+}
 
 int cuda_sm_count() {
   cudaDeviceProp p{};

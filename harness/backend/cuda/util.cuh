@@ -79,18 +79,34 @@ inline bool check_geometry(const cudaDeviceProp& prop, uint32_t grid, uint32_t b
   return true;
 }
 
+// Cold measurements in the manner of nvbench: queues (on the default
+// stream) a memset of a scratch buffer as large as the device's L2, so the
+// launch queued next finds none of its data in the cache.  Call it before
+// the timed region's start event: the flush itself is not timed.
+bool flush_l2(std::string& error);
+
 // Waits for `done` with a deadline well past the device watchdog: a kernel
 // still running then is a harness bug, and the process must not wait for
 // ever (the device cannot be recovered from inside it: exit 3).
 inline bool wait_bounded(cudaEvent_t done, uint64_t watchdog_ms, const char* what, std::string& error) {
   // Saturating: a watchdog of hours must not wrap the deadline into the past.
   const uint64_t wait_ms = watchdog_ms > (uint64_t(1) << 40) ? (uint64_t(1) << 41) : 2 * watchdog_ms + 10000;
-  const auto host_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  const auto start = std::chrono::steady_clock::now();
+  const auto host_deadline = start + std::chrono::milliseconds(wait_ms);
+  // Yield, not sleep, for the first millisecond: a timing batch waits for
+  // hundreds of launches of a few microseconds each, and a 200 us sleep per
+  // launch would make the host's naps, not the GPU, the cost of a profile.
+  const auto spin_until = start + std::chrono::milliseconds(1);
   for (;;) {
     const cudaError_t q = cudaEventQuery(done);
     if (q == cudaSuccess) return true;
     if (q != cudaErrorNotReady) AS_CUDA_TRY(q);
-    if (std::chrono::steady_clock::now() > host_deadline) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < spin_until) {
+      std::this_thread::yield();
+      continue;
+    }
+    if (now > host_deadline) {
       std::fprintf(stderr, "atomstress: fatal: %s kernel still running %llu ms past its watchdog; exiting\n", what,
                    static_cast<unsigned long long>(watchdog_ms + 10000));
       std::_Exit(3);

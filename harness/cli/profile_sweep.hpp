@@ -1,0 +1,63 @@
+// What `atomstress profile` and its Google Benchmark wrapper
+// (bench/bench_algos.cpp) share: the sweep's named axes and the measurement's
+// options, declared, parsed and planned in one place, so that both time the
+// same points the same way (harness/pipeline/profile).
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/pipeline/profile.hpp"
+
+namespace atomstress::cli {
+
+struct SweepOptions {
+  // Axes, as given: lists, or pow2:LO:HI[:STEP] for the numeric ones.
+  std::string impl, k = "pow2:0:20:4", pattern = "auto", grid = "0", block = "0", ops = "0", space = "global",
+                    dist = "small";
+  // The measurement.
+  std::string max_noise = "5";  // percent
+  double max_time_s = 2;
+  bool baseline = false, cold = false;
+  uint32_t hotspots = 8;
+  uint64_t seed = 1;
+  RunOptions run;  // retry budget and watchdog here; the cpu backend's options are profile's own
+};
+
+// Adds the axes (--impl, --k, --pattern, --grid, --block, --ops-per-thread,
+// --space, --dist) and the measurement's options (--max-noise,
+// --max-time-per-point, --baseline, --cold, --hotspots, --seed, --budget,
+// --watchdog-ms) to `desc`, stored into `o`.
+void add_sweep_options(boost::program_options::options_description& desc, SweepOptions& o);
+
+// The options parsed: what needs no device yet.
+struct Sweep {
+  std::vector<const ImplInfo*> impls;
+  std::vector<uint32_t> ks, grids, blocks, ops;  // 0: the backend's default
+  std::vector<Pattern> patterns;                 // empty: automatic (single at k = 1, else uniform)
+  std::vector<Space> spaces;
+  std::vector<Dist> dists;
+  uint64_t seed = 1;
+  ProfileSettings settings;  // all but the backend
+};
+
+// Parses the entries, the axes (at most 4096 points) and the measurement's
+// options.  False with a one-line `error` on bad input; it needs no device,
+// so bad input is refused the same way with or without a GPU.
+bool parse_sweep(const SweepOptions& o, Sweep& sweep, std::string& error);
+
+struct SweepPlan {
+  std::vector<TrialSpec> specs;      // the points, in sweep order
+  std::vector<std::string> skipped;  // one line per combination an entry cannot run
+  ProfileSettings settings;          // how each point is measured, on `backend`
+};
+
+// The points of `sweep` on `backend` (whose defaults fill the 0s of grid,
+// block and ops per thread); false with a one-line `error` when a point does
+// not fit the machine's memory.
+bool plan_sweep(const Sweep& sweep, BackendKind backend, SweepPlan& plan, std::string& error);
+
+}  // namespace atomstress::cli
