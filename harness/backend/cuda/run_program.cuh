@@ -2,8 +2,10 @@
 // algorithm's block code) launched once, every buffer reused across trials,
 // every call checked.  It never waits for ever: every retry loop on the
 // device is bounded (harness/prim/retry.cuh) and the host waits with a
-// deadline.  With RunOptions::bench_reps it times launches instead (memory
-// restored before each, nothing recorded), for the benchmarks.
+// deadline.  A kernel that faults, traps or outlives that deadline returns
+// false with History::fault saying which (a Crash or a Hang).  With
+// RunOptions::bench_reps it times launches instead (memory restored before
+// each, nothing recorded), for the benchmarks.
 //
 // Include this only from the unit that registers the entries (so each
 // kernel is instantiated once).
@@ -11,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <vector>
 
 #include "harness/backend/backend.hpp"
@@ -101,10 +104,11 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
     AS_CUDA_TRY(cudaMemset(B.out.p, 0xff, size_t(s.out_slots) * 4 + 4));
     AS_CUDA_TRY(cudaMemset(B.rs.p, 0, sizeof(prim::RetryShared)));
     AS_CUDA_TRY(cudaEventRecord(e0.e));
+    const auto launched = std::chrono::steady_clock::now();
     program_kernel<P><<<spec.grid, spec.block, s.smem_bytes>>>(g, watchdog_ms);
-    AS_CUDA_TRY(cudaGetLastError());
+    AS_CUDA_TRY(cudaGetLastError());  // a launch that did not start (configuration): no fault of the code
     AS_CUDA_TRY(cudaEventRecord(e1.e));
-    if (!cuda::wait_bounded(e1.e, watchdog_ms, P::name, error)) return false;
+    if (!cuda::wait_bounded(e1.e, launched, watchdog_ms, P::name, h.fault, error)) return false;
     float ms = 0;
     AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
     if (!bench || rep > 0) total_ms += ms;
