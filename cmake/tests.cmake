@@ -43,6 +43,21 @@ set_tests_properties(outside_entry_check PROPERTIES
   PASS_REGULAR_EXPRESSION "PASS  outside\\.add\\.u32 .*PASS  sum\\.block@outside\\.add\\.u32 .*PASS  hist\\.global@outside\\.add\\.u32"
   FAIL_REGULAR_EXPRESSION "FAIL|HANG|ERROR")
 
+# Isolated trials (tests/test_isolation.cpp): the Outcome's JSON round trip,
+# the supervised worker process, and on the CPU backend an entry that never
+# ends (HANG) and one that kills its process (CRASH), each one verdict in a
+# run that goes on (check, repro, fuzz; about 40 s).
+add_test(NAME isolation COMMAND atomstress_isolation_tests)
+
+# The same on the GPU: a kernel that outlives its watchdog (HANG), one that
+# stores to an illegal address (CRASH), then a correct entry that passes in
+# the same run (the GPU still usable).
+add_test(NAME isolation_cuda
+  COMMAND atomstress_outside_entry check --impl "test.spin.forever.u32,test.fault.u32,outside.add.u32"
+          --backend cuda --skip-without-gpu --trials 1 --watchdog-ms 1000)
+set_tests_properties(isolation_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
+  PASS_REGULAR_EXPRESSION "HANG  test\\.spin\\.forever\\.u32 .*CRASH test\\.fault\\.u32 .*PASS  outside\\.add\\.u32 ")
+
 # atomstress fuzz on the CPU backend: JUnit, corpus and its replay, kill and
 # --resume, shards and merge (tests/test_fuzz.cpp; about 30 s).
 add_test(NAME fuzz COMMAND atomstress_fuzz_tests)

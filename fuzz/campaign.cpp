@@ -65,13 +65,15 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
     }
   }
   if (res.found && res.verdict != Verdict::Error) {
-    const auto rate = properties::measure_rate(res.shrunk, cfg.gen.backend, cfg.run, cfg.rate_runs);
+    // Each measurement may take one more budget's time (at least one run):
+    // a case that hangs costs its watchdog per run.
+    const auto rate = properties::measure_rate(res.shrunk, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
     res.rate_failures = rate.failures;
     res.rate_runs = rate.runs;
     res.runs += rate.runs;
     res.ops += rate.runs * res.shrunk.ops();
     if (rate.failures == 0) {
-      const auto again = properties::measure_rate(res.first, cfg.gen.backend, cfg.run, cfg.rate_runs);
+      const auto again = properties::measure_rate(res.first, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
       res.flaky = again.failures == 0;
     }
   }

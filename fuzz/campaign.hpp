@@ -19,7 +19,7 @@ struct CampaignConfig {
   double budget_s = 10;      // searching stops here; shrinking may take up to 3x
   uint64_t max_specs = ~0ull;
   uint32_t reruns = 2;       // runs per spec evaluation (and per shrink candidate)
-  uint32_t rate_runs = 10;   // reruns of the shrunk case to measure its failure rate
+  uint32_t rate_runs = 10;   // reruns of the shrunk case to measure its failure rate (within budget_s more)
   uint64_t seed = 1;
   // Called after each evaluation during the search (not while shrinking):
   // live progress for long campaigns.  Optional.

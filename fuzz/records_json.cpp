@@ -5,18 +5,6 @@ namespace atomstress::fuzz {
 using nlohmann::json;
 using namespace reports;
 
-std::optional<Verdict> parse_verdict(const std::string& s) {
-  for (Verdict v : {Verdict::Pass, Verdict::Fail, Verdict::Hang, Verdict::Error})
-    if (s == to_string(v)) return v;
-  return std::nullopt;
-}
-
-std::optional<BackendKind> parse_backend(const std::string& s) {
-  for (BackendKind b : {BackendKind::Cpu, BackendKind::Cuda})
-    if (s == to_string(b)) return b;
-  return std::nullopt;
-}
-
 json to_json(const FuzzHeader& h) {
   json opts = json::object();
   for (const auto& [k, v] : h.options) opts[k] = v;

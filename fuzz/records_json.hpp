@@ -23,7 +23,4 @@ bool from_json(const nlohmann::json& j, reports::ReplayRecord& r, std::string& e
 bool from_json(const nlohmann::json& j, reports::FuzzSliceRecord& s, std::string& error);
 bool from_json(const nlohmann::json& j, reports::FuzzEntryResult& e, std::string& error);
 
-std::optional<Verdict> parse_verdict(const std::string& s);
-std::optional<BackendKind> parse_backend(const std::string& s);
-
 }  // namespace atomstress::fuzz

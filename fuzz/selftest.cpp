@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "campaign.hpp"
+#include "harness/pipeline/execute_trial.hpp"
 
 namespace atomstress {
 
@@ -30,12 +31,12 @@ void report_rate(const ImplInfo& impl, BackendKind backend, const RunOptions& ru
     std::string first;
     for (uint32_t r = 0; r < runs; ++r) {
       spec.seed = seed + r;
-      const TrialOutcome t = run_trial(spec, backend, run);
+      const TrialOutcome t = execute_trial(spec, backend, run);
       if (t.verdict == Verdict::Fail && lost++ == 0) first = t.why();
-      if (t.verdict == Verdict::Hang || t.verdict == Verdict::Error) ++other;
+      if (t.verdict == Verdict::Hang || t.verdict == Verdict::Crash || t.verdict == Verdict::Error) ++other;
     }
     std::printf("      observed rate, %u x %u x 1 on one lock: data lost in %u of %u runs%s\n", grid, block, lost, runs,
-                other ? (" (" + std::to_string(other) + " runs hung)").c_str() : "");
+                other ? (" (" + std::to_string(other) + " runs hung, crashed or could not run)").c_str() : "");
   }
 }
 

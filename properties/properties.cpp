@@ -1,11 +1,15 @@
 #include "properties.hpp"
 
+#include <chrono>
+
+#include "harness/pipeline/execute_trial.hpp"
+
 namespace atomstress::properties {
 
 Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t reruns) {
   Evaluation ev;
   for (uint32_t r = 0; r < std::max<uint32_t>(1, reruns); ++r) {
-    const TrialOutcome t = run_trial(spec, backend, opt);
+    const TrialOutcome t = execute_trial(spec, backend, opt);
     ++ev.runs;
     if (t.verdict != Verdict::Pass) {
       ++ev.failures;
@@ -17,10 +21,13 @@ Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions
   return ev;
 }
 
-Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t runs) {
+Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t runs,
+                        double max_seconds) {
   Evaluation ev;
-  for (uint32_t r = 0; r < runs; ++r) {
-    const TrialOutcome t = run_trial(spec, backend, opt);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto spent = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  for (uint32_t r = 0; r < runs && (r == 0 || spent() < max_seconds); ++r) {
+    const TrialOutcome t = execute_trial(spec, backend, opt);
     ++ev.runs;
     if (t.verdict != Verdict::Pass) {
       if (ev.failures++ == 0) {

@@ -9,9 +9,11 @@
 //                where their specs agree, and differs exactly as the specs
 //                predict where they do not.
 // A GPU interleaving does not repeat on demand, so a spec is run up to
-// `reruns` times and fails if any run fails.
+// `reruns` times and fails if any run fails.  Every run goes through
+// execute_trial (in a worker process when RunOptions::isolate says so).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -27,8 +29,11 @@ struct Evaluation {
 
 Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t reruns);
 
-// Reruns a spec `runs` times (no early stop): the observed failure rate.
-Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t runs);
+// Reruns a spec `runs` times (no early stop on a failure): the observed
+// failure rate.  After at least one run it stops once `max_seconds` have
+// passed: a case that hangs costs its watchdog and more per run.
+Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t runs,
+                        double max_seconds = std::numeric_limits<double>::infinity());
 
 struct DiffPair {
   const char* emulated;

@@ -10,7 +10,7 @@ namespace atomstress::reports {
 namespace {
 constexpr const char* kStyle = R"(body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}
-td.n{text-align:right;font-variant-numeric:tabular-nums}.PASS{color:#070}.FAIL,.HANG,.ERROR{color:#b00;font-weight:bold}
+td.n{text-align:right;font-variant-numeric:tabular-nums}.PASS{color:#070}.FAIL,.HANG,.CRASH,.ERROR{color:#b00;font-weight:bold}
 .SKIP{color:#777}code,pre{background:#f4f4f4;padding:2px 4px}pre{white-space:pre-wrap})";
 
 }  // namespace

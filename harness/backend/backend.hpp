@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "atomics_under_test/algorithms/program.cuh"
@@ -17,6 +19,12 @@ namespace atomstress {
 
 enum class GaveUp : uint8_t { No = 0, Budget = 1, Watchdog = 2, Aborted = 3 };
 
+// Why a runner that returned false failed, when the code under test caused
+// it: a kernel stopped past its watchdog (trapped) or still running at the
+// host's deadline (Hang), or a kernel faulted (Crash: illegal address, trap,
+// ...).  None: the trial could not run (bad geometry, out of memory, ...).
+enum class RunFault : uint8_t { None, Hang, Crash };
+
 struct History {
   std::vector<uint64_t> old;        // per op: the value the atomic returned
   std::vector<uint32_t> retries;    // per op: CAS retries (0 for native atomics)
@@ -25,10 +33,12 @@ struct History {
   std::vector<uint64_t> final_mem;  // per memory word, after the trial
   std::vector<uint32_t> out;        // algorithms: output slots (append)
   double kernel_ms = 0;             // time of the launch (or of the host threads)
+  RunFault fault = RunFault::None;  // set by a runner that returns false
 };
 
 enum class BackendKind : uint8_t { Cuda, Cpu };
 const char* to_string(BackendKind b);
+std::optional<BackendKind> parse_backend(std::string_view s);
 
 struct RunOptions {
   uint32_t retry_budget = 1u << 20;
@@ -37,6 +47,10 @@ struct RunOptions {
   uint32_t yield_permille = 20;  // CPU backend: chance of a yield at interleaving points
   uint32_t bench_reps = 0;       // cuda: >0 times this many launches, records nothing
   bool flush_l2 = false;         // cuda, with bench_reps: L2 flushed before each timed launch (cold)
+  // The pipeline's choice, not the runners': run each trial in a supervised
+  // worker process (harness/pipeline/execute_trial.hpp), so that a hang,
+  // trap or fault costs one verdict.
+  bool isolate = false;
 };
 
 // Watchdog deadline for a trial when none is given: 1 s plus 20 us per op.
@@ -51,5 +65,12 @@ bool cuda_memory(size_t& free, size_t& total);
 int cuda_sm_count();
 // The device's L2 cache in bytes (what a cold measurement flushes); 0 when there is none.
 size_t cuda_l2_bytes();
+// Creates this process's CUDA context now (a worker pays its start-up before
+// its first trial's deadline begins); false with `why` when it cannot.
+bool cuda_warm_up(std::string& why);
+// After a sticky device error (illegal address, trap, ...) or a kernel still
+// running past the host's deadline, this process's CUDA context is of no
+// further use: true from then on, with the reason in `why`.
+bool cuda_context_lost(std::string& why);
 
 }  // namespace atomstress

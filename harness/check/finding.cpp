@@ -18,4 +18,10 @@ const char* to_string(FindingKind k) {
   return "unknown";
 }
 
+std::optional<FindingKind> parse_finding_kind(std::string_view s) {
+  for (int k = 0; k <= int(FindingKind::LockHeld); ++k)  // LockHeld: the last kind
+    if (s == to_string(FindingKind(k))) return FindingKind(k);
+  return std::nullopt;
+}
+
 }  // namespace atomstress

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/registry/value_kind.hpp"
@@ -25,6 +26,7 @@ enum class FindingKind : uint8_t {
   LockHeld,         // a lock still held after the kernel
 };
 const char* to_string(FindingKind k);
+std::optional<FindingKind> parse_finding_kind(std::string_view s);
 
 struct Finding {
   FindingKind kind = FindingKind::None;

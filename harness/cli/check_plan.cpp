@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "harness/cli/options.hpp"
+#include "harness/pipeline/execute_trial.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace po = boost::program_options;
@@ -40,6 +41,7 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
       "host threads of the cpu backend (1 to 256)")(
       "yield", bounded<uint32_t>(&o.run.yield_permille, 0, 1000)->default_value(20),
       "cpu backend: per mille chance of yielding at an interleaving point (0 to 1000)")(
+      "isolate", cli::isolation(&o.run.isolate), cli::kIsolationHelp)(
       "profile", bounded<uint32_t>(&o.profile, 0, 1000)->default_value(0)->implicit_value(5),
       "show the N most contended addresses of each implementation's busiest trial")(
       "skip-without-gpu", po::bool_switch(&o.skip_without_gpu),
@@ -215,7 +217,7 @@ ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::fun
           }
           break;
         }
-        TrialOutcome out = run_trial(*spec, plan.backend, plan.opt.run, plan.opt.profile);
+        TrialOutcome out = execute_trial(*spec, plan.backend, plan.opt.run, plan.opt.profile);
         if (each) each(out);
         ++sum.trials;
         sum.ops += out.ops;

@@ -86,6 +86,7 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "host threads of the cpu backend (1 to 256)")(
       "yield", bounded<uint32_t>(&o.run.yield_permille, 0, 1000)->default_value(20),
       "cpu backend: per mille chance of yielding at an interleaving point (0 to 1000)")(
+      "isolate", isolation(&o.run.isolate), kIsolationHelp)(
       "corpus", non_empty(&o.corpus), "directory of failure cases: replayed first, new failures added")(
       "state", non_empty(&o.state), "state file for --resume (default: CORPUS/fuzz-state[-i-of-N].json)")(
       "resume", po::bool_switch(&o.resume), "continue a killed run from its state file")(
@@ -227,7 +228,8 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
                {"rate_runs", std::to_string(o.rate_runs)}, {"cpu_threads", std::to_string(o.run.cpu_threads)},
                {"watchdog_ms", std::to_string(o.run.watchdog_ms)}, {"budget", std::to_string(o.run.retry_budget)},
                {"shard", std::to_string(shard.index) + "/" + std::to_string(shard.count)},
-               {"corpus", o.corpus}, {"resumed", resumed ? "true" : "false"}};
+               {"corpus", o.corpus}, {"resumed", resumed ? "true" : "false"},
+               {"isolate", o.run.isolate ? "on" : "off"}};
 
   reports::Multiplex printers;
   if (!o.json.empty()) {

@@ -8,7 +8,7 @@
 #include "fuzz/corpus.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
-#include "harness/pipeline/run_trial.hpp"
+#include "harness/pipeline/execute_trial.hpp"
 #include "harness/pipeline/footprint.hpp"
 #include "reports/jsonl_printer.hpp"
 #include "reports/text_printer.hpp"
@@ -30,6 +30,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
       "per-run watchdog, at most 3600000 (0: automatic)")(
       "cpu-threads", bounded<uint32_t>(&opt.cpu_threads, 1, kMaxCpuThreads)->default_value(4),
       "cpu backend threads (1 to 256)")(
+      "isolate", isolation(&opt.isolate), kIsolationHelp)(
       "json", non_empty(&json_path), "append one JSON line per run to FILE");
   po::positional_options_description pos;
   pos.add("token", 1);
@@ -65,7 +66,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   sum.spec = *spec;
   sum.runs = runs;
   for (uint32_t r = 0; r < runs; ++r) {
-    const TrialOutcome t = run_trial(*spec, backend, opt);
+    const TrialOutcome t = execute_trial(*spec, backend, opt);
     if (t.verdict == Verdict::Error) {
       printers.finish();
       return usage_error(t.why());

@@ -15,5 +15,7 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
 int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_line);
 int cmd_merge(const std::vector<std::string>& args, const std::string& command_line);
 int cmd_profile(const std::vector<std::string>& args, const std::string& command_line);
+// Hidden: the worker process of isolated trials (harness/pipeline/isolated.hpp).
+int cmd_worker(const std::vector<std::string>& args);
 
 }  // namespace atomstress::cli

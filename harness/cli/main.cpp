@@ -8,9 +8,11 @@
 //   atomstress merge    [--junit F] [--report DIR] [--corpus DIR] LOG...
 //   atomstress profile  --impl NAME|GLOB[,..] [--k LIST|pow2:LO:HI[:STEP]] [--json FILE] ...
 //   atomstress --version
-// Exit status: 0 all passed, 1 a failure or hang was found, 2 bad input or
-// a report that could not be written, 3 a kernel outlived its watchdog (the
-// process cannot recover the device), 77 (with --skip-without-gpu) no GPU.
+//   atomstress worker   (hidden: started by the supervisor of isolated trials)
+// Exit status: 0 all passed, 1 a failure, hang or crash was found, 2 bad
+// input or a report that could not be written, 3 with --isolate off: a
+// trial lost the CUDA context and the run stopped, 77 (with
+// --skip-without-gpu) no GPU.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -44,6 +46,7 @@ int dispatch(const std::string& cmd, const std::vector<std::string>& args, const
   if (cmd == "fuzz") return cmd_fuzz(args, command_line);
   if (cmd == "merge") return cmd_merge(args, command_line);
   if (cmd == "profile") return cmd_profile(args, command_line);
+  if (cmd == "worker") return cmd_worker(args);  // not in the usage: no one runs it by hand
   return usage_error("unknown command '" + cmd + "' (list, check, repro, selftest, fuzz, merge, profile)");
 }
 

@@ -100,6 +100,25 @@ class NonEmptyString : public po::typed_value<std::string> {
 
 po::typed_value<std::string>* non_empty(std::string* store) { return new NonEmptyString(store); }
 
+namespace {
+class IsolationValue : public po::typed_value<bool> {
+ public:
+  using po::typed_value<bool>::typed_value;
+  void xparse(boost::any& out, const std::vector<std::string>& tokens) const override {
+    po::validators::check_first_occurrence(out);
+    const std::string& token = po::validators::get_single_string(tokens);
+    if (token != "on" && token != "off" && token != "auto") throw bad_number(token, "is not on, off or auto");
+    out = token != "off";
+  }
+};
+}  // namespace
+
+po::typed_value<bool>* isolation(bool* store) {
+  auto* v = new IsolationValue(store);
+  v->default_value(true, "auto");
+  return v;
+}
+
 po::variables_map parse_command(const std::vector<std::string>& args, const po::options_description& desc,
                                 const po::positional_options_description* positional) {
   // Boost guesses "--trial" means "--trials" by default: a typo would run

@@ -65,6 +65,13 @@ class SecondsValue : public boost::program_options::typed_value<double> {
 };
 inline SecondsValue* seconds(double* store, double max) { return new SecondsValue(store, max); }
 
+// --isolate on|off|auto: whether trials run in a supervised worker process
+// (harness/pipeline/execute_trial.hpp); auto, the default, is on.
+boost::program_options::typed_value<bool>* isolation(bool* store);
+inline constexpr const char* kIsolationHelp =
+    "on, off or auto (on): run each trial in a worker process, so that a hang, trap or fault costs one verdict "
+    "(HANG, CRASH) and the run goes on; off runs them in this process (for debugging)";
+
 // A string option that must not be empty (a file name, a list).
 boost::program_options::typed_value<std::string>* non_empty(std::string* store);
 

@@ -61,12 +61,14 @@ bool time_bare(const Workload& w, uint32_t reps, uint64_t watchdog_ms, bool cold
     AS_CUDA_TRY(cudaMemcpy(B.mem.p, B.pristine.p, words * sizeof(T), cudaMemcpyDeviceToDevice));
     if (cold && !cuda::flush_l2(error)) return false;
     AS_CUDA_TRY(cudaEventRecord(e0.e));
+    const auto launched = std::chrono::steady_clock::now();
     bare_atomic_add<T><<<w.spec.grid, w.spec.block>>>(B.mem.as<T>(), B.addr.as<uint32_t>(), B.operand.as<T>(),
                                                        w.spec.threads(), w.spec.ops_per_thread, ~uint64_t(0) - 1,
                                                        B.sink.as<uint64_t>());
     AS_CUDA_TRY(cudaGetLastError());
     AS_CUDA_TRY(cudaEventRecord(e1.e));
-    if (!cuda::wait_bounded(e1.e, watchdog_ms, "bare atomicAdd", error)) return false;
+    RunFault fault = RunFault::None;  // a plain atomicAdd cannot hang: any failure is an error
+    if (!cuda::wait_bounded(e1.e, launched, watchdog_ms, "bare atomicAdd", fault, error)) return false;
     float ms = 0;
     AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
     if (rep > 0) total_ms += ms;

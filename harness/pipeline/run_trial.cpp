@@ -10,8 +10,16 @@ const char* to_string(Verdict v) {
     case Verdict::Pass: return "PASS";
     case Verdict::Fail: return "FAIL";
     case Verdict::Hang: return "HANG";
-    default: return "ERROR";
+    case Verdict::Crash: return "CRASH";
+    case Verdict::Error: return "ERROR";
   }
+  return "ERROR";
+}
+
+std::optional<Verdict> parse_verdict(std::string_view s) {
+  for (Verdict v : {Verdict::Pass, Verdict::Fail, Verdict::Hang, Verdict::Crash, Verdict::Error})
+    if (s == to_string(v)) return v;
+  return std::nullopt;
 }
 
 BackendKind resolve_backend(const std::string& name, std::string& note, std::string& error) {
@@ -117,8 +125,15 @@ Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& 
     return refused(std::move(out), FindingKind::InvalidTrial,
                    std::string(entry.name) + " uses warp intrinsics: it needs the cuda backend");
   History h;
-  if (!run_workload(*w, *setup, backend, opt, h, error))
-    return refused(std::move(out), FindingKind::BackendError, error);
+  if (!run_workload(*w, *setup, backend, opt, h, error)) {
+    // A fault of the code under test is a found failure; anything else is
+    // a trial that could not run.
+    if (h.fault == RunFault::None) return refused(std::move(out), FindingKind::BackendError, error);
+    const bool hang = h.fault == RunFault::Hang;
+    out.verdict = hang ? Verdict::Hang : Verdict::Crash;
+    out.finding = make_finding(hang ? FindingKind::Hang : FindingKind::Crash, error);
+    return out;
+  }
   out.run_ms = h.kernel_ms;
   for (uint64_t o = 0; o < h.retries.size(); ++o) {
     out.total_retries += h.retries[o];

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/backend/backend.hpp"
@@ -15,8 +16,14 @@
 
 namespace atomstress {
 
-enum class Verdict : uint8_t { Pass, Fail, Hang, Error };
+// Pass; Fail (the oracle found a wrong result); Hang (a loop gave up, a
+// kernel trapped past its watchdog, or a trial never came back); Crash (a
+// kernel faulted, or the process running the trial died); Error (bad input,
+// or the backend could not run the trial).  Fail, Hang and Crash are found
+// failures; Error is not.
+enum class Verdict : uint8_t { Pass, Fail, Hang, Crash, Error };
 const char* to_string(Verdict v);
+std::optional<Verdict> parse_verdict(std::string_view s);
 
 struct Hotspot {
   uint64_t addr = 0;
@@ -43,8 +50,12 @@ using TrialOutcome = Outcome;
 // The `top` busiest words of a trial: most cycles, then retries, then ops.
 std::vector<Hotspot> hottest_addresses(const Workload& w, const History& h, size_t top);
 
-// Runs one trial.  Bad input (unknown implementation, impossible geometry,
-// an entry the backend cannot run) gives Verdict::Error with a one-line why.
+// Runs one trial in this process.  Bad input (unknown implementation,
+// impossible geometry, an entry the backend cannot run) gives Verdict::Error
+// with a one-line why; a kernel that faults gives Crash, one that traps past
+// its watchdog Hang (and either leaves the CUDA context lost:
+// cuda_context_lost()).  Commands go through execute_trial
+// (execute_trial.hpp), which can run it in a worker process instead.
 Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
 
 // The stages one at a time (tests, benchmarks, differential properties):

@@ -18,6 +18,11 @@ const char* vk_name(VK k) {
   static const char* names[] = {"i32", "u32", "i64", "u64", "f32", "f64", "u16"};
   return names[static_cast<int>(k)];
 }
+std::optional<VK> parse_vk(std::string_view s) {
+  for (VK k : {VK::I32, VK::U32, VK::I64, VK::U64, VK::F32, VK::F64, VK::U16})
+    if (s == vk_name(k)) return k;
+  return std::nullopt;
+}
 bool vk_is_float(VK k) { return k == VK::F32 || k == VK::F64; }
 
 std::string format_value(VK k, uint64_t bits) {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace atomstress {
@@ -10,6 +12,7 @@ namespace atomstress {
 enum class VK : uint8_t { I32, U32, I64, U64, F32, F64, U16 };
 unsigned vk_bytes(VK k);
 const char* vk_name(VK k);
+std::optional<VK> parse_vk(std::string_view s);
 bool vk_is_float(VK k);
 
 template <class T>

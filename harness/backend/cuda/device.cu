@@ -2,6 +2,8 @@
 // templates, instantiated by the units that register entries).
 #include <cuda_runtime.h>
 
+#include <mutex>
+
 #include "harness/backend/cuda/run_program.cuh"
 
 namespace atomstress {
@@ -38,7 +40,32 @@ bool flush_l2(std::string& error) {
   AS_CUDA_TRY(cudaMemsetAsync(scratch.p, 0, bytes));
   return true;
 }
+
+namespace {
+// Why this process's context is lost; empty while it is usable.  Trials run
+// one at a time on one thread, but a mutex costs nothing here.
+std::mutex lost_mutex;
+std::string lost_why;
+}  // namespace
+
+void mark_context_lost(const std::string& why) {
+  std::lock_guard<std::mutex> lock(lost_mutex);
+  if (lost_why.empty()) lost_why = why;  // the first cause is the one that matters
+}
 }  // namespace cuda
+
+bool cuda_context_lost(std::string& why) {
+  std::lock_guard<std::mutex> lock(cuda::lost_mutex);
+  why = cuda::lost_why;
+  return !why.empty();
+}
+
+bool cuda_warm_up(std::string& why) {
+  const cudaError_t e = cudaFree(nullptr);  // creates the primary context
+  if (e == cudaSuccess) return true;
+  why = std::string("cannot create a CUDA context: ") + cudaGetErrorString(e);
+  return false;
+}
 
 bool cuda_available(std::string& why) {
   int n = 0;

@@ -2,9 +2,11 @@
 // algorithm's block code) launched once, every buffer reused across trials,
 // every call checked.  It never waits for ever: every retry loop on the
 // device is bounded (harness/prim/retry.cuh) and the host waits with a
-// deadline.  With RunOptions::bench_reps it times launches instead (memory
-// restored before each, nothing recorded; with RunOptions::flush_l2 the L2
-// flushed before each, outside the timed region), for the profiler.
+// deadline.  A kernel that faults, traps or outlives that deadline returns
+// false with History::fault saying which (a Crash or a Hang).  With
+// RunOptions::bench_reps it times launches instead (memory restored before
+// each, nothing recorded; with RunOptions::flush_l2 the L2 flushed before
+// each, outside the timed region), for the profiler and the benchmarks.
 //
 // Include this only from the unit that registers the entries (so each
 // kernel is instantiated once).
@@ -12,10 +14,12 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <vector>
 
 #include "harness/backend/backend.hpp"
 #include "harness/backend/cuda/util.cuh"
+#include "harness/prim/call_scope.cuh"
 #include "harness/registry/bits.hpp"
 
 namespace atomstress {
@@ -112,10 +116,22 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
     // Cold: the restored memory and the inputs leave L2 before the start event.
     if (bench && opt.flush_l2 && !cuda::flush_l2(error)) return false;
     AS_CUDA_TRY(cudaEventRecord(e0.e));
+    const auto launched = std::chrono::steady_clock::now();
     program_kernel<P><<<spec.grid, spec.block, s.smem_bytes>>>(g, watchdog_ms);
-    AS_CUDA_TRY(cudaGetLastError());
+    AS_CUDA_TRY(cudaGetLastError());  // a launch that did not start (configuration): no fault of the code
     AS_CUDA_TRY(cudaEventRecord(e1.e));
-    if (!cuda::wait_bounded(e1.e, watchdog_ms, P::name, error)) return false;
+    if (!cuda::wait_bounded(e1.e, launched, watchdog_ms, P::name, h.fault, error)) {
+      // A user's loop stopped by the intercepted intrinsics notes why before
+      // it traps (prim/call_scope.cuh): a hang, however soon it came.
+      const unsigned int why = *reinterpret_cast<volatile unsigned int*>(note);
+      if (h.fault == RunFault::Crash && (why & 0xff000000u) == prim::kStopNoteTag) {
+        h.fault = RunFault::Hang;
+        error = std::string(P::name) + ": a loop in the code under test was stopped (" +
+                ((why & 0xffu) == 1 ? "past its retry budget" : "past the trial's deadline") +
+                ") and the kernel trapped";
+      }
+      return false;
+    }
     float ms = 0;
     AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
     if (!bench || rep > 0) total_ms += ms;

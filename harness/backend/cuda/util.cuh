@@ -1,12 +1,12 @@
 // What the CUDA backends share: checked calls, grow-only device buffers, the
-// device's limits, and a bounded wait for a kernel.
+// device's limits, and a bounded wait for a kernel that classifies how a
+// failed kernel ended (RunFault).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -85,31 +85,75 @@ inline bool check_geometry(const cudaDeviceProp& prop, uint32_t grid, uint32_t b
 // the timed region's start event: the flush itself is not timed.
 bool flush_l2(std::string& error);
 
-// Waits for `done` with a deadline well past the device watchdog: a kernel
-// still running then is a harness bug, and the process must not wait for
-// ever (the device cannot be recovered from inside it: exit 3).
-inline bool wait_bounded(cudaEvent_t done, uint64_t watchdog_ms, const char* what, std::string& error) {
+// Records that this process's CUDA context is of no further use
+// (cuda_context_lost() says so from then on); defined in device.cu.
+void mark_context_lost(const std::string& why);
+
+inline std::string ms_text(double ms) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f ms", ms);
+  return b;
+}
+
+// A kernel that ran `ran_ms` (since just before its launch) failed with `e`.
+// A sticky error (illegal or misaligned address, illegal instruction, trap,
+// ...) kills the context: it is recorded, and the fault is a Hang when the
+// kernel had run at least its watchdog time (the watchdog traps a loop past
+// the deadline) or a Crash before that.  Any other error is no fault of the
+// code under test (None).  Sets the one-line `error`.
+inline RunFault classify_kernel_failure(cudaError_t e, double ran_ms, uint64_t watchdog_ms, const char* what,
+                                        std::string& error) {
+  const std::string cause = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+  cudaGetLastError();  // clears the error unless it is sticky
+  // A sticky error comes back from every later call; the failed kernel has
+  // ended, so this does not wait.
+  if (cudaDeviceSynchronize() == cudaSuccess) {
+    error = std::string("cuda: ") + what + " kernel failed: " + cause;
+    return RunFault::None;
+  }
+  mark_context_lost(std::string(what) + " kernel: " + cause);
+  if (ran_ms >= double(watchdog_ms)) {
+    error = std::string(what) + " kernel stopped past its watchdog (" + std::to_string(watchdog_ms) +
+            " ms): trapped (" + cause + ")";
+    return RunFault::Hang;
+  }
+  error = std::string(what) + " kernel faulted after " + ms_text(ran_ms) + ": " + cause;
+  return RunFault::Crash;
+}
+
+// Waits for `done` (recorded after a kernel launched at `launched`) with a
+// host deadline well past the device watchdog.  False with `fault` and
+// `error` set when the kernel failed (classify_kernel_failure) or is still
+// running at the deadline: a Hang, and a context that cannot run another
+// trial (the kernel runs on).  Trials isolated in a worker process are
+// killed by their supervisor before this deadline.
+inline bool wait_bounded(cudaEvent_t done, std::chrono::steady_clock::time_point launched, uint64_t watchdog_ms,
+                         const char* what, RunFault& fault, std::string& error) {
   // Saturating: a watchdog of hours must not wrap the deadline into the past.
   const uint64_t wait_ms = watchdog_ms > (uint64_t(1) << 40) ? (uint64_t(1) << 41) : 2 * watchdog_ms + 10000;
-  const auto start = std::chrono::steady_clock::now();
-  const auto host_deadline = start + std::chrono::milliseconds(wait_ms);
-  // Yield, not sleep, for the first millisecond: a timing batch waits for
-  // hundreds of launches of a few microseconds each, and a 200 us sleep per
-  // launch would make the host's naps, not the GPU, the cost of a profile.
-  const auto spin_until = start + std::chrono::milliseconds(1);
+  const auto host_deadline = launched + std::chrono::milliseconds(wait_ms);
   for (;;) {
     const cudaError_t q = cudaEventQuery(done);
     if (q == cudaSuccess) return true;
-    if (q != cudaErrorNotReady) AS_CUDA_TRY(q);
     const auto now = std::chrono::steady_clock::now();
-    if (now < spin_until) {
+    const double ran_ms = std::chrono::duration<double, std::milli>(now - launched).count();
+    if (q != cudaErrorNotReady) {
+      fault = classify_kernel_failure(q, ran_ms, watchdog_ms, what, error);
+      return false;
+    }
+    // Yield, not sleep, for the first millisecond: a timing batch waits for
+    // hundreds of launches of a few microseconds each, and a 200 us sleep per
+    // launch would make the host's naps, not the GPU, the cost of a profile.
+    if (now < launched + std::chrono::milliseconds(1)) {
       std::this_thread::yield();
       continue;
     }
     if (now > host_deadline) {
-      std::fprintf(stderr, "atomstress: fatal: %s kernel still running %llu ms past its watchdog; exiting\n", what,
-                   static_cast<unsigned long long>(watchdog_ms + 10000));
-      std::_Exit(3);
+      fault = RunFault::Hang;
+      error = std::string(what) + " kernel still running " + ms_text(ran_ms) + " after its launch, past its watchdog (" +
+              std::to_string(watchdog_ms) + " ms)";
+      mark_context_lost(error);
+      return false;
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }

@@ -1,0 +1,92 @@
+// atomstress worker (hidden): the far side of isolated trials
+// (harness/pipeline/isolated.cpp).  It says {"ready":true} once started (a
+// CUDA context created on --backend cuda), then reads one TrialRequest per
+// line on stdin, runs it in this process and writes its Outcome as one JSON
+// line, flushed.  After a trial that lost the CUDA context it says so
+// ("exits") and exits, and its supervisor starts a fresh worker.  It ends
+// at the end of its input, or with its supervisor.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "harness/cli/commands.hpp"
+#include "harness/cli/options.hpp"
+#include "harness/pipeline/trial_json.hpp"
+
+namespace po = boost::program_options;
+using nlohmann::json;
+
+namespace atomstress::cli {
+
+namespace {
+
+// Replies on a private copy of stdout; stdout itself becomes stderr, so that
+// whatever the code under test prints (a device printf) cannot corrupt them.
+FILE* take_reply_channel() {
+  const int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return nullptr;
+  return fdopen(fd, "w");
+}
+
+// One line, flushed; a supervisor that is gone ends the worker.
+void reply(FILE* out, const json& j) {
+  const std::string line = j.dump() + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), out) != line.size() || std::fflush(out) != 0) std::_Exit(0);
+}
+
+}  // namespace
+
+int cmd_worker(const std::vector<std::string>& args) {
+  std::string backend_name;
+  uint64_t parent = 0;
+  po::options_description desc("atomstress worker (started by the supervisor of isolated trials)");
+  desc.add_options()("backend", non_empty(&backend_name), "cpu or cuda")(
+      "parent", bounded<uint64_t>(&parent), "the supervisor's process id");
+  parse_command(args, desc);
+  const auto backend = parse_backend(backend_name);
+  if (!backend) return usage_error("worker: --backend cpu or cuda");
+  // Ends with its supervisor even mid-trial (a loop that never ends would
+  // otherwise run on as an orphan), and never outlives a supervisor that
+  // died before this line.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (parent != 0 && uint64_t(getppid()) != parent) return 0;
+  // Trials that crash on purpose, thousands in a night, leave no core files
+  // (to debug one, reproduce it with --isolate off).
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  FILE* out = take_reply_channel();
+  if (!out) return usage_error("worker: cannot set up its reply channel");
+
+  std::string why;
+  if (*backend == BackendKind::Cuda && !cuda_warm_up(why)) {
+    reply(out, {{"ready", false}, {"error", why}});
+    return 2;
+  }
+  reply(out, {{"ready", true}});
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    const json j = json::parse(line, nullptr, false);
+    TrialRequest request;
+    std::string error = j.is_object() ? "" : "not a JSON object";
+    if (!error.empty() || !from_json(j, request, error)) {
+      reply(out, {{"error", "malformed request: " + error}});
+      continue;
+    }
+    json answer = to_json(run_trial(request.spec, request.backend, request.run, request.hotspots));
+    const bool lost = cuda_context_lost(why);
+    if (lost) answer["exits"] = true;
+    reply(out, answer);
+    // A lost context runs no further trial.  _Exit: a kernel may still run,
+    // and tearing the context down could wait for it.
+    if (lost) std::_Exit(0);
+  }
+  return 0;
+}
+
+}  // namespace atomstress::cli

@@ -1,0 +1,19 @@
+// How a command runs a trial: the one seam between the commands (check,
+// repro, selftest, the property campaigns of fuzz) and the two ways to run
+// one.  RunOptions::isolate: in a supervised worker process
+// (run_trial_isolated), so that a hang, trap or fault costs one verdict;
+// otherwise in this process (run_trial: for debugging, and for the tests
+// that call the pipeline directly).
+#pragma once
+
+#include "harness/pipeline/run_trial.hpp"
+
+namespace atomstress {
+
+// In this process, a trial after one that lost the CUDA context (a fault or
+// a trap leaves it unusable) is not run: the program stops with one line
+// telling the user to run isolated, and exit status 3.  Reports already
+// written (JSON lines, corpus cases, the fuzz state) are kept.
+Outcome execute_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
+
+}  // namespace atomstress

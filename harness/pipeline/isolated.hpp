@@ -1,0 +1,27 @@
+// Isolated trials, in the manner of libFuzzer's fork mode: a trial runs in a
+// worker process (the same program, `/proc/self/exe worker`, so a user's
+// suite binary, which carries their entries, is its own worker), and a
+// trial that never ends, traps or kills its process costs one verdict (HANG
+// or CRASH) instead of the run.  One worker is kept for the whole run (its
+// start-up, a CUDA context included, is paid once) and replaced after it
+// dies or is killed.  Only programs built by atomstress_add_cli (whose main
+// dispatches `worker`) can run isolated trials.
+#pragma once
+
+#include "harness/pipeline/run_trial.hpp"
+
+namespace atomstress {
+
+// run_trial in the worker.  The answer is awaited for the trial's watchdog
+// (effective_watchdog_ms) plus isolation_grace_ms; past that the worker is
+// killed and the verdict is Hang.  A worker that dies gives Crash, naming
+// the signal or exit status, with its last stderr lines.  A worker that
+// cannot be started gives Error.
+Outcome run_trial_isolated(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
+
+// Beyond the watchdog, what an answer may take: 2 s, plus 0.2 us per op for
+// the copies back, the check and the reply (the checker alone does about 50
+// M ops/s).
+uint64_t isolation_grace_ms(uint64_t ops);
+
+}  // namespace atomstress

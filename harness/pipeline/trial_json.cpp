@@ -1,0 +1,134 @@
+#include "harness/pipeline/trial_json.hpp"
+
+namespace atomstress {
+
+using nlohmann::json;
+
+namespace {
+
+// Reads field `key` into `out`, keeping the first problem in `error`.
+template <class T>
+void get(const json& j, const char* key, T& out, std::string& error) {
+  if (!error.empty()) return;
+  try {
+    j.at(key).get_to(out);
+  } catch (const json::exception&) {
+    error = std::string("missing or mistyped field '") + key + "'";
+  }
+}
+
+// An enumerator written by its to_string, read back through `parse`.
+template <class E, class Parse>
+void get_enum(const json& j, const char* key, E& out, Parse parse, std::string& error) {
+  std::string text;
+  get(j, key, text, error);
+  if (!error.empty()) return;
+  if (const auto v = parse(text)) out = *v;
+  else error = std::string("unknown ") + key + " '" + text + "'";
+}
+
+// The spec travels as its reproduction token (checksummed, every field).
+void get_spec(const json& j, TrialSpec& spec, std::string& error) {
+  std::string token;
+  get(j, "token", token, error);
+  if (!error.empty()) return;
+  if (auto s = decode_token(token, error)) spec = std::move(*s);
+}
+
+}  // namespace
+
+json to_json(const TrialRequest& r) {
+  return {{"token", encode_token(r.spec)}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)},
+          {"hotspots", r.hotspots}};
+}
+
+json to_json(const Finding& f) {
+  json j = {{"kind", to_string(f.kind)}, {"address", f.address}, {"ops", f.ops},
+            {"value_kind", vk_name(f.value_kind)}, {"explanation", f.explanation}};
+  // Absent values stay absent (null), so "no expected value" survives.
+  j["expected"] = f.expected ? json(*f.expected) : json();
+  j["observed"] = f.observed ? json(*f.observed) : json();
+  return j;
+}
+
+json to_json(const Outcome& o) {
+  auto hotspots = json::array();
+  for (const Hotspot& h : o.hotspots)
+    hotspots.push_back({{"addr", h.addr}, {"ops", h.ops}, {"retries", h.retries}, {"cycles", h.cycles}});
+  return {{"token", encode_token(o.spec)}, {"backend", to_string(o.backend)}, {"verdict", to_string(o.verdict)},
+          {"finding", to_json(o.finding)}, {"ops", o.ops}, {"run_ms", o.run_ms}, {"check_ms", o.check_ms},
+          {"total_retries", o.total_retries}, {"max_retries", o.max_retries}, {"hotspots", hotspots}};
+}
+
+json to_json(const RunOptions& o) {
+  return {{"retry_budget", o.retry_budget}, {"watchdog_ms", o.watchdog_ms}, {"cpu_threads", o.cpu_threads},
+          {"yield_permille", o.yield_permille}, {"bench_reps", o.bench_reps}, {"isolate", o.isolate}};
+}
+
+bool from_json(const json& j, TrialRequest& r, std::string& error) {
+  get_spec(j, r.spec, error);
+  get_enum(j, "backend", r.backend, parse_backend, error);
+  if (error.empty() && !j.contains("run")) error = "missing field 'run'";
+  if (error.empty()) from_json(j["run"], r.run, error);
+  get(j, "hotspots", r.hotspots, error);
+  return error.empty();
+}
+
+bool from_json(const json& j, Finding& f, std::string& error) {
+  get_enum(j, "kind", f.kind, parse_finding_kind, error);
+  get(j, "address", f.address, error);
+  get(j, "ops", f.ops, error);
+  get_enum(j, "value_kind", f.value_kind, parse_vk, error);
+  get(j, "explanation", f.explanation, error);
+  for (auto [key, value] : {std::pair{"expected", &f.expected}, std::pair{"observed", &f.observed}}) {
+    if (!error.empty()) break;
+    if (!j.contains(key) || j[key].is_null()) {
+      value->reset();
+      continue;
+    }
+    uint64_t bits = 0;
+    get(j, key, bits, error);
+    *value = bits;
+  }
+  return error.empty();
+}
+
+bool from_json(const json& j, Outcome& o, std::string& error) {
+  get_spec(j, o.spec, error);
+  get_enum(j, "backend", o.backend, parse_backend, error);
+  get_enum(j, "verdict", o.verdict, parse_verdict, error);
+  if (error.empty()) {
+    if (!j.contains("finding")) error = "missing field 'finding'";
+    else from_json(j["finding"], o.finding, error);
+  }
+  get(j, "ops", o.ops, error);
+  get(j, "run_ms", o.run_ms, error);
+  get(j, "check_ms", o.check_ms, error);
+  get(j, "total_retries", o.total_retries, error);
+  get(j, "max_retries", o.max_retries, error);
+  o.hotspots.clear();
+  if (error.empty() && !(j.contains("hotspots") && j["hotspots"].is_array())) error = "missing field 'hotspots'";
+  if (error.empty()) {
+    for (const json& h : j["hotspots"]) {
+      Hotspot x;
+      get(h, "addr", x.addr, error);
+      get(h, "ops", x.ops, error);
+      get(h, "retries", x.retries, error);
+      get(h, "cycles", x.cycles, error);
+      o.hotspots.push_back(x);
+    }
+  }
+  return error.empty();
+}
+
+bool from_json(const json& j, RunOptions& o, std::string& error) {
+  get(j, "retry_budget", o.retry_budget, error);
+  get(j, "watchdog_ms", o.watchdog_ms, error);
+  get(j, "cpu_threads", o.cpu_threads, error);
+  get(j, "yield_permille", o.yield_permille, error);
+  get(j, "bench_reps", o.bench_reps, error);
+  get(j, "isolate", o.isolate, error);
+  return error.empty();
+}
+
+}  // namespace atomstress

@@ -1,0 +1,71 @@
+// A child process that answers one line per line it is sent: the operating
+// system's half of isolated trials (harness/pipeline/isolated.cpp speaks
+// the protocol).  Its stdin and stdout are one end of a socket pair (so that
+// writing to a worker that died is an error, never a SIGPIPE), its stderr a
+// pipe that is passed on to ours as it comes and whose last lines are kept
+// to explain a death.  Every descriptor of ours is close-on-exec; a worker
+// that dies or is killed is always reaped (no zombies).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace atomstress {
+
+class WorkerProcess {
+ public:
+  using Clock = std::chrono::steady_clock;
+  enum class Read { Line, Died, TimedOut };
+
+  WorkerProcess() = default;
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+  ~WorkerProcess();  // stop()s a running worker
+
+  // Starts `program` with `argv` (argv[0] included); false with a one-line
+  // `error` when it cannot be started.  A running worker is stopped first.
+  bool start(const std::string& program, const std::vector<std::string>& argv, std::string& error);
+  bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+
+  // Writes `line` and a newline; false when the worker is gone.
+  bool send(const std::string& line);
+  // The worker's next line, without its newline (Line); or the worker
+  // closed its output or died (Died: reaped, death() says how); or nothing
+  // came by `deadline` (TimedOut: it is still running).
+  Read receive(std::string& line, Clock::time_point deadline);
+  // SIGKILL, then reap.
+  void kill();
+  // Closes the worker's input (it exits at the end of its input) and reaps
+  // it, killing it when it has not exited within `grace`.
+  void stop(std::chrono::milliseconds grace);
+
+  // How the last worker ended ("killed by signal 11 (SIGSEGV)", "exited
+  // with status 3"); empty while it runs.
+  const std::string& death() const { return death_; }
+  // Its last lines on stderr: at most kTailLines lines and kTailBytes bytes.
+  std::string stderr_tail() const;
+  static constexpr size_t kTailLines = 8, kTailBytes = 2048;
+
+ private:
+  // Reads what stderr holds now (passing it on and keeping its tail); false
+  // at its end.
+  bool pump_stderr();
+  // Reads stderr until its end or `until`, whichever comes first.
+  void drain_stderr(Clock::time_point until);
+  // waitpid: blocking, or not (then false while it still runs).
+  bool reap(bool block);
+  void close_channels();
+
+  pid_t pid_ = -1;
+  int channel_ = -1;  // our end of the socket pair: requests out, replies in
+  int stderr_ = -1;   // the read end of the worker's stderr
+  std::string pending_;  // received, not yet a whole line
+  std::string tail_;     // the last bytes of its stderr
+  std::string death_;
+};
+
+}  // namespace atomstress

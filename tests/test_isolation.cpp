@@ -1,0 +1,415 @@
+// Isolated trials: the request and Outcome survive their JSON round trip,
+// the worker process is supervised (a death named, a timeout killed, no
+// SIGPIPE, no zombie), and end to end on the CPU backend through
+// atomstress_outside_entry (beside this program), whose test entries never
+// end (test.spin.forever.u32) or kill their process (test.fault.u32): each
+// costs one verdict and the run goes on.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "harness/backend/cuda/util.cuh"
+#include "harness/pipeline/execute_trial.hpp"
+#include "harness/pipeline/isolated.hpp"
+#include "harness/pipeline/trial_json.hpp"
+#include "harness/pipeline/worker_process.hpp"
+#include "run_program.hpp"
+
+namespace fs = std::filesystem;
+using namespace atomstress;
+using nlohmann::json;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using atomstress::testing::bin_dir;
+using atomstress::testing::Result;
+using atomstress::testing::run_shell;
+
+// ----------------------------------------------------------------- JSON
+
+Outcome every_field_set() {
+  Outcome o;
+  o.spec.impl = "cas.add.f32";
+  o.spec.grid = 7;
+  o.spec.block = 33;
+  o.spec.ops_per_thread = 5;
+  o.spec.space = Space::Shared;
+  o.spec.pattern = Pattern::Zipf;
+  o.spec.k = 1024;
+  o.spec.zipf_s = 3;
+  o.spec.dist = Dist::Full;
+  o.spec.special_permille = 150;
+  o.spec.init = Init::Zero;
+  o.spec.seed = 0xfedcba9876543210ull;
+  o.backend = BackendKind::Cuda;
+  o.verdict = Verdict::Crash;
+  o.finding.kind = FindingKind::Unexplained;
+  o.finding.address = 12345678901ll;
+  o.finding.ops = {4711, 0, -1, 9007199254740993ll};
+  o.finding.value_kind = VK::F64;
+  o.finding.expected = 0x7ff4000000000001ull;  // past 2^53: a double would lose it
+  o.finding.observed = ~0ull;
+  o.finding.explanation = "op #4711 returned \"5.0\"\nand then\tsomething ünicode";
+  o.ops = 7 * 33 * 5;
+  o.run_ms = 0.1 + 0.2;  // not a short decimal
+  o.check_ms = 1e-300;
+  o.total_retries = ~0ull - 1;
+  o.max_retries = 0xffffffffu;
+  o.hotspots = {{3, 40, 500, ~0ull}, {0, 1, 0, 0}};
+  return o;
+}
+
+void expect_same(const Outcome& a, const Outcome& b) {
+  EXPECT_EQ(a.spec, b.spec);
+  EXPECT_EQ(a.backend, b.backend);
+  EXPECT_EQ(a.verdict, b.verdict);
+  EXPECT_EQ(a.finding.kind, b.finding.kind);
+  EXPECT_EQ(a.finding.address, b.finding.address);
+  EXPECT_EQ(a.finding.ops, b.finding.ops);
+  EXPECT_EQ(a.finding.value_kind, b.finding.value_kind);
+  EXPECT_EQ(a.finding.expected, b.finding.expected);
+  EXPECT_EQ(a.finding.observed, b.finding.observed);
+  EXPECT_EQ(a.finding.explanation, b.finding.explanation);
+  EXPECT_EQ(a.ops, b.ops);
+  EXPECT_EQ(a.run_ms, b.run_ms);  // bitwise: the JSON number round-trips
+  EXPECT_EQ(a.check_ms, b.check_ms);
+  EXPECT_EQ(a.total_retries, b.total_retries);
+  EXPECT_EQ(a.max_retries, b.max_retries);
+  ASSERT_EQ(a.hotspots.size(), b.hotspots.size());
+  for (size_t i = 0; i < a.hotspots.size(); ++i) {
+    EXPECT_EQ(a.hotspots[i].addr, b.hotspots[i].addr);
+    EXPECT_EQ(a.hotspots[i].ops, b.hotspots[i].ops);
+    EXPECT_EQ(a.hotspots[i].retries, b.hotspots[i].retries);
+    EXPECT_EQ(a.hotspots[i].cycles, b.hotspots[i].cycles);
+  }
+}
+
+// Through the text a worker writes, as its supervisor reads it.
+Outcome round_trip(const Outcome& o) {
+  Outcome back;
+  std::string error;
+  EXPECT_TRUE(from_json(json::parse(to_json(o).dump()), back, error)) << error;
+  return back;
+}
+
+TEST(TrialJson, AnOutcomeComesBackWithEveryField) {
+  const Outcome o = every_field_set();
+  expect_same(round_trip(o), o);
+  // A pass: no finding, absent values stay absent, no hotspots.
+  Outcome pass;
+  pass.spec.impl = "native.add.i32";
+  expect_same(round_trip(pass), pass);
+  EXPECT_FALSE(round_trip(pass).finding.expected.has_value());
+  // Every verdict and finding kind by name.
+  for (Verdict v : {Verdict::Pass, Verdict::Fail, Verdict::Hang, Verdict::Crash, Verdict::Error}) {
+    Outcome x = o;
+    x.verdict = v;
+    EXPECT_EQ(round_trip(x).verdict, v) << to_string(v);
+  }
+  for (int k = 0; k <= int(FindingKind::LockHeld); ++k) {
+    Outcome x = o;
+    x.finding.kind = FindingKind(k);
+    EXPECT_EQ(round_trip(x).finding.kind, FindingKind(k)) << to_string(FindingKind(k));
+  }
+}
+
+TEST(TrialJson, ARequestComesBackWithItsOptions) {
+  TrialRequest r{every_field_set().spec, BackendKind::Cuda, {}, 17};
+  r.run.retry_budget = 3;
+  r.run.watchdog_ms = 3600000;
+  r.run.cpu_threads = 256;
+  r.run.yield_permille = 1000;
+  r.run.bench_reps = 9;
+  r.run.isolate = true;
+  TrialRequest back;
+  std::string error;
+  ASSERT_TRUE(from_json(json::parse(to_json(r).dump()), back, error)) << error;
+  EXPECT_EQ(back.spec, r.spec);
+  EXPECT_EQ(back.backend, r.backend);
+  EXPECT_EQ(back.hotspots, 17u);
+  EXPECT_EQ(back.run.retry_budget, 3u);
+  EXPECT_EQ(back.run.watchdog_ms, 3600000u);
+  EXPECT_EQ(back.run.cpu_threads, 256u);
+  EXPECT_EQ(back.run.yield_permille, 1000u);
+  EXPECT_EQ(back.run.bench_reps, 9u);
+  EXPECT_TRUE(back.run.isolate);
+}
+
+TEST(TrialJson, WhatItDidNotWriteIsRefusedWithTheReason) {
+  const json good = to_json(every_field_set());
+  auto refused = [&](json j, const std::string& reason) {
+    Outcome o;
+    std::string error;
+    EXPECT_FALSE(from_json(j, o, error)) << j.dump();
+    EXPECT_NE(error.find(reason), std::string::npos) << error;
+  };
+  json j = good;
+  j["verdict"] = "MAYBE";
+  refused(j, "unknown verdict 'MAYBE'");
+  j = good;
+  j.erase("ops");
+  refused(j, "'ops'");
+  j = good;
+  j["finding"]["kind"] = "gremlins";
+  refused(j, "unknown kind");
+  j = good;
+  j["token"] = "as1.cas.add.f32.1.1.1.0.0.1.2.0.0.1.0.00000000";
+  refused(j, "checksum");
+  j = good;
+  j["run_ms"] = "fast";
+  refused(j, "'run_ms'");
+}
+
+// -------------------------------------------------------- the worker process
+
+// `script` run by /bin/sh as the worker.
+bool start_sh(WorkerProcess& w, const std::string& script) {
+  std::string error;
+  const bool ok = w.start("/bin/sh", {"sh", "-c", script}, error);
+  EXPECT_TRUE(ok) << error;
+  return ok;
+}
+
+bool reaped(pid_t pid) { return waitpid(pid, nullptr, WNOHANG) < 0 && errno == ECHILD; }
+
+TEST(WorkerProcess, AnswersLineByLineAndItsExitIsNamed) {
+  WorkerProcess w;
+  ASSERT_TRUE(start_sh(w, "while read x; do echo \"got $x\"; done; exit 3"));
+  const pid_t pid = w.pid();
+  std::string line;
+  for (const char* x : {"one", "two"}) {
+    ASSERT_TRUE(w.send(x));
+    ASSERT_EQ(w.receive(line, Clock::now() + std::chrono::seconds(10)), WorkerProcess::Read::Line);
+    EXPECT_EQ(line, std::string("got ") + x);
+  }
+  w.stop(std::chrono::seconds(10));  // end of its input: it exits by itself
+  EXPECT_FALSE(w.running());
+  EXPECT_EQ(w.death(), "exited with status 3");
+  EXPECT_TRUE(reaped(pid));
+}
+
+TEST(WorkerProcess, ADeathNamesTheSignalAndKeepsTheLastStderrLines) {
+  WorkerProcess w;
+  ASSERT_TRUE(start_sh(w, "i=0; while [ $i -lt 20 ]; do echo \"line $i\" >&2; i=$((i+1)); done; kill -SEGV $$"));
+  const pid_t pid = w.pid();
+  std::string line;
+  ASSERT_EQ(w.receive(line, Clock::now() + std::chrono::seconds(10)), WorkerProcess::Read::Died);
+  EXPECT_EQ(w.death(), "killed by signal 11 (SIGSEGV)");
+  const std::string tail = w.stderr_tail();
+  EXPECT_EQ(tail.rfind("line 12\n", 0), 0u) << tail;  // the last 8 of 20 lines
+  EXPECT_EQ(tail.substr(tail.size() - 7), "line 19") << tail;
+  EXPECT_TRUE(reaped(pid));
+  // Writing to it now fails, without a SIGPIPE that would end this test.
+  EXPECT_FALSE(w.send("anyone?"));
+}
+
+TEST(WorkerProcess, ATimeoutLeavesItRunningAndKillReapsIt) {
+  WorkerProcess w;
+  ASSERT_TRUE(start_sh(w, "exec sleep 60"));
+  const pid_t pid = w.pid();
+  std::string line;
+  const auto t0 = Clock::now();
+  ASSERT_EQ(w.receive(line, t0 + std::chrono::milliseconds(300)), WorkerProcess::Read::TimedOut);
+  EXPECT_GE(Clock::now() - t0, std::chrono::milliseconds(300));
+  EXPECT_TRUE(w.running());
+  EXPECT_EQ(::kill(pid, 0), 0) << "still there";
+  w.kill();
+  EXPECT_EQ(w.death(), "killed by signal 9 (SIGKILL)");
+  EXPECT_TRUE(reaped(pid)) << "no zombie";
+}
+
+TEST(WorkerProcess, DescriptorsOfTheSupervisorAreNotInherited) {
+  // A descriptor opened without close-on-exec (as a report file may be)
+  // does not reach the worker.
+  const int leaked = 100;
+  ASSERT_EQ(dup2(STDERR_FILENO, leaked), leaked);
+  WorkerProcess w;
+  ASSERT_TRUE(start_sh(w, "echo $(ls /proc/self/fd)"));
+  std::string line;
+  ASSERT_EQ(w.receive(line, Clock::now() + std::chrono::seconds(10)), WorkerProcess::Read::Line);
+  ::close(leaked);
+  std::istringstream in(line);
+  std::vector<int> fds;
+  for (int fd; in >> fd;) fds.push_back(fd);
+  EXPECT_EQ(fds, (std::vector<int>{0, 1, 2, 3})) << "3: the directory ls reads; " << line;
+}
+
+// ------------------------------------------------------------ in process
+
+TEST(InProcess, AfterALostCudaContextTheNextTrialStopsTheRunWithOneLine) {
+  TrialSpec s;
+  s.impl = "no.such.entry";  // this program registers none: Error, but it runs
+  const RunOptions in_process;
+  ASSERT_FALSE(in_process.isolate);
+  EXPECT_EQ(execute_trial(s, BackendKind::Cpu, in_process).verdict, Verdict::Error);
+  // What a faulting kernel leaves behind (run_program.cuh): the next trial
+  // in this process is not run.
+  EXPECT_EXIT(
+      {
+        cuda::mark_context_lost("test.fault.u32 kernel: cudaErrorIllegalAddress: an illegal memory access");
+        execute_trial(s, BackendKind::Cpu, in_process);
+      },
+      ::testing::ExitedWithCode(3),
+      "^atomstress: error: this process's CUDA context is lost \\(test.fault.u32 kernel: cudaErrorIllegalAddress: "
+      "an illegal memory access\\), so no further trial can run in it: run with --isolate on [^\n]*\n$");
+}
+
+// ----------------------------------------------------------- end to end
+
+std::string program() { return bin_dir() + "atomstress_outside_entry"; }
+
+Result run(const std::string& args) { return run_shell(program() + " " + args + " 2>&1"); }
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+fs::path scratch_root() { return fs::temp_directory_path() / ("atomstress_isolation_" + std::to_string(getpid())); }
+
+// The scratch directories go when the tests end.
+struct RemoveScratch : ::testing::Environment {
+  void TearDown() override { fs::remove_all(scratch_root()); }
+};
+[[maybe_unused]] auto* const remove_scratch = ::testing::AddGlobalTestEnvironment(new RemoveScratch);
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = scratch_root() / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::vector<json> json_lines(const fs::path& p) {
+  std::ifstream in(p);
+  std::vector<json> v;
+  for (std::string line; std::getline(in, line);) v.push_back(json::parse(line));
+  return v;
+}
+
+// The terminal line whose second word is `impl` ("" when none).
+std::string line_of(const std::string& out, const std::string& impl) {
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string verdict, name;
+    if (words >> verdict >> name && name == impl) return line;
+  }
+  return "";
+}
+
+const std::string kSmall = " --backend cpu --trials 1 --grid 2 --block 32 --ops-per-thread 2 ";
+
+TEST(Isolation, AHangCostsOneVerdictAndTheRunGoesOn) {
+  const auto t0 = Clock::now();
+  const auto r = run("check --impl 'test.spin.forever.u32,outside.add.u32'" + kSmall + "--watchdog-ms 500");
+  // The bound is the supervisor's deadline (500 ms + 2 s of grace, a worker
+  // start-up), not a speed: in one process the spinner never ends.
+  EXPECT_LT(seconds_since(t0), 20.0);
+  EXPECT_EQ(r.status, 1) << r.out;
+  const std::string hang = line_of(r.out, "test.spin.forever.u32"), pass = line_of(r.out, "outside.add.u32");
+  EXPECT_EQ(hang.rfind("HANG ", 0), 0u) << r.out;
+  EXPECT_EQ(pass.rfind("PASS ", 0), 0u) << r.out;
+  EXPECT_LT(r.out.find(hang), r.out.find(pass)) << r.out;
+  EXPECT_NE(r.out.find("no result within the trial's watchdog (500 ms)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("repro: atomstress repro as1.test.spin.forever.u32."), std::string::npos) << r.out;
+}
+
+TEST(Isolation, ACrashCostsOneVerdictAndTheRunGoesOn) {
+  const auto r = run("check --impl 'test.fault.u32,outside.add.u32'" + kSmall);
+  EXPECT_EQ(r.status, 1) << r.out;
+  const std::string crash = line_of(r.out, "test.fault.u32"), pass = line_of(r.out, "outside.add.u32");
+  EXPECT_EQ(crash.rfind("CRASH ", 0), 0u) << r.out;
+  EXPECT_EQ(pass.rfind("PASS ", 0), 0u) << r.out;
+  EXPECT_LT(r.out.find(crash), r.out.find(pass)) << r.out;
+  EXPECT_NE(r.out.find("killed by signal 11 (SIGSEGV)"), std::string::npos) << r.out;
+}
+
+TEST(Isolation, TheReproLineOfACrashCrashesAgain) {
+  TrialSpec s;
+  s.impl = "test.fault.u32";
+  s.grid = 1;
+  s.block = 4;
+  const auto r = run("repro " + encode_token(s) + " --backend cpu --runs 3");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("failed 3 of 3 runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("run 1: CRASH: "), std::string::npos) << r.out;
+}
+
+TEST(Isolation, JsonLinesWrittenBeforeACrashSurvive) {
+  const fs::path d = scratch("json");
+  // In one process (--isolate off) the fault ends the program, but the
+  // lines of the trials before it are on disk.
+  const fs::path alone = d / "in_process.jsonl";
+  const auto r = run("check --impl 'outside.add.u32,test.fault.u32' --pattern single,uniform --space global" + kSmall +
+                     "--isolate off --json " + alone.string());
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE(r.status, 1) << "killed, not a finished run: " << r.out;
+  auto lines = json_lines(alone);
+  ASSERT_EQ(lines.size(), 2u);
+  for (const auto& j : lines) {
+    EXPECT_EQ(j["impl"], "outside.add.u32");
+    EXPECT_EQ(j["verdict"], "PASS");
+  }
+  // Isolated, the crash is a record of its own, and the run goes on.
+  const fs::path isolated = d / "isolated.jsonl";
+  const auto i = run("check --impl 'test.fault.u32,outside.add.u32' --pattern single,uniform --space global" + kSmall +
+                     "--json " + isolated.string());
+  EXPECT_EQ(i.status, 1) << i.out;
+  lines = json_lines(isolated);
+  ASSERT_EQ(lines.size(), 3u);  // the fault stops at its first trial
+  EXPECT_EQ(lines[0]["impl"], "test.fault.u32");
+  EXPECT_EQ(lines[0]["verdict"], "CRASH");
+  EXPECT_EQ(lines[0]["finding"]["kind"], "crash");
+  EXPECT_NE(lines[0]["why"].get<std::string>().find("SIGSEGV"), std::string::npos) << lines[0].dump();
+  for (size_t k : {1, 2}) {
+    EXPECT_EQ(lines[k]["impl"], "outside.add.u32");
+    EXPECT_EQ(lines[k]["verdict"], "PASS");
+  }
+}
+
+TEST(Isolation, FuzzRecordsOneVerdictPerBadEntryAndFuzzesTheGoodOne) {
+  const fs::path d = scratch("fuzz");
+  const fs::path log = d / "fuzz.jsonl", junit = d / "fuzz.xml";
+  const auto r = run("fuzz --backend cpu --impl 'test.*,outside.add.u32' --time 20s --json " + log.string() +
+                     " --junit " + junit.string() + " --corpus " + (d / "corpus").string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  std::map<std::string, json> entries;
+  std::map<std::string, int> failing_slices;
+  for (const auto& j : json_lines(log)) {
+    if (j["record"] == "entry") entries[j["impl"]] = j;
+    if (j["record"] == "slice" && j["verdict"] != "PASS") ++failing_slices[j["impl"]];
+  }
+  ASSERT_EQ(entries.size(), 3u) << r.out;
+  EXPECT_EQ(entries["test.spin.forever.u32"]["verdict"], "HANG") << r.out;
+  EXPECT_EQ(entries["test.fault.u32"]["verdict"], "CRASH") << r.out;
+  EXPECT_EQ(failing_slices["test.spin.forever.u32"], 1);
+  EXPECT_EQ(failing_slices["test.fault.u32"], 1);
+  EXPECT_EQ(entries["outside.add.u32"]["verdict"], "PASS") << r.out;
+  EXPECT_FALSE(entries["outside.add.u32"]["skipped"].get<bool>()) << r.out;
+  EXPECT_GT(entries["outside.add.u32"]["trials"].get<uint64_t>(), 0u) << r.out;
+  // Each failure is a JUnit failure of its type and a corpus case.
+  std::ifstream in(junit);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(xml.find("type=\"HANG\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("type=\"CRASH\""), std::string::npos) << xml;
+  size_t cases = 0;
+  for (const auto& f : fs::directory_iterator(d / "corpus")) cases += f.path().extension() == ".case";
+  EXPECT_EQ(cases, 2u);
+}
+
+TEST(Isolation, OnlyOnOffOrAutoIsTaken) {
+  const auto r = run("check --impl outside.add.u32 --backend cpu --isolate maybe");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("'maybe' is not on, off or auto"), std::string::npos) << r.out;
+  EXPECT_EQ(run("check --impl outside.add.u32" + kSmall + "--isolate off").status, 0);
+  EXPECT_EQ(run("check --impl outside.add.u32" + kSmall + "--isolate auto").status, 0);
+}
+
+}  // namespace
