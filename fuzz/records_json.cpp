@@ -1,5 +1,7 @@
 #include "fuzz/records_json.hpp"
 
+#include "harness/pipeline/json_fields.hpp"
+
 namespace atomstress::fuzz {
 
 using nlohmann::json;
@@ -36,33 +38,15 @@ json to_json(const FuzzEntryResult& e) {
 
 namespace {
 
-// Reads field `key` into `out`, recording the first problem in `error`.
 template <class T>
 void get(const json& j, const char* key, T& out, std::string& error) {
-  if (!error.empty()) return;
-  try {
-    j.at(key).get_to(out);
-  } catch (const json::exception&) {
-    error = std::string("missing or mistyped field '") + key + "'";
-  }
+  json_fields::read(j, key, out, error);
 }
-
 void get_verdict(const json& j, Verdict& out, std::string& error) {
-  std::string s;
-  get(j, "verdict", s, error);
-  if (!error.empty()) return;
-  const auto v = parse_verdict(s);
-  if (!v) error = "unknown verdict '" + s + "'";
-  else out = *v;
+  json_fields::read_enum(j, "verdict", out, parse_verdict, error);
 }
-
 void get_backend(const json& j, BackendKind& out, std::string& error) {
-  std::string s;
-  get(j, "backend", s, error);
-  if (!error.empty()) return;
-  const auto b = parse_backend(s);
-  if (!b) error = "unknown backend '" + s + "'";
-  else out = *b;
+  json_fields::read_enum(j, "backend", out, parse_backend, error);
 }
 
 }  // namespace

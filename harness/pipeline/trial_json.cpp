@@ -1,30 +1,17 @@
 #include "harness/pipeline/trial_json.hpp"
 
+#include "harness/pipeline/json_fields.hpp"
+
 namespace atomstress {
 
 using nlohmann::json;
 
 namespace {
 
-// Reads field `key` into `out`, keeping the first problem in `error`.
+using json_fields::read_enum;
 template <class T>
 void get(const json& j, const char* key, T& out, std::string& error) {
-  if (!error.empty()) return;
-  try {
-    j.at(key).get_to(out);
-  } catch (const json::exception&) {
-    error = std::string("missing or mistyped field '") + key + "'";
-  }
-}
-
-// An enumerator written by its to_string, read back through `parse`.
-template <class E, class Parse>
-void get_enum(const json& j, const char* key, E& out, Parse parse, std::string& error) {
-  std::string text;
-  get(j, key, text, error);
-  if (!error.empty()) return;
-  if (const auto v = parse(text)) out = *v;
-  else error = std::string("unknown ") + key + " '" + text + "'";
+  json_fields::read(j, key, out, error);
 }
 
 // The spec travels as its reproduction token (checksummed, every field).
@@ -67,7 +54,7 @@ json to_json(const RunOptions& o) {
 
 bool from_json(const json& j, TrialRequest& r, std::string& error) {
   get_spec(j, r.spec, error);
-  get_enum(j, "backend", r.backend, parse_backend, error);
+  read_enum(j, "backend", r.backend, parse_backend, error);
   if (error.empty() && !j.contains("run")) error = "missing field 'run'";
   if (error.empty()) from_json(j["run"], r.run, error);
   get(j, "hotspots", r.hotspots, error);
@@ -75,10 +62,10 @@ bool from_json(const json& j, TrialRequest& r, std::string& error) {
 }
 
 bool from_json(const json& j, Finding& f, std::string& error) {
-  get_enum(j, "kind", f.kind, parse_finding_kind, error);
+  read_enum(j, "kind", f.kind, parse_finding_kind, error);
   get(j, "address", f.address, error);
   get(j, "ops", f.ops, error);
-  get_enum(j, "value_kind", f.value_kind, parse_vk, error);
+  read_enum(j, "value_kind", f.value_kind, parse_vk, error);
   get(j, "explanation", f.explanation, error);
   for (auto [key, value] : {std::pair{"expected", &f.expected}, std::pair{"observed", &f.observed}}) {
     if (!error.empty()) break;
@@ -95,8 +82,8 @@ bool from_json(const json& j, Finding& f, std::string& error) {
 
 bool from_json(const json& j, Outcome& o, std::string& error) {
   get_spec(j, o.spec, error);
-  get_enum(j, "backend", o.backend, parse_backend, error);
-  get_enum(j, "verdict", o.verdict, parse_verdict, error);
+  read_enum(j, "backend", o.backend, parse_backend, error);
+  read_enum(j, "verdict", o.verdict, parse_verdict, error);
   if (error.empty()) {
     if (!j.contains("finding")) error = "missing field 'finding'";
     else from_json(j["finding"], o.finding, error);
