@@ -74,6 +74,14 @@ AS_CAS(IncU32, "cas.inc.u32", Inc, uint32_t, Domain::IncDec,
 AS_CAS(DecU32, "cas.dec.u32", Dec, uint32_t, Domain::IncDec,
        int_sem("(old == 0 || old > a) ? a : old - 1", "a = limit, the native atomicDec formula"),
        ((old == 0u || old > a) ? a : old - 1u), prim::dec_formula(old, a))
+// CUDA has no 64-bit atomicInc/atomicDec: these carry its formulas to 64
+// bits (limits up to 2^64 - 1).
+AS_CAS(IncU64, "cas.inc.u64", Inc, unsigned long long, Domain::IncDec,
+       int_sem("old >= a ? 0 : old + 1", "a = 64-bit limit, atomicInc's formula at 64 bits; limit 0 always gives 0"),
+       (old >= a ? 0ull : old + 1ull), prim::inc_formula(old, a))
+AS_CAS(DecU64, "cas.dec.u64", Dec, unsigned long long, Domain::IncDec,
+       int_sem("(old == 0 || old > a) ? a : old - 1", "a = 64-bit limit, atomicDec's formula at 64 bits"),
+       ((old == 0ull || old > a) ? a : old - 1ull), prim::dec_formula(old, a))
 
 // A max that propagates NaN: once either side is NaN the result is NaN, with
 // the stored NaN's payload kept (sticky) or else the operand's.
@@ -128,14 +136,26 @@ struct AddU16 {
   static constexpr Semantics sem = int_sem("old + a (mod 2^16), CAS on the enclosing 32-bit word");
   static T phi(T old, T a, T) { return static_cast<T>(old + a); }
   AS_HD T operator()(T* p, T a, T, prim::Retry& r) const {
-    auto* w = reinterpret_cast<uint32_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(3));
-    const unsigned shift = (reinterpret_cast<uintptr_t>(p) & 2u) * 8u;
-    const uint32_t old = prim::cas_loop(w, r, [a, shift](uint32_t word) {
-      const uint32_t half = static_cast<uint16_t>((word >> shift) + a);
-      return (word & ~(0xffffu << shift)) | (half << shift);
-    });
-    return static_cast<T>(old >> shift);
+    return prim::cas_loop_in_word(p, r, [a](T old) { return static_cast<T>(old + a); });
   }
 };
+
+// 16-bit float adds the same way, as code for GPUs without a 16-bit atomic
+// add writes them, with the native adds' spec (spec.cuh half_add_sem).
+template <class H>
+struct CasAddHalf {
+  using T = H;
+  static constexpr const char* name = std::is_same_v<H, __half> ? "cas.add.f16" : "cas.add.bf16";
+  static constexpr Op op = Op::Add;
+  static constexpr Domain domain = Domain::Float;
+  static constexpr Semantics sem = half_add_sem("old + a, round to nearest even, CAS on the enclosing 32-bit word",
+                                                 "kept (CAS loop around __hadd_rn, no flushing)");
+  static T phi(T old, T a, T) { return half_add_phi(old, a); }
+  AS_HD T operator()(T* p, T a, T, prim::Retry& r) const {
+    return prim::cas_loop_in_word(p, r, [a](T old) { return prim::hadd(old, a); });
+  }
+};
+using AddF16 = CasAddHalf<__half>;
+using AddBF16 = CasAddHalf<__nv_bfloat16>;
 
 }  // namespace atomstress::emulated

@@ -57,6 +57,14 @@ AS_NATIVE(AddF64, "native.add.f64", Add, double, Domain::Float,
                             "a NaN result is some NaN (a stored signalling NaN stays as it is); all NaNs one state",
                             "IEEE: -0 + -0 = -0, -0 + +0 = +0", "kept"),
           prim::canon_nan(old + a), prim::add(p, a))
+// Native 16-bit float adds (atom.add.noftz.f16 / .bf16 on sm_90): round to
+// nearest even, subnormals kept.
+AS_NATIVE(AddF16, "native.add.f16", Add, __half, Domain::Float,
+          half_add_sem("old + a, round to nearest even", "kept (atom.add.noftz.f16)"), half_add_phi(old, a),
+          prim::add(p, a))
+AS_NATIVE(AddBF16, "native.add.bf16", Add, __nv_bfloat16, Domain::Float,
+          half_add_sem("old + a, round to nearest even", "kept (atom.add.noftz.bf16)"), half_add_phi(old, a),
+          prim::add(p, a))
 AS_NATIVE(SubI32, "native.sub.i32", Sub, int32_t, Domain::Int, int_sem("old - a"),
           AS_WRAP(int32_t, uint32_t(old) - uint32_t(a)), prim::sub(p, a))
 AS_NATIVE(SubU32, "native.sub.u32", Sub, uint32_t, Domain::Int, int_sem("old - a"), old - a,

@@ -67,6 +67,18 @@ inline constexpr Semantics float_sem_any_nan(const char* phi, const char* nan, c
   return s;
 }
 
+// The 16-bit float adds (native and CAS-emulated: one spec, so the twins
+// check against each other).  phi: the exact sum, rounded once to the format
+// (two halves sum exactly in a double; for bfloat16 see prim::host_hadd).
+inline constexpr Semantics half_add_sem(const char* phi, const char* subnormals) {
+  return float_sem_any_nan(phi, "a NaN result is some NaN (the device's NaN bits are not pinned); all NaNs one state",
+                           "IEEE: -0 + -0 = -0, -0 + +0 = +0", subnormals);
+}
+template <class H>
+H half_add_phi(H old, H a) {
+  return prim::canon_nan(prim::narrow<H>(prim::to_double(old) + prim::to_double(a)));
+}
+
 // Whether an implementation is one of the deliberately wrong ones.
 template <class I>
 inline constexpr bool is_buggy_v = requires { I::bug; };

@@ -85,4 +85,19 @@ rc::Gen<uint32_t> gen_wrap_limit() {
   return rc::gen::oneOf(rc::gen::element<uint32_t>(0, 1, 2, 0xffffffffu, 0xfffffffeu), rc::gen::inRange<uint32_t>(0, 64));
 }
 
+namespace {
+rc::Gen<uint16_t> gen_16_bits(VK kind) {
+  const auto sv = special_values(kind, Domain::Float);
+  const std::vector<uint16_t> v(sv.begin(), sv.end());
+  return rc::gen::oneOf(rc::gen::elementOf(v), rc::gen::arbitrary<uint16_t>());
+}
+}  // namespace
+rc::Gen<uint16_t> gen_f16_bits() { return gen_16_bits(VK::F16); }
+rc::Gen<uint16_t> gen_bf16_bits() { return gen_16_bits(VK::BF16); }
+rc::Gen<uint64_t> gen_wrap_limit64() {
+  const auto sv = special_values(VK::U64, Domain::IncDec);
+  return rc::gen::oneOf(rc::gen::elementOf(std::vector<uint64_t>(sv.begin(), sv.end())),
+                        rc::gen::inRange<uint64_t>(0, 64), rc::gen::arbitrary<uint64_t>());
+}
+
 }  // namespace atomstress::properties

@@ -32,5 +32,11 @@ rc::Gen<float> gen_float_special();
 rc::Gen<double> gen_double_special();
 rc::Gen<int32_t> gen_int_boundary();
 rc::Gen<uint32_t> gen_wrap_limit();
+// The 16-bit floats as bit patterns (the workload's special values: NaNs
+// with payloads, +-0, +-inf, subnormals, extremes, ties), or any pattern.
+rc::Gen<uint16_t> gen_f16_bits();
+rc::Gen<uint16_t> gen_bf16_bits();
+// 64-bit wrap limits: the 32-bit ones and the edges of 64 bits.
+rc::Gen<uint64_t> gen_wrap_limit64();
 
 }  // namespace atomstress::properties

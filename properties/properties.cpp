@@ -43,6 +43,7 @@ const std::vector<DiffPair>& differential_pairs() {
   static const std::vector<DiffPair> pairs = {
       {"cas.add.i32", "native.add.i32"}, {"cas.add.f32", "native.add.f32"}, {"cas.add.f64", "native.add.f64"},
       {"cas.inc.u32", "native.inc.u32"}, {"cas.dec.u32", "native.dec.u32"}, {"intorder.max.f32", "cas.max.f32"},
+      {"cas.add.f16", "native.add.f16"}, {"cas.add.bf16", "native.add.bf16"},
   };
   return pairs;
 }

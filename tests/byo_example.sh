@@ -35,6 +35,9 @@ expect FAIL mylib.atomicmax.f32
 expect HANG mylib.add_floatcmp.f32
 expect PASS mylib.add.f64
 expect FAIL mylib.count.i32
+expect PASS mylib.add.f16
+expect PASS mylib.inc.u64
+expect FAIL mylib.inc_late.u64
 expect CRASH mylib.add_trace.u32
 expect PASS mylib.spin
 expect PASS mylib.textbook_lock

@@ -58,6 +58,15 @@ TEST(Algorithms, EveryFormFitsTheAtomicsItShould) {
   EXPECT_EQ(find_impl("sum.block@native.add_block.i32"), nullptr);  // block scope: not for a grid-wide sum
   EXPECT_EQ(find_impl("sum.block@buggy.plain_rmw.add.i32"), nullptr);
   EXPECT_EQ(find_impl("hist.shared@native.inc.u32"), nullptr);       // merging needs an add
+  // 16-bit float adds sum (checked like f32), but count nothing; a 64-bit
+  // inc counts into global bins.
+  EXPECT_NE(find_impl("sum.block@native.add.f16"), nullptr);
+  EXPECT_NE(find_impl("sum.warp_xor@cas.add.bf16"), nullptr);
+  EXPECT_EQ(find_impl("append@native.add.f16"), nullptr);
+  EXPECT_EQ(find_impl("hist.global@cas.add.bf16"), nullptr);
+  EXPECT_NE(find_impl("hist.global@cas.inc.u64"), nullptr);
+  EXPECT_EQ(find_impl("hist.shared@cas.inc.u64"), nullptr);
+  EXPECT_EQ(find_impl("hist.global@cas.dec.u64"), nullptr);
   EXPECT_GE(match_impls("algorithms").size(), 60u);
   EXPECT_EQ(match_impls("buggy.*@*").size(), 6u);
 }
@@ -120,6 +129,56 @@ TEST(Algorithms, FloatSumOfIntegersMustBeExact) {
   EXPECT_FALSE(check(r).ok());
 }
 
+// 16-bit float sums: the same oracle as f32 (bitwise chain, error bound,
+// exact integer sums), in the format's own constants.
+TEST(Algorithms, HalfFloatSumsAreCheckedLikeF32) {
+  auto finite = [](VK k, uint64_t b) { return (b & 0x7fff) < (k == VK::F16 ? 0x7c00u : 0x7f80u); };
+  auto value = [](VK k, uint64_t b) {
+    return k == VK::F16 ? prim::to_double(from_bits<__half>(b)) : prim::to_double(from_bits<__nv_bfloat16>(b));
+  };
+  auto bits = [](VK k, double v) {
+    return k == VK::F16 ? to_bits(prim::narrow<__half>(v)) : to_bits(prim::narrow<__nv_bfloat16>(v));
+  };
+  for (const char* impl : {"sum.element@native.add.f16", "sum.block@cas.add.f16", "sum.thread@native.add.bf16",
+                           "sum.element@cas.add.bf16"}) {
+    SCOPED_TRACE(impl);
+    AlgoRun r = run_cpu(impl, 4, 33, 3, Pattern::PerBlock, 1, Dist::Full, 30);
+    const VK k = r.w.impl->kind;
+    ASSERT_TRUE(check(r).ok()) << check(r).explanation;
+    // One ulp off: no order of the partial sums gives it.
+    AlgoRun ulp = r;
+    for (uint32_t j = 0; j < 4; ++j)
+      if (finite(k, ulp.h.final_mem[j])) {
+        ulp.h.final_mem[j] ^= 1;
+        break;
+      }
+    EXPECT_FALSE(check(ulp).ok());
+    // Far off: outside the error bound.
+    AlgoRun far = run_cpu(impl, 1, 16, 2, Pattern::Single, 1, Dist::Full, 0);
+    ASSERT_TRUE(check(far).ok()) << check(far).explanation;
+    double sumabs = std::fabs(value(k, far.s.mem_init[0]));
+    for (uint64_t x : far.w.a) sumabs += std::fabs(value(k, x));
+    far.h.final_mem[0] = bits(k, value(k, far.h.final_mem[0]) + 2 * sumabs + 64);
+    EXPECT_NE(check(far).explanation.find("exceeds the bound"), std::string::npos) << check(far).explanation;
+    // Small integers: off by one is caught (by the bound, where it is tight).
+    AlgoRun ints = run_cpu(impl, 1, 8, 2, Pattern::Single, 1, Dist::Small, 0);  // |sum| <= 136 < 2^8
+    ASSERT_TRUE(check(ints).ok()) << check(ints).explanation;
+    ints.h.final_mem[0] = bits(k, value(k, ints.h.final_mem[0]) + 1);
+    EXPECT_FALSE(check(ints).ok());
+  }
+  // Where the bound is loose, exactness alone: every partial sum of small
+  // integers is exact below 2^11 (f16) or 2^8 (bf16).
+  for (const char* impl : {"sum.element@native.add.f16", "sum.element@cas.add.bf16"}) {
+    // 33 terms in [-8, 8]: sum|x| is below 2^8 for this seed (else the rule would not apply).
+    AlgoRun ints = run_cpu(impl, 1, 16, 2, Pattern::Single, 1, Dist::Small, 0);
+    const VK k = ints.w.impl->kind;
+    ASSERT_TRUE(check(ints).ok()) << check(ints).explanation;
+    ints.h.final_mem[0] = bits(k, value(k, ints.h.final_mem[0]) + 1);
+    EXPECT_NE(check(ints).explanation.find("every partial sum is exact"), std::string::npos)
+        << impl << ": " << check(ints).explanation;
+  }
+}
+
 TEST(Algorithms, SumWithANanTermMustBeNan) {
   AlgoRun r = run_cpu("sum.element@native.add.f64", 1, 8, 8, Pattern::Single, 1, Dist::Full, 300);
   bool has_nan = false;
@@ -132,7 +191,10 @@ TEST(Algorithms, SumWithANanTermMustBeNan) {
 }
 
 TEST(Algorithms, HistogramOracleCountsLostIncrements) {
-  for (const char* impl : {"hist.global@native.inc.u32", "hist.shared@native.add.u64", "hist.global@cas.add.i32"}) {
+  // (hist.global@cas.inc.u64: 64-bit initial counts above 2^32, which an
+  // inc limit of 2^32 - 1 would wrap to 0.)
+  for (const char* impl : {"hist.global@native.inc.u32", "hist.shared@native.add.u64", "hist.global@cas.add.i32",
+                           "hist.global@cas.inc.u64"}) {
     AlgoRun r = run_cpu(impl, 3, 50, 4, Pattern::Zipf, 16);
     ASSERT_TRUE(check(r).ok()) << impl << ": " << check(r).explanation;
     std::vector<uint32_t> count(r.s.param, 0);

@@ -34,9 +34,10 @@ uint64_t pool_value(const ImplInfo& impl, std::mt19937_64& rng) {
     static const double pool[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1e16, -1e16, 1.0 / 3, 1e-310, -INFINITY};
     return to_bits(pool[rng() % std::size(pool)]);
   }
+  if (impl.kind == VK::F16 || impl.kind == VK::BF16) return atomstress::testing::half_pool_value(impl.kind, rng());
   const auto sv = special_values(impl.kind, impl.domain);
   if (rng() % 4 == 0) return sv[rng() % sv.size()];
-  return impl.domain == Domain::IncDec ? rng() % 4 : (rng() % 5) & (impl.kind == VK::U16 ? 0xffff : ~0ull);
+  return impl.domain == Domain::IncDec ? rng() % 4 : (rng() % 5) & (vk_bytes(impl.kind) == 2 ? 0xffff : ~0ull);
 }
 
 SmallHistory random_history(const ImplInfo& impl, std::mt19937_64& rng, bool corrupt) {

@@ -305,3 +305,27 @@ TEST(CliSeeds, ATrialSeedFollowsTheNameNotTheCataloguePosition) {
   const auto other = plan_trial(plan, *find_impl("native.add.u32"), Pattern::Uniform, Space::Global, 0);
   EXPECT_NE(other->seed, plan_trial(plan, entry, Pattern::Uniform, Space::Global, 0)->seed);
 }
+
+// The 16-bit float adds and the 64-bit inc/dec, with every form each fits,
+// pass `check` on the cpu backend (the warp forms are cuda only: SKIP), and
+// `list -v` states their specs.
+TEST(CliValueKinds, HalfFloatAddsAndWideIncDecPassCheckAndListTheirSpecs) {
+  const char* entries[] = {"native.add.f16", "cas.add.f16", "native.add.bf16", "cas.add.bf16", "cas.inc.u64",
+                           "cas.dec.u64"};
+  const auto r = run("check --impl 'native.add.f16,cas.add.f16,native.add.bf16,cas.add.bf16,cas.inc.u64,cas.dec.u64,"
+                     "sum.*@*.f16,sum.*@*.bf16,hist.global@cas.inc.u64' --backend cpu --trials 2 --grid 3 --block 40 "
+                     "--ops-per-thread 3");
+  EXPECT_EQ(r.status, 0) << r.out;
+  for (const char* e : entries) EXPECT_NE(r.out.find(std::string("PASS  ") + e + " "), std::string::npos) << e << "\n" << r.out;
+  for (const char* e : {"sum.block@native.add.f16", "sum.thread@cas.add.bf16", "hist.global@cas.inc.u64"})
+    EXPECT_NE(r.out.find(std::string("PASS  ") + e + " "), std::string::npos) << e << "\n" << r.out;
+  EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+
+  const auto l = run("list -v");
+  EXPECT_EQ(l.status, 0) << l.out;
+  for (const char* needle : {"native.add.f16                               f16  old + a, round to nearest even",
+                             "cas.add.bf16                                 bf16 old + a, round to nearest even",
+                             "subnormals:  kept (atom.add.noftz.f16)", "states:      all NaNs equal",
+                             "wrap:        a = 64-bit limit, atomicInc's formula at 64 bits"})
+    EXPECT_NE(l.out.find(needle), std::string::npos) << needle << "\n" << l.out;
+}

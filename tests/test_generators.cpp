@@ -32,6 +32,42 @@ RC_GTEST_PROP(Generators, EmulatedIncDecMatchNativeFormulas, ()) {
   RC_ASSERT(nd->phi(old, lim, 0) <= lim);
 }
 
+// The 64-bit inc/dec: within their limit at every edge of 64 bits, and the
+// 32-bit native atomics' results wherever both apply.
+RC_GTEST_PROP(Generators, IncDec64KeepTheirLimitsAndAgreeWith32Bits, ()) {
+  const uint64_t lim = *properties::gen_wrap_limit64(), old = *properties::gen_wrap_limit64();
+  const auto* inc = find_impl("cas.inc.u64");
+  const auto* dec = find_impl("cas.dec.u64");
+  RC_ASSERT(inc->phi(old, lim, 0) <= lim);
+  RC_ASSERT(dec->phi(old, lim, 0) <= lim);
+  const uint32_t lim32 = *properties::gen_wrap_limit(), old32 = *properties::gen_wrap_limit();
+  RC_ASSERT(inc->phi(old32, lim32, 0) == find_impl("native.inc.u32")->phi(old32, lim32, 0));
+  RC_ASSERT(dec->phi(old32, lim32, 0) == find_impl("native.dec.u32")->phi(old32, lim32, 0));
+}
+
+// The 16-bit float adds (native and CAS-emulated, one spec) against CUDA's
+// own host arithmetic (it adds in float and narrows: two roundings, which
+// give the once-rounded sum since 24 >= 2p + 2); commutative; -0 the
+// identity (a NaN comes back as the canonical NaN).
+template <class H>
+void half_add_properties(const char* native, const char* cas, uint16_t a, uint16_t b) {
+  const auto* n = find_impl(native);
+  const auto* c = find_impl(cas);
+  const uint64_t sum = n->phi(a, b, 0);
+  RC_ASSERT(c->phi(a, b, 0) == sum);
+  RC_ASSERT(n->phi(b, a, 0) == sum);
+  RC_ASSERT(n->canon(to_bits(__hadd_rn(from_bits<H>(a), from_bits<H>(b)))) == n->canon(sum));
+  RC_ASSERT(n->phi(a, 0x8000, 0) == n->canon(a));
+}
+RC_GTEST_PROP(Generators, F16AddMatchesCudaHostArithmetic, ()) {
+  half_add_properties<__half>("native.add.f16", "cas.add.f16", *properties::gen_f16_bits(),
+                              *properties::gen_f16_bits());
+}
+RC_GTEST_PROP(Generators, BF16AddMatchesCudaHostArithmetic, ()) {
+  half_add_properties<__nv_bfloat16>("native.add.bf16", "cas.add.bf16", *properties::gen_bf16_bits(),
+                                     *properties::gen_bf16_bits());
+}
+
 RC_GTEST_PROP(Generators, FmaxNeverReturnsANanWhenANumberIsPresent, ()) {
   const double x = *properties::gen_double_special(), y = *properties::gen_double_special();
   const double m = prim::host_fmaxmin(x, y, true);

@@ -91,6 +91,10 @@ uint64_t value(const ImplInfo& impl, std::mt19937_64& rng, bool wide) {
     if (wide && rng() % 2) return rng();
     return to_bits(pool[rng() % std::size(pool)]);
   }
+  if (impl.kind == VK::F16 || impl.kind == VK::BF16) {
+    if (wide && rng() % 2) return rng() & 0xffffu;
+    return atomstress::testing::half_pool_value(impl.kind, rng());
+  }
   const auto sv = special_values(impl.kind, impl.domain);
   if (!sv.empty() && rng() % 4 == 0) return sv[rng() % sv.size()] & width_mask(impl);
   if (wide) return rng() & width_mask(impl);

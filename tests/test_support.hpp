@@ -78,4 +78,13 @@ inline bool brute_force_explains(const CheckInput& in) {
   return true;
 }
 
+// A 16-bit float from a small pool: sums that round differently in
+// different orders (2048 + 1 + 1 in f16, 256 + 1 + 1 in bf16), signed zeros,
+// 1/3, a subnormal, +inf, a NaN with a payload.
+inline uint64_t half_pool_value(VK k, uint64_t r) {
+  static const uint16_t f16[] = {0x0000, 0x8000, 0x3c00, 0xbc00, 0x3800, 0x3555, 0x6800, 0x0001, 0x7c00, 0x7d01};
+  static const uint16_t bf16[] = {0x0000, 0x8000, 0x3f80, 0xbf80, 0x3f00, 0x3eab, 0x4380, 0x0001, 0x7f80, 0x7fa1};
+  return k == VK::F16 ? f16[r % 10] : bf16[r % 10];
+}
+
 }  // namespace atomstress::testing

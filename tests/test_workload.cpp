@@ -115,6 +115,44 @@ TEST(Workload, SpecialShareIsHonoured) {
   }
 }
 
+// The 16-bit floats: special values in their own bits, small integers
+// exact, ordinary values finite and normal in [2^-6, 2^7) (f16) or
+// [2^-10, 2^11) (bf16), where sums round; 64-bit wrap limits for u64 inc/dec.
+TEST(Workload, HalfFloatsAndWideLimitsAreDrawnInTheirOwnFormats) {
+  std::string err;
+  for (const char* impl : {"cas.add.f16", "native.add.bf16"}) {
+    SCOPED_TRACE(impl);
+    const Entry& e = *find_impl(impl);
+    const uint32_t exp_bits = e.kind == VK::F16 ? 5 : 8, lo = e.kind == VK::F16 ? 6 : 10;
+    const uint32_t bias = (1u << (exp_bits - 1)) - 1, frac = 15 - exp_bits;
+    auto s = base(impl);
+    s.special_permille = 1000;
+    auto w = expand(s, err);
+    const auto sv = special_values(e.kind, Domain::Float);
+    EXPECT_EQ(sv.size(), 23u);
+    for (auto a : w->a) EXPECT_NE(std::find(sv.begin(), sv.end(), a), sv.end());
+    s.special_permille = 0;
+    w = expand(s, err);
+    for (auto a : w->a) {
+      ASSERT_LE(a, 0xffffu);
+      const uint32_t ef = uint32_t(a >> frac) & ((1u << exp_bits) - 1);
+      EXPECT_GE(ef, bias - lo) << std::hex << a;
+      EXPECT_LE(ef, bias + lo) << std::hex << a;
+    }
+    s.dist = Dist::Small;
+    w = expand(s, err);
+    for (auto a : w->a) {
+      const double x = e.kind == VK::F16 ? prim::to_double(from_bits<__half>(a)) : prim::to_double(from_bits<__nv_bfloat16>(a));
+      EXPECT_TRUE(x == std::floor(x) && std::fabs(x) <= 8) << x;
+    }
+  }
+  auto s = base("cas.inc.u64");
+  s.special_permille = 1000;
+  const auto w = expand(s, err);
+  EXPECT_NE(std::find(w->a.begin(), w->a.end(), ~0ull), w->a.end());
+  EXPECT_NE(std::find(w->a.begin(), w->a.end(), 0x8000000000000000ull), w->a.end());
+}
+
 TEST(Workload, ImpossibleSpecsAreRefusedWithAReason) {
   std::string err;
   auto s = base();

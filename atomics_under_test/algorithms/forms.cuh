@@ -37,11 +37,13 @@ enum class SumForm : uint8_t { Element, Thread, Block, WarpDown, WarpXor };
 
 // The arithmetic of partial sums, identical on device and host: integers
 // wrap, floats round to nearest with the device's NaN results (float NaNs
-// canonical), no flushing (nvcc's default -ftz=false).
+// canonical), no flushing (nvcc's default -ftz=false; the 16-bit adds keep
+// subnormals).
 template <class T>
 AS_HD AS_FI T plus(T a, T b) {
   if constexpr (std::is_same_v<T, float>) return prim::fadd(a, b);
   else if constexpr (std::is_same_v<T, double>) return prim::dadd(a, b);
+  else if constexpr (prim::is_half_float_v<T>) return prim::hadd(a, b);
   else return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
 }
 
@@ -137,9 +139,12 @@ struct AppendWarpAgg {
 // ======================================================================= sums
 // Accumulators mem[0..param); the elements of block b go to mem[b % param].
 
+// Float sums are checked like f32 ones (harness/check/families/sum.cpp):
+// bitwise against the form's partial sums, which the host computes exactly
+// as the device does, and within the format's error bound.
 template <class T>
 constexpr bool is_sum_type() {
-  return is_int_counter<T>() || std::is_same_v<T, float> || std::is_same_v<T, double>;
+  return is_int_counter<T>() || std::is_same_v<T, float> || std::is_same_v<T, double> || prim::is_half_float_v<T>;
 }
 
 template <class A, SumForm F, bool SyncSteps = true>
@@ -216,9 +221,10 @@ struct Sum {
 
 // ================================================================= histograms
 // Bins mem[0..bins); key[e] is element e's bin.  The increment is 1 for an
-// add, and atomicInc with limit 0xffffffff (which wraps like an add) for an
-// inc.  The shared form counts into privatised bins in shared memory, then
-// merges each non-zero bin into global memory with one atomic.
+// add, and for an inc its type's largest limit (0xffffffff, or 2^64 - 1 for
+// a 64-bit inc), with which it wraps like an add.  The shared form counts
+// into privatised bins in shared memory, then merges each non-zero bin into
+// global memory with one atomic.
 template <class A, bool Shared, bool SyncMerge = true>
 struct Histogram {
   using Atomic = A;
@@ -233,7 +239,7 @@ struct Histogram {
     return !Shared && A::op == Op::Inc;
   }
   AS_HD static constexpr M one() {
-    if constexpr (A::op == Op::Inc) return M(0xffffffffu);
+    if constexpr (A::op == Op::Inc) return static_cast<M>(~M(0));
     else return M(1);
   }
   template <class Ctx>

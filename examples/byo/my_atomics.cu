@@ -2,6 +2,7 @@
 // each.  Some are correct, some are not: README.md says what atomstress
 // reports for each, and why.
 #include <atomstress/atomstress.cuh>
+#include <cuda_fp16.h>
 
 // The classic float max: a CAS loop on the bit pattern (integer compare).
 __device__ float atomicMaxFloat(float* address, float val) {
@@ -47,6 +48,45 @@ __device__ double atomicAddDouble(double* address, double val) {
   return __longlong_as_double(old);
 }
 ATOMSTRESS_ATOMIC("mylib.add.f64", atomicAddDouble, "cas.add.f64");
+
+// A half add for GPUs without atomicAdd(__half*): CAS on the enclosing
+// aligned 32-bit word, the neighbouring half left as it is.
+__device__ __half atomicAddHalf(__half* address, __half val) {
+  unsigned int* base = (unsigned int*)((char*)address - ((size_t)address & 2));
+  const bool high = ((size_t)address & 2) != 0;
+  unsigned int old = *base, assumed;
+  do {
+    assumed = old;
+    const unsigned short bits = high ? (unsigned short)(old >> 16) : (unsigned short)(old & 0xffffu);
+    const unsigned short sum = __half_as_ushort(__hadd(__ushort_as_half(bits), val));
+    const unsigned int next = high ? (old & 0xffffu) | ((unsigned int)sum << 16) : (old & 0xffff0000u) | sum;
+    old = atomicCAS(base, assumed, next);
+  } while (assumed != old);
+  return __ushort_as_half(high ? (unsigned short)(old >> 16) : (unsigned short)(old & 0xffffu));
+}
+ATOMSTRESS_ATOMIC("mylib.add.f16", atomicAddHalf, "cas.add.f16");
+
+// A wrapping 64-bit counter (atomicInc has no 64-bit form), correct...
+__device__ unsigned long long atomicIncWrap64(unsigned long long* p, unsigned long long limit) {
+  unsigned long long old = *p, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(p, assumed, assumed >= limit ? 0ull : assumed + 1);
+  } while (old != assumed);
+  return old;
+}
+ATOMSTRESS_ATOMIC("mylib.inc.u64", atomicIncWrap64, "cas.inc.u64");
+
+// ...and with the off-by-one that wraps one step late.
+__device__ unsigned long long atomicIncWrap64Late(unsigned long long* p, unsigned long long limit) {
+  unsigned long long old = *p, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(p, assumed, assumed > limit ? 0ull : assumed + 1);
+  } while (old != assumed);
+  return old;
+}
+ATOMSTRESS_ATOMIC("mylib.inc_late.u64", atomicIncWrap64Late, "cas.inc.u64");
 
 // A counter "optimised" with the block-scope atomic, used on addresses that
 // several blocks update.

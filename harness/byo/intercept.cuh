@@ -52,8 +52,8 @@ ATOMSTRESS_BYO_RMW3(atomicAdd, unsigned, prim::add)
 ATOMSTRESS_BYO_RMW3(atomicAdd, atomstress::byo::ull, prim::add)
 ATOMSTRESS_BYO_RMW3(atomicAdd, float, prim::add)
 ATOMSTRESS_BYO_RMW3(atomicAdd, double, prim::add)
-// atomicAdd(__half*) and atomicAdd(__nv_bfloat16*) join when prim has their
-// host mappings (with the f16/bf16 value kinds).
+ATOMSTRESS_BYO_RMW3(atomicAdd, __half, prim::add)
+ATOMSTRESS_BYO_RMW3(atomicAdd, __nv_bfloat16, prim::add)
 
 ATOMSTRESS_BYO_RMW3(atomicSub, int, prim::sub)
 ATOMSTRESS_BYO_RMW3(atomicSub, unsigned, prim::sub)

@@ -1,7 +1,8 @@
 // Native atomics: the CUDA intrinsic on the device; on the host
 // std::atomic_ref, or a CAS loop that computes exactly what the device
-// computes (flush-to-zero float add, inc/dec wrap).  And the one CAS loop
-// every emulated atomic uses.
+// computes (flush-to-zero float add, correctly rounded 16-bit float add,
+// inc/dec wrap).  And the one CAS loop every emulated atomic uses, with its
+// form for a 16-bit value spliced into its 32-bit word.
 #pragma once
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <type_traits>
 
 #include "harness/prim/float_ops.cuh"
+#include "harness/prim/half_ops.cuh"
 #include "harness/prim/memory.cuh"
 
 namespace prim {
@@ -63,6 +65,12 @@ AS_HD AS_FI T add(T* p, T v) {
         return host_rmw(p, [v](float o) { return host_interleave.shared_space ? canon_nan(o + v) : fadd_ftz(o, v); });
       } else if constexpr (std::is_same_v<T, double>) {
         return host_rmw(p, [v](double o) { return canon_nan(o + v); });
+      } else if constexpr (is_half_float_v<T>) {
+        // atom.add.noftz.{f16,bf16} (sm_90): round to nearest even, subnormals
+        // kept.  On the host, a CAS loop on the 16-bit word alone.
+        return from_bits<T>(host_rmw(reinterpret_cast<uint16_t*>(p), [v](uint16_t o) {
+          return static_cast<uint16_t>(to_bits(hadd(from_bits<T>(o), v)));
+        }));
       } else {
         return host_ref(p).fetch_add(v, std::memory_order_relaxed);
       }))
@@ -106,9 +114,19 @@ AS_HD AS_FI T max(T* p, T v) {
                     (return host_rmw(p, [v](T o) { return v > o ? v : o; });))
 }
 
-// atomicInc / atomicDec wraparound, as measured on the H100.
-AS_HD AS_FI uint32_t inc_formula(uint32_t old, uint32_t lim) { return old >= lim ? 0u : old + 1u; }
-AS_HD AS_FI uint32_t dec_formula(uint32_t old, uint32_t lim) { return (old == 0u || old > lim) ? lim : old - 1u; }
+// atomicInc / atomicDec wraparound, as measured on the H100; the same
+// formulas at 64 bits for the CAS-emulated u64 forms (CUDA has no 64-bit
+// atomicInc/atomicDec).
+template <class U>
+AS_HD AS_FI U inc_formula(U old, U lim) {
+  static_assert(std::is_unsigned_v<U>);
+  return old >= lim ? U(0) : U(old + 1u);
+}
+template <class U>
+AS_HD AS_FI U dec_formula(U old, U lim) {
+  static_assert(std::is_unsigned_v<U>);
+  return (old == 0u || old > lim) ? lim : U(old - 1u);
+}
 AS_HD AS_FI uint32_t inc(uint32_t* p, uint32_t lim) {
   NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return atomicInc(p, lim);),
                     (return host_rmw(p, [lim](uint32_t o) { return inc_formula(o, lim); });))
@@ -134,6 +152,23 @@ AS_HD AS_FI T cas_loop(T* p, Retry& r, F f) {
     if (old == assumed || !r.again()) break;
   }
   return bit_cast<T>(old);
+}
+
+// The same loop for a 16-bit value (u16, __half, __nv_bfloat16) done by CAS
+// on its enclosing aligned 32-bit word, as code written for hardware
+// without a 16-bit CAS does it: `f(old)` computes the new 16-bit value, and
+// the other half of the word is written back exactly as it was read.
+// Returns the old 16-bit value.
+template <class T, class F>
+AS_HD AS_FI T cas_loop_in_word(T* p, Retry& r, F f) {
+  static_assert(sizeof(T) == 2, "a 16-bit value");
+  auto* w = reinterpret_cast<uint32_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(3));
+  const unsigned shift = (reinterpret_cast<uintptr_t>(p) & 2u) * 8u;
+  const uint32_t old = cas_loop(w, r, [&f, shift](uint32_t word) {
+    const uint32_t half = static_cast<uint16_t>(to_bits(f(from_bits<T>(word >> shift))));
+    return (word & ~(0xffffu << shift)) | (half << shift);
+  });
+  return from_bits<T>(old >> shift);
 }
 
 }  // namespace prim

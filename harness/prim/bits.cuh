@@ -14,7 +14,9 @@ template <class To, class From>
 AS_HD AS_FI To bit_cast(From f) {
   static_assert(sizeof(To) == sizeof(From), "bit_cast size mismatch");
   To t;
-  memcpy(&t, &f, sizeof(To));
+  // (void*: __half and __nv_bfloat16 keep their bits in a protected member,
+  // which g++'s -Wclass-memaccess would otherwise flag.)
+  memcpy(static_cast<void*>(&t), &f, sizeof(To));
   return t;
 }
 
@@ -36,5 +38,10 @@ AS_HD AS_FI T from_bits(uint64_t b) {
 // DESIGN.md).  Host mappings produce the same bits.
 inline constexpr uint32_t kCanonicalNanF32 = 0x7fffffffu;
 inline constexpr uint64_t kCanonicalNanF64 = 0x7fffffffffffffffull;
+// The 16-bit formats' canonical NaN (sign clear, every fraction bit set, as
+// for f32): what the host mappings of __half and __nv_bfloat16 adds produce.
+// The device's NaN bits are not pinned: their specs make all NaNs one state.
+inline constexpr uint16_t kCanonicalNanF16 = 0x7fffu;
+inline constexpr uint16_t kCanonicalNanBF16 = 0x7fffu;
 
 }  // namespace prim

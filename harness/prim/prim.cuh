@@ -10,6 +10,7 @@
 #include "harness/prim/config.cuh"
 #include "harness/prim/exec.cuh"
 #include "harness/prim/float_ops.cuh"
+#include "harness/prim/half_ops.cuh"
 #include "harness/prim/memory.cuh"
 #include "harness/prim/retry.cuh"
 #include "harness/prim/warp.cuh"

@@ -31,6 +31,8 @@ Domain Family::value_domain(const Entry& entry) const { return entry.algo ? Doma
 uint64_t Entry::canon_nan(uint64_t bits) const {
   if (kind == VK::F32 && (bits & 0x7fffffffu) > 0x7f800000u) return prim::kCanonicalNanF32;
   if (kind == VK::F64 && (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return prim::kCanonicalNanF64;
+  if (kind == VK::F16 && (bits & 0x7fffu) > 0x7c00u) return prim::kCanonicalNanF16;
+  if (kind == VK::BF16 && (bits & 0x7fffu) > 0x7f80u) return prim::kCanonicalNanBF16;
   return bits;
 }
 

@@ -3,27 +3,28 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "harness/prim/half_ops.cuh"
 #include "harness/registry/bits.hpp"
 
 namespace atomstress {
 
 unsigned vk_bytes(VK k) {
   switch (k) {
-    case VK::U16: return 2;
+    case VK::U16: case VK::F16: case VK::BF16: return 2;
     case VK::I32: case VK::U32: case VK::F32: return 4;
     default: return 8;
   }
 }
 const char* vk_name(VK k) {
-  static const char* names[] = {"i32", "u32", "i64", "u64", "f32", "f64", "u16"};
+  static const char* names[] = {"i32", "u32", "i64", "u64", "f32", "f64", "u16", "f16", "bf16"};
   return names[static_cast<int>(k)];
 }
 std::optional<VK> parse_vk(std::string_view s) {
-  for (VK k : {VK::I32, VK::U32, VK::I64, VK::U64, VK::F32, VK::F64, VK::U16})
+  for (VK k : {VK::I32, VK::U32, VK::I64, VK::U64, VK::F32, VK::F64, VK::U16, VK::F16, VK::BF16})
     if (s == vk_name(k)) return k;
   return std::nullopt;
 }
-bool vk_is_float(VK k) { return k == VK::F32 || k == VK::F64; }
+bool vk_is_float(VK k) { return k == VK::F32 || k == VK::F64 || k == VK::F16 || k == VK::BF16; }
 
 std::string format_value(VK k, uint64_t bits) {
   char buf[96];
@@ -41,6 +42,17 @@ std::string format_value(VK k, uint64_t bits) {
     case VK::F64: {
       const double d = from_bits<double>(bits);
       std::snprintf(buf, sizeof buf, "%.17g (0x%016" PRIx64 ")", d, bits);
+      break;
+    }
+    // As many digits as tell every value of the format apart (5 and 4).
+    case VK::F16: {
+      const double d = prim::to_double(from_bits<__half>(bits));
+      std::snprintf(buf, sizeof buf, "%.5g (0x%04x)", d, unsigned(uint16_t(bits)));
+      break;
+    }
+    case VK::BF16: {
+      const double d = prim::to_double(from_bits<__nv_bfloat16>(bits));
+      std::snprintf(buf, sizeof buf, "%.4g (0x%04x)", d, unsigned(uint16_t(bits)));
       break;
     }
   }

@@ -1,6 +1,9 @@
 // The value types entries operate on, and how a value prints.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,7 +12,9 @@
 
 namespace atomstress {
 
-enum class VK : uint8_t { I32, U32, I64, U64, F32, F64, U16 };
+// F16 (__half) and BF16 (__nv_bfloat16) are floats; U16 is any other 2-byte
+// type, compared bitwise.
+enum class VK : uint8_t { I32, U32, I64, U64, F32, F64, U16, F16, BF16 };
 unsigned vk_bytes(VK k);
 const char* vk_name(VK k);
 std::optional<VK> parse_vk(std::string_view s);
@@ -19,12 +24,14 @@ template <class T>
 constexpr VK vk_of() {
   if constexpr (std::is_same_v<T, float>) return VK::F32;
   else if constexpr (std::is_same_v<T, double>) return VK::F64;
+  else if constexpr (std::is_same_v<T, __half>) return VK::F16;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return VK::BF16;
   else if constexpr (sizeof(T) == 2) return VK::U16;
   else if constexpr (sizeof(T) == 4) return std::is_signed_v<T> ? VK::I32 : VK::U32;
   else return std::is_signed_v<T> ? VK::I64 : VK::U64;
 }
 
-// "1.5 (0x3fc00000)", "-7", "NaN (0x7fffffff)".
+// "1.5 (0x3fc00000)", "-7", "NaN (0x7fffffff)", "0.33325 (0x3555)".
 std::string format_value(VK k, uint64_t bits);
 
 }  // namespace atomstress

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/prim/half_ops.cuh"
 #include "harness/registry/bits.hpp"
 #include "harness/trial/patterns.hpp"
 
@@ -44,11 +45,40 @@ constexpr uint64_t kF64Special[] = {
     0x3ff0000000100000ull,  // 1 + 2^-32
     0x36a0000000000000ull,  // 2^-149 as a double: a float subnormal, a double normal
 };
+// The same classes in the 16-bit formats, plus sums that round: a tie
+// (1 + 2^-11 in half, 1 + 2^-8 in bfloat16, 2048 + 1 or 256 + 1), its
+// round-up twin next to 1 + ulp, and a sum that overflows to infinity.
+constexpr uint64_t kF16Special[] = {
+    0x0000, 0x8000,                  // +0, -0
+    0x7c00, 0xfc00,                  // +inf, -inf
+    0x7e00, 0xfe00,                  // quiet NaN, both signs
+    0x7fff, 0x7d01, 0xfe45,          // NaN payloads (0x7d01 signalling)
+    0x0001, 0x8001,                  // smallest subnormals
+    0x03ff, 0x83ff,                  // largest subnormals
+    0x0400, 0x8400,                  // smallest normals
+    0x7bff, 0xfbff,                  // largest finite (65504)
+    0x3c00, 0xbc00, 0x3c01,          // 1, -1, 1 + ulp
+    0x1000, 0x6800, 0x7800,          // 2^-11 (half an ulp of 1), 2048, 32768
+};
+constexpr uint64_t kBF16Special[] = {
+    0x0000, 0x8000, 0x7f80, 0xff80,  // +0, -0, +inf, -inf
+    0x7fc0, 0xffc0,                  // quiet NaN, both signs
+    0x7fff, 0x7fa1, 0xff81,          // NaN payloads (0x7fa1 signalling)
+    0x0001, 0x8001, 0x007f, 0x807f,  // smallest and largest subnormals
+    0x0080, 0x8080,                  // smallest normals
+    0x7f7f, 0xff7f,                  // largest finite
+    0x3f80, 0xbf80, 0x3f81,          // 1, -1, 1 + ulp
+    0x3b80, 0x4380, 0x7f00,          // 2^-8 (half an ulp of 1), 256, 2^127
+};
 constexpr uint64_t kI32Special[] = {0, 1, 0xffffffff, 0x80000000, 0x7fffffff, 0x80000001, 0x7ffffffe, 2};
 constexpr uint64_t kI64Special[] = {0, 1, ~0ull, 0x8000000000000000ull, 0x7fffffffffffffffull,
                                     0x8000000000000001ull, 0x00000000ffffffffull, 0x0000000100000000ull};
 constexpr uint64_t kU16Special[] = {0, 1, 0xffff, 0x8000, 0x7fff, 0xfffe};
 constexpr uint64_t kIncDecSpecial[] = {0, 1, 2, 0xffffffff, 0xfffffffe, 0x80000000};
+// 64-bit limits (cas.inc.u64, cas.dec.u64): the 32-bit ones, and the edges of
+// 64 bits, where old + 1 and the limit itself wrap.
+constexpr uint64_t kIncDec64Special[] = {0, 1, 2, 0xffffffff, 0x100000000ull, 0x8000000000000000ull,
+                                         ~0ull - 1, ~0ull};
 constexpr uint64_t kCasSpecial[] = {0, 1, 0xffffffff, 0x80000000};
 
 template <size_t N>
@@ -63,11 +93,30 @@ uint64_t mask_of(VK k) {
   return bytes == 8 ? ~0ull : ((1ull << (8 * bytes)) - 1);
 }
 
+// sign * (1 + m) * 2^e, m of `frac` random bits, e in [-span, span]: values
+// whose sums round.
+double rounding_value(uint64_t r, int frac, int span) {
+  const int e = int((r >> 8) % uint64_t(2 * span + 1)) - span;
+  const double m = 1.0 + std::ldexp(double((r >> 32) & ((1ull << frac) - 1)), -frac);
+  return ((r & 1) ? -1.0 : 1.0) * std::ldexp(m, e);
+}
+
+// A 16-bit float of the kind (the value is exact in it).
+uint64_t half_bits(VK k, double v) {
+  return k == VK::F16 ? to_bits(prim::narrow<__half>(v)) : to_bits(prim::narrow<__nv_bfloat16>(v));
+}
+
 // An ordinary (non-special) value.  `r` is a fresh random word.
 uint64_t ordinary(const ImplInfo& impl, Dist dist, uint64_t r, bool is_init) {
   const VK k = impl.kind;
   switch (impl.domain) {
     case Domain::Float:
+      if (k == VK::F16 || k == VK::BF16) {
+        if (dist == Dist::Small) return half_bits(k, double(int(r % 17) - 8));
+        // Exponents within [-6, 6] keep long half sums finite for a while;
+        // bfloat16 spans f32's [-10, 10].
+        return k == VK::F16 ? half_bits(k, rounding_value(r, 10, 6)) : half_bits(k, rounding_value(r, 7, 10));
+      }
       if (k == VK::F32) {
         if (dist == Dist::Small) return to_bits<float>(float(int(r % 17) - 8));
         // sign * (1 + m) * 2^e with e in [-10, 10]: sums round.
@@ -134,11 +183,13 @@ std::vector<double> zipf_cdf(uint32_t k, uint32_t s) {
 }  // namespace
 
 std::span<const uint64_t> special_values(VK kind, Domain domain) {
-  if (domain == Domain::IncDec) return sp(kIncDecSpecial);
+  if (domain == Domain::IncDec) return vk_bytes(kind) == 8 ? sp(kIncDec64Special) : sp(kIncDecSpecial);
   if (domain == Domain::Cas) return sp(kCasSpecial);
   switch (kind) {
     case VK::F32: return sp(kF32Special);
     case VK::F64: return sp(kF64Special);
+    case VK::F16: return sp(kF16Special);
+    case VK::BF16: return sp(kBF16Special);
     case VK::U16: return sp(kU16Special);
     case VK::I64: case VK::U64: return sp(kI64Special);
     default: return sp(kI32Special);

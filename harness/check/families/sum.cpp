@@ -30,6 +30,31 @@ struct SumIssuers {
 template <class T>
 T xv(const Workload& w, uint64_t e) { return from_bits<T>(w.a[e]); }
 
+// A float of any width, exactly, in the oracle's arithmetic.
+template <class T>
+long double wide(T v) {
+  if constexpr (prim::is_half_float_v<T>) return prim::to_double(v);
+  else return v;
+}
+
+// What the bound needs of a float format.  std::numeric_limits knows no
+// 16-bit float (libcu++'s does, but its headers are nvcc's alone): theirs
+// are read off their bit patterns, as libcu++ defines them.
+struct FormatLimits {
+  long double max, min_normal, epsilon;
+  int digits;
+};
+template <class T>
+FormatLimits limits_of() {
+  auto bits = [](uint16_t b) { return wide(from_bits<T>(b)); };
+  if constexpr (std::is_same_v<T, __half>) return {bits(0x7bff), bits(0x0400), bits(0x1400), 11};
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return {bits(0x7f7f), bits(0x0080), bits(0x3c00), 8};
+  else {
+    using L = std::numeric_limits<T>;
+    return {L::max(), L::min(), L::epsilon(), L::digits};
+  }
+}
+
 template <class T>
 T thread_partial(const Workload& w, uint64_t gt) {
   const uint64_t threads = w.spec.threads();
@@ -105,11 +130,13 @@ std::string sum_numeric(const Workload& w, const Setup& s, const History& h, uin
              std::to_string(terms.size()) + " elements is " + fmt(k, sum) + " (exact, wrapping)";
     return {};
   } else {
-    const T got = from_bits<T>(got_bits);
-    const T maxv = std::numeric_limits<T>::max();
+    const FormatLimits limits = limits_of<T>();
+    const long double got = wide(from_bits<T>(got_bits)), inf = INFINITY;
+    const long double maxv = limits.max;
     bool nan = false, pinf = false, ninf = false, integral = true;
     long double exact = 0, sumabs = 0;
-    auto take = [&](T v) {
+    auto take = [&](T t) {
+      const long double v = wide(t);
       if (std::isnan(v)) nan = true;
       else if (std::isinf(v)) (v > 0 ? pinf : ninf) = true;
       else {
@@ -128,25 +155,28 @@ std::string sum_numeric(const Workload& w, const Setup& s, const History& h, uin
     }
     if (sumabs >= maxv / 2) return {};  // partial sums may overflow in an order-dependent way
     if (pinf || ninf) {
-      if (got != (pinf ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity()))
+      if (got != (pinf ? inf : -inf))
         return where + " but its terms include " + (pinf ? "+inf" : "-inf") + " and no opposite infinity";
       return {};
     }
-    const long double u = std::numeric_limits<T>::epsilon() / 2;
-    const long double gamma = depth * u / (1 - depth * u);
-    const long double bound = gamma * sumabs + 2 * atomics * (long double)std::numeric_limits<T>::min() +
-                              sumabs * 0x1p-60L;
-    const long double err = std::fabs((long double)got - exact);
-    if (!(err <= bound)) {
-      char buf[256];
-      std::snprintf(buf, sizeof buf, " but the exact sum is %.21Lg: error %.3Lg exceeds the bound %.3Lg "
-                    "(gamma_%llu * sum|x| = %.3Lg, plus flushing slack)",
-                    exact, err, bound, (unsigned long long)depth, gamma * sumabs);
-      return where + buf;
+    // gamma_d holds while d * u < 1; past that (long 16-bit float sums) the
+    // bound says nothing and only the checks below and the bitwise chain apply.
+    const long double u = limits.epsilon / 2;
+    if (depth * u < 1) {
+      const long double gamma = depth * u / (1 - depth * u);
+      const long double bound = gamma * sumabs + 2 * atomics * limits.min_normal + sumabs * 0x1p-60L;
+      const long double err = std::fabs(got - exact);
+      if (!(err <= bound)) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, " but the exact sum is %.21Lg: error %.3Lg exceeds the bound %.3Lg "
+                      "(gamma_%llu * sum|x| = %.3Lg, plus flushing slack)",
+                      exact, err, bound, (unsigned long long)depth, gamma * sumabs);
+        return where + buf;
+      }
     }
     // Integers below 2^(mantissa+1): every partial sum is exact, whatever the order.
-    const long double exact_limit = std::ldexp(1.0L, std::numeric_limits<T>::digits);
-    if (integral && sumabs <= exact_limit && (long double)got != exact) {
+    const long double exact_limit = std::ldexp(1.0L, limits.digits);
+    if (integral && sumabs <= exact_limit && got != exact) {
       char buf[160];
       std::snprintf(buf, sizeof buf, " but every term is an integer and every partial sum is exact: it must be %.21Lg",
                     exact);
@@ -222,6 +252,8 @@ class SumFamily final : public Family {
       case VK::U64: return check_sum_t<unsigned long long>(w, s, h);
       case VK::F32: return check_sum_t<float>(w, s, h);
       case VK::F64: return check_sum_t<double>(w, s, h);
+      case VK::F16: return check_sum_t<__half>(w, s, h);
+      case VK::BF16: return check_sum_t<__nv_bfloat16>(w, s, h);
       default: return make_finding(FindingKind::WrongOutput, "sum over an unsupported type");
     }
   }
