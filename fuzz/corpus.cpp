@@ -9,6 +9,7 @@
 #include "fuzz/atomic_file.hpp"
 #include "harness/cli/check_plan.hpp"
 #include "harness/trial/token.hpp"
+#include "reports/repro_command.hpp"
 
 namespace fs = std::filesystem;
 
@@ -22,7 +23,7 @@ std::string case_file_name(const CorpusCase& c) {
 
 std::string format_case(const CorpusCase& c) {
   std::ostringstream o;
-  o << "# atomstress failure case: replay with `atomstress repro THIS_FILE`\n"
+  o << "# atomstress failure case: replay with `" << reports::program_name() << " repro THIS_FILE`\n"
     << "token: " << c.token << "\n"
     << "impl: " << c.impl << "\n"
     << "spec: " << c.spec << "\n"

@@ -10,6 +10,7 @@
 #include "fuzz/progress.hpp"
 #include "harness/cli/check_plan.hpp"
 #include "properties/properties.hpp"
+#include "reports/repro_command.hpp"
 
 namespace atomstress::fuzz {
 
@@ -17,10 +18,6 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
-
-std::string repro_line(const std::string& token, BackendKind b) {
-  return "atomstress repro " + token + " --backend " + to_string(b);
-}
 
 std::string fail_lines(const reports::FuzzEntryResult& e) {
   char head[256];
@@ -31,7 +28,7 @@ std::string fail_lines(const reports::FuzzEntryResult& e) {
   s += "\n      " + e.why;
   s += "\n      shrunk: " + e.spec + "  (failed " + std::to_string(e.rate_failures) + " of " +
        std::to_string(e.rate_runs) + " reruns" + (e.flaky ? ", flaky" : "") + ")";
-  s += "\n      repro: " + repro_line(e.token, e.backend);
+  s += "\n      repro: " + reports::repro_command(e.token, e.backend);
   return s;
 }
 

@@ -9,6 +9,7 @@
 
 #include "campaign.hpp"
 #include "harness/pipeline/execute_trial.hpp"
+#include "reports/repro_command.hpp"
 
 namespace atomstress {
 
@@ -92,8 +93,8 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
                 r.found ? "yes" : impl->rate_only ? "unseen" : "NO",
                 r.found ? to_string(r.verdict) : "-", when, (unsigned long long)r.specs, shrunk, rate);
     if (r.found) {
-      std::printf("      %s\n      repro: atomstress repro %s --backend %s\n", r.why.c_str(),
-                  encode_token(r.shrunk).c_str(), to_string(backend));
+      std::printf("      %s\n      repro: %s\n", r.why.c_str(),
+                  reports::repro_command(encode_token(r.shrunk), backend).c_str());
     }
     reports::CampaignRecord rec;
     rec.impl = impl;
@@ -136,8 +137,8 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
                 rc.total_s);
     if (rc.found) {
       false_failure = true;
-      std::printf("      %s\n      repro: atomstress repro %s --backend %s\n", rc.why.c_str(),
-                  encode_token(rc.shrunk).c_str(), to_string(backend));
+      std::printf("      %s\n      repro: %s\n", rc.why.c_str(),
+                  reports::repro_command(encode_token(rc.shrunk), backend).c_str());
     }
   }
 

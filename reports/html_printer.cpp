@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "reports/markup.hpp"
+#include "reports/repro_command.hpp"
 
 namespace atomstress::reports {
 
@@ -42,7 +43,7 @@ std::string HtmlPrinter::render() const {
       << to_string(e.verdict) << "</span> (" << esc(e.origin) << ")</h2>\n";
     h << "<p>" << esc(e.why) << "</p>\n<p>The shrunk case failed " << e.rate_failures << " of " << e.rate_runs
       << " reruns" << (e.flaky ? " (flaky)" : "") << ".</p>\n";
-    h << "<pre>atomstress repro " << esc(e.token) << " --backend " << to_string(e.backend) << "</pre>\n";
+    h << "<pre>" << esc(repro_command(e.token, e.backend)) << "</pre>\n";
   }
   h << "</body></html>\n";
   return h.str();

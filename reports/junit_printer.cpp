@@ -1,4 +1,5 @@
 #include "reports/junit_printer.hpp"
+#include "reports/repro_command.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -61,7 +62,7 @@ std::string JunitPrinter::render() const {
            << "caught after " << seconds(e.time_to_catch_s) << " s (" << e.origin << "), " << e.trials
            << " trials, " << e.ops << " ops; the shrunk case failed " << e.rate_failures << " of " << e.rate_runs
            << " reruns" << (e.flaky ? " (flaky)" : "") << "\n"
-           << "repro: atomstress repro " << e.token << " --backend " << to_string(e.backend) << "\n";
+           << "repro: " << repro_command(e.token, e.backend) << "\n";
       x << "      <" << tag << " message=\"" << escape_markup(e.why) << "\" type=\"" << to_string(e.verdict)
         << "\">" << escape_markup(body.str()) << "</" << tag << ">\n";
     }

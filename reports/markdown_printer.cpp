@@ -1,4 +1,5 @@
 #include "reports/markdown_printer.hpp"
+#include "reports/repro_command.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -37,7 +38,7 @@ std::string MarkdownPrinter::render() const {
     m << cell(e.why) << "\n\n";
     m << "The shrunk case failed " << e.rate_failures << " of " << e.rate_runs << " reruns"
       << (e.flaky ? " (flaky)" : "") << ".\n\n";
-    m << "```sh\natomstress repro " << e.token << " --backend " << to_string(e.backend) << "\n```\n";
+    m << "```sh\n" << repro_command(e.token, e.backend) << "\n```\n";
   }
   return m.str();
 }

@@ -1,6 +1,7 @@
 #include "reports/text_printer.hpp"
 
 #include "reports/terminal.hpp"
+#include "reports/repro_command.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -25,8 +26,8 @@ void TextPrinter::impl_summary(const ImplSummary& s) {
               s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "");
   if (!pass) {
     const auto& f = s.first_failure;
-    std::printf("      %s\n      spec: %s\n      repro: atomstress repro %s --backend %s\n", f.why().c_str(),
-                describe(f.spec).c_str(), encode_token(f.spec).c_str(), to_string(s.backend));
+    std::printf("      %s\n      spec: %s\n      repro: %s\n", f.why().c_str(), describe(f.spec).c_str(),
+                repro_command(encode_token(f.spec), s.backend).c_str());
   }
   if (profile_ && !s.most_contended.hotspots.empty()) {
     const auto& m = s.most_contended;

@@ -22,6 +22,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "reports/terminal.hpp"
+#include "reports/repro_command.hpp"
 
 using namespace atomstress::cli;
 
@@ -60,6 +61,7 @@ int stdout_status() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 0) atomstress::reports::set_program_name(argv[0]);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
