@@ -51,10 +51,13 @@ add_test(NAME isolation COMMAND atomstress_isolation_tests)
 
 # The same on the GPU: a kernel that outlives its watchdog (HANG), one that
 # stores to an illegal address (CRASH), then a correct entry that passes in
-# the same run (the GPU still usable).
+# the same run (the GPU still usable).  The pattern is pinned: a CAS add of
+# 2 x SMs x 1024 ops on one word takes seconds on an H100, past the short
+# watchdog that keeps this test quick.
 add_test(NAME isolation_cuda
   COMMAND atomstress_outside_entry check --impl "test.spin.forever.u32,test.fault.u32,outside.add.u32"
-          --backend cuda --skip-without-gpu --trials 1 --watchdog-ms 1000)
+          --backend cuda --skip-without-gpu --trials 1 --watchdog-ms 1000 --pattern uniform --k 4096
+          --space global)
 set_tests_properties(isolation_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
   PASS_REGULAR_EXPRESSION "HANG  test\\.spin\\.forever\\.u32 .*CRASH test\\.fault\\.u32 .*PASS  outside\\.add\\.u32 ")
 

@@ -1,14 +1,19 @@
-// The profiler's baseline: the bare kernel a person would write for a
-// native add, plain atomicAdd on global memory, with the workload's own
-// addresses and operands and the same op order (op o is the (o / threads)-th
-// op of thread o % threads).  No retry budget, no recording: what the
-// harness's runner costs on top of the hardware shows as the ratio.
+// The profiler's baselines: the bare kernel a person would write for the
+// same operation, with the workload's own addresses and operands and the
+// same op order (op o is the (o / threads)-th op of thread o % threads).
+// For a native add, plain atomicAdd on global memory; for a CAS-emulated
+// float add, max or min, the textbook atomicCAS loop on the bit pattern (as
+// the CUDA Programming Guide writes the double add).  No retry budget, no
+// recording: what the harness's runner costs on top of the same code shows
+// as the ratio.
 // The returned values are folded into a value the kernel stores only on an
 // impossible match, so the compiler keeps the returning atomic (ATOM, as the
 // harness's entries use) instead of a fire-and-forget reduction (RED).
 // Cold timing flushes L2 before each launch exactly as the runner does.
 #include <cuda_runtime.h>
 
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "harness/backend/cuda/util.cuh"
@@ -19,25 +24,67 @@ namespace atomstress {
 
 namespace {
 
+enum class BareOp : uint8_t { None, NativeAdd, CasAdd, CasMax, CasMin };
+
 template <class T>
-__global__ void bare_atomic_add(T* mem, const uint32_t* addr, const T* operand, uint64_t threads,
-                                uint32_t per_thread, uint64_t never, uint64_t* sink) {
+struct CasWord {  // the integer a CAS loop on T compares
+  using type = std::conditional_t<sizeof(T) == 4, unsigned int, unsigned long long>;
+};
+
+template <BareOp K, class T>
+__device__ __forceinline__ T bare_op(T* p, T v) {
+  if constexpr (K == BareOp::NativeAdd) {
+    return atomicAdd(p, v);
+  } else {
+    using W = typename CasWord<T>::type;
+    W* w = reinterpret_cast<W*>(p);
+    W old = *w, assumed;
+    do {
+      assumed = old;
+      const T cur = prim::from_bits<T>(assumed);
+      T next;
+      if constexpr (K == BareOp::CasAdd) next = cur + v;
+      else if constexpr (K == BareOp::CasMax) next = fmax(cur, v);
+      else next = fmin(cur, v);
+      old = atomicCAS(w, assumed, static_cast<W>(prim::to_bits(next)));
+    } while (assumed != old);
+    return prim::from_bits<T>(old);
+  }
+}
+
+template <BareOp K, class T>
+__global__ void bare_kernel(T* mem, const uint32_t* addr, const T* operand, uint64_t threads, uint32_t per_thread,
+                            uint64_t never, uint64_t* sink) {
   const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   uint64_t fold = 0;
   for (uint32_t i = 0; i < per_thread; ++i) {
     const uint64_t o = t + uint64_t(i) * threads;
-    const T old = atomicAdd(&mem[addr[o]], operand[o]);
+    const T old = bare_op<K>(&mem[addr[o]], operand[o]);
     fold = fold * 31 + prim::to_bits(old);
   }
   if (fold == never) *sink = fold;
+}
+
+BareOp bare_op_of(const ImplInfo& impl) {
+  const std::string_view name = impl.name;
+  const bool fp = impl.kind == VK::F32 || impl.kind == VK::F64;
+  if (name.rfind("native.", 0) == 0 && impl.op == Op::Add &&
+      (fp || impl.kind == VK::I32 || impl.kind == VK::U32))
+    return BareOp::NativeAdd;
+  if (name.rfind("cas.", 0) == 0 && fp) {
+    if (impl.op == Op::Add) return BareOp::CasAdd;
+    if (impl.op == Op::Max) return BareOp::CasMax;
+    if (impl.op == Op::Min) return BareOp::CasMin;
+  }
+  return BareOp::None;
 }
 
 struct BareBuffers {
   cuda::DevBuf mem, pristine, addr, operand, sink;
 };
 
-template <class T>
+template <BareOp K, class T>
 bool time_bare(const Workload& w, uint32_t reps, uint64_t watchdog_ms, bool cold, double& s_per_launch,
                std::string& error) {
   static BareBuffers B;  // grow-only, like the runner's
@@ -62,13 +109,13 @@ bool time_bare(const Workload& w, uint32_t reps, uint64_t watchdog_ms, bool cold
     if (cold && !cuda::flush_l2(error)) return false;
     AS_CUDA_TRY(cudaEventRecord(e0.e));
     const auto launched = std::chrono::steady_clock::now();
-    bare_atomic_add<T><<<w.spec.grid, w.spec.block>>>(B.mem.as<T>(), B.addr.as<uint32_t>(), B.operand.as<T>(),
-                                                       w.spec.threads(), w.spec.ops_per_thread, ~uint64_t(0) - 1,
-                                                       B.sink.as<uint64_t>());
+    bare_kernel<K, T><<<w.spec.grid, w.spec.block>>>(B.mem.as<T>(), B.addr.as<uint32_t>(), B.operand.as<T>(),
+                                                     w.spec.threads(), w.spec.ops_per_thread, ~uint64_t(0) - 1,
+                                                     B.sink.as<uint64_t>());
     AS_CUDA_TRY(cudaGetLastError());
     AS_CUDA_TRY(cudaEventRecord(e1.e));
-    RunFault fault = RunFault::None;  // a plain atomicAdd cannot hang: any failure is an error
-    if (!cuda::wait_bounded(e1.e, launched, watchdog_ms, "bare atomicAdd", fault, error)) return false;
+    RunFault fault = RunFault::None;  // the bare kernels end (lock-free): any failure is an error
+    if (!cuda::wait_bounded(e1.e, launched, watchdog_ms, "bare kernel", fault, error)) return false;
     float ms = 0;
     AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
     if (rep > 0) total_ms += ms;
@@ -79,16 +126,39 @@ bool time_bare(const Workload& w, uint32_t reps, uint64_t watchdog_ms, bool cold
 
 }  // namespace
 
+bool has_bare_kernel(const ImplInfo& impl, const TrialSpec& spec) {
+  return !impl.algo && spec.space == Space::Global && bare_op_of(impl) != BareOp::None;
+}
+
 bool time_bare_kernel(const Workload& w, uint32_t reps, uint64_t watchdog_ms, bool cold, double& s_per_launch,
                       std::string& error) {
   if (reps == 0) reps = 1;
-  switch (w.impl->kind) {
-    case VK::I32: return time_bare<int32_t>(w, reps, watchdog_ms, cold, s_per_launch, error);
-    case VK::U32: return time_bare<uint32_t>(w, reps, watchdog_ms, cold, s_per_launch, error);
-    case VK::F32: return time_bare<float>(w, reps, watchdog_ms, cold, s_per_launch, error);
-    case VK::F64: return time_bare<double>(w, reps, watchdog_ms, cold, s_per_launch, error);
-    default: error = std::string("no bare kernel for ") + w.impl->name; return false;
+  const auto& impl = *w.impl;
+  auto run = [&](auto k_tag) {
+    constexpr BareOp K = decltype(k_tag)::value;
+    switch (impl.kind) {
+      case VK::I32:
+        if constexpr (K == BareOp::NativeAdd) return time_bare<K, int32_t>(w, reps, watchdog_ms, cold, s_per_launch, error);
+        break;
+      case VK::U32:
+        if constexpr (K == BareOp::NativeAdd) return time_bare<K, uint32_t>(w, reps, watchdog_ms, cold, s_per_launch, error);
+        break;
+      case VK::F32: return time_bare<K, float>(w, reps, watchdog_ms, cold, s_per_launch, error);
+      case VK::F64: return time_bare<K, double>(w, reps, watchdog_ms, cold, s_per_launch, error);
+      default: break;
+    }
+    error = std::string("no bare kernel for ") + impl.name;
+    return false;
+  };
+  switch (bare_op_of(impl)) {
+    case BareOp::NativeAdd: return run(std::integral_constant<BareOp, BareOp::NativeAdd>{});
+    case BareOp::CasAdd: return run(std::integral_constant<BareOp, BareOp::CasAdd>{});
+    case BareOp::CasMax: return run(std::integral_constant<BareOp, BareOp::CasMax>{});
+    case BareOp::CasMin: return run(std::integral_constant<BareOp, BareOp::CasMin>{});
+    case BareOp::None: break;
   }
+  error = std::string("no bare kernel for ") + impl.name;
+  return false;
 }
 
 }  // namespace atomstress

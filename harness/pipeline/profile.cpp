@@ -102,11 +102,6 @@ bool measure(const ProfileSettings& settings,
   return true;
 }
 
-bool has_bare_kernel(const ImplInfo& impl, const TrialSpec& spec) {
-  if (impl.algo || impl.op != Op::Add || spec.space != Space::Global) return false;
-  return impl.kind == VK::I32 || impl.kind == VK::U32 || impl.kind == VK::F32 || impl.kind == VK::F64;
-}
-
 bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, ProfilePoint& out, std::string& error) {
   out = {};
   out.spec = spec;
