@@ -52,8 +52,9 @@ ATOMSTRESS_BYO_RMW3(atomicAdd, unsigned, prim::add)
 ATOMSTRESS_BYO_RMW3(atomicAdd, atomstress::byo::ull, prim::add)
 ATOMSTRESS_BYO_RMW3(atomicAdd, float, prim::add)
 ATOMSTRESS_BYO_RMW3(atomicAdd, double, prim::add)
-ATOMSTRESS_BYO_RMW3(atomicAdd, __half, prim::add)
-ATOMSTRESS_BYO_RMW3(atomicAdd, __nv_bfloat16, prim::add)
+// cuda_fp16.h and cuda_bf16.h declare the device-scope form only.
+ATOMSTRESS_BYO_RMW(atomicAdd, __half, prim::add, false)
+ATOMSTRESS_BYO_RMW(atomicAdd, __nv_bfloat16, prim::add, false)
 
 ATOMSTRESS_BYO_RMW3(atomicSub, int, prim::sub)
 ATOMSTRESS_BYO_RMW3(atomicSub, unsigned, prim::sub)
