@@ -143,7 +143,7 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
       } else if (c.found) {
         s.verdict = c.verdict;
         s.why = c.why;
-        s.token = encode_token(c.shrunk);
+        s.token = encode_token(c.shrunk, knobs_of(cfg.run));
         s.spec = describe(c.shrunk);
         s.time_to_catch_s = result.seconds + c.time_to_catch_s;
         s.rate_failures = c.rate_failures;

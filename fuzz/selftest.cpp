@@ -94,7 +94,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
                 r.found ? to_string(r.verdict) : "-", when, (unsigned long long)r.specs, shrunk, rate);
     if (r.found) {
       std::printf("      %s\n      repro: %s\n", r.why.c_str(),
-                  reports::repro_command(encode_token(r.shrunk), backend).c_str());
+                  reports::repro_command(encode_token(r.shrunk, knobs_of(run)), backend).c_str());
     }
     reports::CampaignRecord rec;
     rec.impl = impl;
@@ -103,6 +103,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
     rec.verdict = r.verdict;
     rec.why = r.why;
     rec.shrunk = r.shrunk;
+    rec.knobs = knobs_of(run);
     rec.time_to_catch_s = r.time_to_catch_s;
     rec.specs = r.specs;
     rec.rate_failures = r.rate_failures;
@@ -138,7 +139,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
     if (rc.found) {
       false_failure = true;
       std::printf("      %s\n      repro: %s\n", rc.why.c_str(),
-                  reports::repro_command(encode_token(rc.shrunk), backend).c_str());
+                  reports::repro_command(encode_token(rc.shrunk, knobs_of(run)), backend).c_str());
     }
   }
 

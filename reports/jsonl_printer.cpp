@@ -57,7 +57,7 @@ void JsonlPrinter::trial(const TrialOutcome& t) {
   j["why"] = t.why();
   if (!t.finding.ok()) j["finding"] = finding_json(t.finding);
   j["spec"] = describe(t.spec);
-  j["token"] = encode_token(t.spec);
+  j["token"] = encode_token(t.spec, t.knobs);
   j["ops"] = t.ops;
   j["run_ms"] = t.run_ms;
   j["check_ms"] = t.check_ms;
@@ -79,13 +79,33 @@ void JsonlPrinter::campaign(const CampaignRecord& c) {
   j["verdict"] = to_string(c.verdict);
   j["why"] = c.why;
   j["spec"] = describe(c.shrunk);
-  j["token"] = encode_token(c.shrunk);
+  j["token"] = encode_token(c.shrunk, c.knobs);
   j["ops"] = c.shrunk.ops();
   j["time_to_catch_s"] = c.time_to_catch_s;
   j["specs"] = c.specs;
   j["rate_failures"] = c.rate_failures;
   j["rate_runs"] = c.rate_runs;
   j["flaky"] = c.flaky;
+  write_line(j.dump());
+}
+
+void JsonlPrinter::impl_summary(const ImplSummary& s) {
+  if (!s.shrunk) return;  // the trials' own lines say the rest
+  const ShrunkCase& c = *s.shrunk;
+  nlohmann::json j;
+  j["record"] = "shrunk";
+  j["impl"] = s.impl->name;
+  j["backend"] = to_string(s.backend);
+  j["verdict"] = to_string(s.verdict);
+  j["why"] = c.why;
+  j["first_token"] = encode_token(s.first_failure.spec, s.first_failure.knobs);
+  j["spec"] = describe(c.spec);
+  j["token"] = encode_token(c.spec, c.knobs);
+  j["ops"] = c.spec.ops();
+  j["rate_failures"] = c.rate_failures;
+  j["rate_runs"] = c.rate_runs;
+  j["candidates"] = c.candidates;
+  j["shrink_s"] = c.seconds;
   write_line(j.dump());
 }
 

@@ -23,6 +23,7 @@ class JsonlPrinter final : public Printer {
 
   void trial(const TrialOutcome& t) override;
   void campaign(const CampaignRecord& c) override;
+  void impl_summary(const ImplSummary& s) override;  // check: a line for a shrunk failure
   bool finish() override;
   std::string error() const override { return error_; }
 

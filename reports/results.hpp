@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,17 @@ struct RunInfo {
 };
 
 // One implementation's trials under `check`.
+// A failure after shrinking: check's failures (fuzz/shrink_spec.hpp).
+struct ShrunkCase {
+  TrialSpec spec;
+  TrialKnobs knobs;
+  std::string why;
+  uint64_t candidates = 0, steps = 0;  // smaller specs tried, and accepted
+  uint32_t rate_failures = 0, rate_runs = 0;
+  double seconds = 0;
+  bool timed_out = false;
+};
+
 struct ImplSummary {
   const ImplInfo* impl = nullptr;
   BackendKind backend = BackendKind::Cpu;
@@ -29,6 +41,7 @@ struct ImplSummary {
   double run_ms = 0, check_ms = 0;
   TrialOutcome first_failure;   // valid unless Pass
   TrialOutcome most_contended;  // the trial with the most cycles (or retries)
+  std::optional<ShrunkCase> shrunk;  // the first failure shrunk (unless --no-shrink)
 };
 
 // `repro`: a token rerun `runs` times.
@@ -47,6 +60,7 @@ struct CampaignRecord {
   Verdict verdict = Verdict::Pass;
   std::string why;
   TrialSpec shrunk;  // valid when found
+  TrialKnobs knobs;  // the options it ran with (its token carries them)
   double time_to_catch_s = 0;
   uint64_t specs = 0;
   uint32_t rate_failures = 0, rate_runs = 0;

@@ -24,10 +24,19 @@ void TextPrinter::impl_summary(const ImplSummary& s) {
   std::printf("%-5s %-32s %-4s %4u trials %8s ops  run %8.1f ms  check %8.1f ms  retries max %u%s\n",
               to_string(s.verdict), s.impl->name, to_string(s.backend), s.trials, ops, s.run_ms, s.check_ms,
               s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "");
-  if (!pass) {
+  if (!pass && s.shrunk) {
+    // The shrunk case replaces the first failure: smaller, and it is what
+    // the repro line replays.
+    const auto& c = *s.shrunk;
+    std::printf("      %s\n      first: %s\n      shrunk: %s  (failed %u of %u reruns; %llu smaller cases tried "
+                "in %.1f s%s)\n      repro: %s\n",
+                c.why.c_str(), describe(s.first_failure.spec).c_str(), describe(c.spec).c_str(), c.rate_failures,
+                c.rate_runs, (unsigned long long)c.candidates, c.seconds, c.timed_out ? ", stopped at --shrink-time" : "",
+                repro_command(encode_token(c.spec, c.knobs), s.backend).c_str());
+  } else if (!pass) {
     const auto& f = s.first_failure;
     std::printf("      %s\n      spec: %s\n      repro: %s\n", f.why().c_str(), describe(f.spec).c_str(),
-                repro_command(encode_token(f.spec), s.backend).c_str());
+                repro_command(encode_token(f.spec, f.knobs), s.backend).c_str());
   }
   if (profile_ && !s.most_contended.hotspots.empty()) {
     const auto& m = s.most_contended;

@@ -45,7 +45,7 @@ expect SKIP mylib.ptx_add.u32
 grep -q "mylib.ptx_add.u32 .*(gpu only)" <<<"$("$suite" list --impl 'mylib.ptx*')" || { echo "byo_example: ptx entry not marked gpu only" >&2; fail=1; }
 # Each failure's repro line names the suite (atomstress itself lacks these
 # entries) and, run as printed, fails again.
-repro=$(grep -m1 -oE "repro: mylib_stress repro as1\.mylib\.inc_late\.u64\.[^ ]+ --backend cpu" <<<"$out" | sed 's/^repro: mylib_stress //') \
+repro=$(grep -m1 -oE "repro: mylib_stress repro as2\.[0-9A-Za-z_]+\.mylib\.inc_late\.u64\.[^ ]+ --backend cpu" <<<"$out" | sed 's/^repro: mylib_stress //') \
   || { echo "byo_example: no repro line naming mylib_stress for mylib.inc_late.u64" >&2; fail=1; }
 if [ -n "${repro:-}" ]; then
   set +e

@@ -102,10 +102,16 @@ TEST(Cli, JsonReportCarriesTheFindingAsData) {
                      "--trials 3 --json " + path);
   ASSERT_EQ(r.status, 1) << r.out;
   std::ifstream f(path);
-  std::string line, failing;
-  while (std::getline(f, line))
-    if (line.find("\"verdict\":\"FAIL\"") != std::string::npos) failing = line;
+  std::string line, failing, shrunk;
+  while (std::getline(f, line)) {
+    // The trials' lines, and check's line for the failure it shrank.
+    if (line.find("\"record\":\"shrunk\"") != std::string::npos) shrunk = line;
+    else if (line.find("\"verdict\":\"FAIL\"") != std::string::npos) failing = line;
+  }
   ASSERT_FALSE(failing.empty());
+  ASSERT_FALSE(shrunk.empty());
+  EXPECT_NE(shrunk.find("\"token\":\"as2."), std::string::npos) << shrunk;
+  EXPECT_NE(shrunk.find("\"first_token\":\"as2."), std::string::npos) << shrunk;
   EXPECT_NE(failing.find("\"finding\":{"), std::string::npos) << failing;
   EXPECT_NE(failing.find("\"kind\":\"unexplained\""), std::string::npos) << failing;
   EXPECT_NE(failing.find("\"address\":0"), std::string::npos) << failing;
@@ -116,7 +122,55 @@ TEST(Cli, FindsABugEndToEndOnTheCpuBackend) {
   const auto r = run("check --impl buggy.plain_rmw.add.i32 --backend cpu --pattern single --space global --trials 5");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("repro: atomstress repro as1."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("repro: atomstress repro as2."), std::string::npos) << r.out;
+}
+
+TEST(Cli, CheckShrinksAFailureAndItsReproFailsAgain) {
+  const auto r = run("check --impl buggy.plain_rmw.add.i32 --backend cpu --pattern single --space global --trials 2 "
+                     "--yield 300");
+  EXPECT_EQ(r.status, 1) << r.out;
+  // The first failure (4 x 64 x 4 ops on the cpu backend), then a smaller one.
+  const auto first = r.out.find("first: buggy.plain_rmw.add.i32 grid=4 block=64"), shrunk = r.out.find("shrunk: ");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  ASSERT_NE(shrunk, std::string::npos) << r.out;
+  const auto ops_at = r.out.find(" ops)", shrunk), open = r.out.rfind('(', ops_at);
+  const unsigned long ops = std::stoul(r.out.substr(open + 1, ops_at - open - 1));
+  EXPECT_LT(ops, 1024ul) << r.out;
+  // The case printed is one whose failure recurred ("failed N of 10", N > 0),
+  // and its repro line carries the --yield it ran with (as2 ... .300.4.0.1048576.checksum).
+  EXPECT_EQ(r.out.find("(failed 0 of"), std::string::npos) << r.out;
+  const auto tok_at = r.out.find("repro: atomstress repro as2.");
+  ASSERT_NE(tok_at, std::string::npos) << r.out;
+  const std::string token = r.out.substr(tok_at + 24, r.out.find(' ', tok_at + 24) - tok_at - 24);
+  EXPECT_NE(token.find(".300.4.0.1048576."), std::string::npos) << token;
+  // A deterministic bug (atomicInc's formula with > for >=) shrinks to one
+  // op, and its repro line fails every time.
+  const auto inc = run("check --impl buggy.inc_gt.u32 --backend cpu --pattern single --space global --trials 2");
+  EXPECT_NE(inc.out.find("(1 ops)"), std::string::npos) << inc.out;
+  const auto inc_at = inc.out.find("repro: atomstress repro as2.");
+  ASSERT_NE(inc_at, std::string::npos) << inc.out;
+  const auto again = run("repro " + inc.out.substr(inc_at + 24, inc.out.find(' ', inc_at + 24) - inc_at - 24) +
+                         " --backend cpu --runs 3");
+  EXPECT_EQ(again.status, 1) << again.out;
+  EXPECT_NE(again.out.find("failed 3 of 3 runs"), std::string::npos) << again.out;
+  // --no-shrink prints the failure as found.
+  const auto raw = run("check --impl buggy.plain_rmw.add.i32 --backend cpu --pattern single --space global --trials 2 "
+                       "--no-shrink");
+  EXPECT_EQ(raw.out.find("shrunk: "), std::string::npos) << raw.out;
+  EXPECT_NE(raw.out.find("spec: buggy.plain_rmw.add.i32 grid=4 block=64"), std::string::npos) << raw.out;
+}
+TEST(Cli, ReproShrinksAToken) {
+  const auto found = run("check --impl buggy.plain_rmw.add.i32 --backend cpu --pattern single --space global --trials 2 "
+                         "--no-shrink");
+  const auto at = found.out.find("repro: atomstress repro ");
+  ASSERT_NE(at, std::string::npos) << found.out;
+  const std::string token = found.out.substr(at + 24, found.out.find(' ', at + 24) - at - 24);
+  const auto r = run("repro " + token + " --backend cpu --runs 3 --shrink --shrink-time 20");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("shrunk: buggy.plain_rmw.add.i32 grid="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  repro: atomstress repro as2."), std::string::npos) << r.out;
+  // A malformed --shrink-time is refused like any other number.
+  expect_one_line_error("repro " + token + " --shrink --shrink-time -1", "shrink-time");
 }
 
 // ---------------------------------------------------------------- hardening
@@ -131,7 +185,7 @@ std::string token_of(const char* impl, uint32_t grid, uint32_t block) {
   s.grid = grid;
   s.block = block;
   s.seed = 7;
-  return atomstress::encode_token(s);
+  return atomstress::encode_token(s, atomstress::TrialKnobs{});
 }
 
 std::string read_file(const std::string& path) {
@@ -223,7 +277,7 @@ TEST(CliMemory, ATrialThatDoesNotFitIsRefusedBeforeAllocating) {
     s.block = 1;
     s.pattern = atomstress::Pattern::Uniform;
     s.k = 268435456;
-    return atomstress::encode_token(s);
+    return atomstress::encode_token(s, atomstress::TrialKnobs{});
   }() + " --backend cpu", "too large", "ulimit -v 3000000; ");
   // The same trial with a small k fits under the same limit.
   EXPECT_EQ(run(big + "1024", "ulimit -v 3000000; ").status, 0);

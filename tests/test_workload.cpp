@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "harness/trial/spec.hpp"
+#include "harness/backend/backend.hpp"
 #include "harness/trial/token.hpp"
 #include "harness/registry/bits.hpp"
 #include "harness/workload/workload.hpp"
@@ -175,7 +176,7 @@ TEST(Workload, ImpossibleSpecsAreRefusedWithAReason) {
 
 TEST(Token, RoundTripsAndRejectsDamage) {
   const auto s = base("cas.max_nanprop.f32");
-  const std::string tok = encode_token(s);
+  const std::string tok = encode_token(s, TrialKnobs{});
   std::string err;
   auto back = decode_token(tok, err);
   ASSERT_TRUE(back) << err;
@@ -189,4 +190,40 @@ TEST(Token, RoundTripsAndRejectsDamage) {
   EXPECT_NE(err.find("checksum"), std::string::npos) << err;
   EXPECT_FALSE(decode_token("as2.x", err));
   EXPECT_FALSE(decode_token("", err));
+}
+
+TEST(Token, CarriesTheKnobsAndTheToolVersion) {
+  const auto s = base("cas.add.f32");
+  const TrialKnobs k{500, 16, 2500, 4096};
+  const std::string tok = encode_token(s, k);
+  EXPECT_EQ(tok.rfind("as2.", 0), 0u) << tok;
+  std::string err;
+  const auto r = decode_repro_token(tok, err);
+  ASSERT_TRUE(r) << err;
+  EXPECT_EQ(r->spec, s);
+  ASSERT_TRUE(r->knobs);
+  EXPECT_EQ(*r->knobs, k);
+  EXPECT_EQ(r->tool_version, tool_version());
+  // RunOptions round trip through the knobs.
+  RunOptions o;
+  apply_knobs(k, o);
+  EXPECT_EQ(knobs_of(o), k);
+  // Knobs past the command line's bounds are refused like any bad field.
+  const std::string bad = encode_token(s, TrialKnobs{1001, 4, 0, 1});
+  EXPECT_FALSE(decode_repro_token(bad, err));
+  EXPECT_NE(err.find("out of range"), std::string::npos) << err;
+}
+
+TEST(Token, StillDecodesVersionOne) {
+  // Written by 0.1.0 before tokens carried knobs: the spec alone.
+  std::string err;
+  const auto r = decode_repro_token("as1.native.add.i32.4.64.4.0.0.32.1.0.0.1.1234.910451f7", err);
+  ASSERT_TRUE(r) << err;
+  EXPECT_EQ(r->spec.impl, "native.add.i32");
+  EXPECT_EQ(r->spec.grid, 4u);
+  EXPECT_EQ(r->spec.block, 64u);
+  EXPECT_EQ(r->spec.k, 32u);
+  EXPECT_EQ(r->spec.seed, 0x1234u);
+  EXPECT_FALSE(r->knobs);
+  EXPECT_TRUE(r->tool_version.empty());
 }

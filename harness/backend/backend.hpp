@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "atomics_under_test/algorithms/program.cuh"
+#include "harness/trial/token.hpp"
 #include "harness/workload/setup.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -52,6 +53,17 @@ struct RunOptions {
   // trap or fault costs one verdict.
   bool isolate = false;
 };
+
+// The options a reproduction token carries (harness/trial/token.hpp).
+inline TrialKnobs knobs_of(const RunOptions& o) {
+  return {o.yield_permille, o.cpu_threads, o.watchdog_ms, o.retry_budget};
+}
+inline void apply_knobs(const TrialKnobs& k, RunOptions& o) {
+  o.yield_permille = k.yield_permille;
+  o.cpu_threads = k.cpu_threads;
+  o.watchdog_ms = k.watchdog_ms;
+  o.retry_budget = k.retry_budget;
+}
 
 // Watchdog deadline for a trial when none is given: 1 s plus 20 us per op.
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);

@@ -46,7 +46,10 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
       "show the N most contended addresses of each implementation's busiest trial")(
       "skip-without-gpu", po::bool_switch(&o.skip_without_gpu),
       "exit 77 when no GPU is usable (with --backend cuda or auto)")(
-      "quiet,q", po::bool_switch(&o.quiet), "print failures only");
+      "quiet,q", po::bool_switch(&o.quiet), "print failures only")(
+      "no-shrink", po::bool_switch(&o.no_shrink), "print each failure as found, without shrinking it")(
+      "shrink-time", cli::seconds(&o.shrink_s, cli::kMaxBudgetSeconds)->default_value(30),
+      "seconds each failure's shrinking may take, more than 0 and at most 3600");
 }
 
 void read_check_options(const po::variables_map& vm, CheckOptions& o) {

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "fuzz/shrink_spec.hpp"
 #include "harness/cli/check_plan.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
@@ -32,6 +33,28 @@ bool plan_fits(const CheckPlan& plan, std::string& error) {
         }
   }
   return true;
+}
+
+// The first failure, shrunk: each smaller candidate rerun until it fails the
+// same way (fuzz/shrink_spec.hpp), with the run's own options.
+reports::ShrunkCase shrink_failure(const CheckPlan& plan, const ImplSummary& sum) {
+  fuzz::ShrinkConfig cfg;
+  cfg.backend = plan.backend;
+  cfg.run = plan.opt.run;
+  cfg.max_seconds = plan.opt.shrink_s;
+  const auto& f = sum.first_failure;
+  const auto r = fuzz::shrink_spec(f.spec, f.verdict, f.why(), cfg);
+  reports::ShrunkCase c;
+  c.spec = r.shrunk;
+  c.knobs = knobs_of(plan.opt.run);
+  c.why = r.why;
+  c.candidates = r.candidates;
+  c.steps = r.steps;
+  c.rate_failures = r.rate_failures;
+  c.rate_runs = r.rate_runs;
+  c.seconds = r.seconds;
+  c.timed_out = r.timed_out;
+  return c;
 }
 
 }  // namespace
@@ -74,7 +97,7 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
       printers.impl_skipped(*impl, plan.backend, cpu_skip_reason(*impl));
       continue;
     }
-    const ImplSummary sum = run_impl(plan, *impl, [&](const TrialOutcome& t) { printers.trial(t); });
+    ImplSummary sum = run_impl(plan, *impl, [&](const TrialOutcome& t) { printers.trial(t); });
     if (sum.verdict == Verdict::Error && sum.trials == 0 && plan.impls.size() > 1) {
       printers.impl_skipped(*impl, plan.backend, "no trial applies: " + sum.first_failure.why());
       continue;
@@ -83,6 +106,7 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
       printers.finish();  // keep what was recorded
       return usage_error(sum.first_failure.why());
     }
+    if (sum.verdict != Verdict::Pass && !co.no_shrink) sum.shrunk = shrink_failure(plan, sum);
     printers.impl_summary(sum);
     if (sum.verdict != Verdict::Pass) status = 1;
   }

@@ -1,16 +1,19 @@
-// atomstress repro TOKEN [--runs N]: reruns a failure's token and reports
-// its failure rate and reproducibility score.  TOKEN may also name a fuzz
-// corpus file (its token line is replayed).
+// atomstress repro TOKEN [--runs N] [--shrink]: reruns a failure's token
+// with the options it carries and reports its failure rate and
+// reproducibility score; --shrink then shrinks the case.  TOKEN may also
+// name a fuzz corpus file (its token line is replayed).
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "fuzz/corpus.hpp"
+#include "fuzz/shrink_spec.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/pipeline/footprint.hpp"
 #include "reports/jsonl_printer.hpp"
+#include "reports/repro_command.hpp"
 #include "reports/text_printer.hpp"
 
 namespace po = boost::program_options;
@@ -21,6 +24,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   po::options_description desc("atomstress repro TOKEN");
   std::string token, backend_name = "auto", json_path;
   uint32_t runs = 10;
+  double shrink_s = 60;
   RunOptions opt;
   desc.add_options()("help,h", "this help")("token", po::value<std::string>(&token), "reproduction token")(
       "runs", bounded<uint32_t>(&runs, 1, kMaxRuns)->default_value(10), "times to rerun")(
@@ -30,6 +34,11 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
       "per-run watchdog, at most 3600000 (0: automatic)")(
       "cpu-threads", bounded<uint32_t>(&opt.cpu_threads, 1, kMaxCpuThreads)->default_value(4),
       "cpu backend threads (1 to 256)")(
+      "yield", bounded<uint32_t>(&opt.yield_permille, 0, 1000)->default_value(20),
+      "cpu backend: per-mille chance of a yield at interleaving points")(
+      "shrink", "after the reruns, shrink a failing case (and print its token)")(
+      "shrink-time", seconds(&shrink_s, kMaxBudgetSeconds)->default_value(60),
+      "seconds the shrinking may take, more than 0 and at most 3600")(
       "isolate", isolation(&opt.isolate), kIsolationHelp)(
       "json", non_empty(&json_path), "append one JSON line per run to FILE");
   po::positional_options_description pos;
@@ -46,8 +55,18 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
     if (!c) return usage_error(error);
     token = c->token;
   }
-  auto spec = decode_token(token, error);
-  if (!spec) return usage_error(error);
+  auto decoded = decode_repro_token(token, error);
+  if (!decoded) return usage_error(error);
+  const auto spec = std::optional<TrialSpec>(decoded->spec);
+  // The token's own options, unless the command line names them.
+  if (decoded->knobs) {
+    const RunOptions given = opt;
+    apply_knobs(*decoded->knobs, opt);
+    if (!vm["budget"].defaulted()) opt.retry_budget = given.retry_budget;
+    if (!vm["watchdog-ms"].defaulted()) opt.watchdog_ms = given.watchdog_ms;
+    if (!vm["cpu-threads"].defaulted()) opt.cpu_threads = given.cpu_threads;
+    if (!vm["yield"].defaulted()) opt.yield_permille = given.yield_permille;
+  }
   const BackendKind backend = resolve_backend(backend_name, note, error);
   if (!error.empty()) return usage_error(error);
   if (!footprint_fits(*spec, backend, error)) return usage_error(error);
@@ -62,7 +81,11 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   printers.run_started({command_line, backend, backend == BackendKind::Cuda ? cuda_device_name() : "host"});
   if (!note.empty()) printers.note(note);
   printers.note("repro: " + describe(*spec));
+  if (!decoded->tool_version.empty() && decoded->tool_version != tool_version())
+    printers.note("the token was written by atomstress " + decoded->tool_version + ", this is " + tool_version());
   reports::ReproSummary sum;
+  Verdict first_verdict = Verdict::Pass;
+  std::string first_why;
   sum.spec = *spec;
   sum.runs = runs;
   for (uint32_t r = 0; r < runs; ++r) {
@@ -76,11 +99,29 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
       if (sum.failures == 0) {
         sum.first_failed_run = r + 1;
         sum.first_why = std::string(to_string(t.verdict)) + ": " + t.why();
+        first_verdict = t.verdict;
+        first_why = t.why();
       }
       ++sum.failures;
     }
   }
   printers.repro(sum);
+  if (vm.count("shrink") && sum.failures > 0) {
+    fuzz::ShrinkConfig cfg;
+    cfg.backend = backend;
+    cfg.run = opt;
+    cfg.max_seconds = shrink_s;
+    const auto r = fuzz::shrink_spec(*spec, first_verdict, first_why, cfg);
+    char line[160];
+    std::snprintf(line, sizeof line, " (%llu smaller cases tried, %llu accepted, %.1f s%s; failed %u of %u reruns)",
+                  (unsigned long long)r.candidates, (unsigned long long)r.steps, r.seconds,
+                  r.timed_out ? ", stopped at --shrink-time" : "", r.rate_failures, r.rate_runs);
+    printers.note("shrunk: " + describe(r.shrunk) + line);
+    printers.note("  " + r.why);
+    printers.note("  repro: " + reports::repro_command(encode_token(r.shrunk, knobs_of(opt)), backend));
+  } else if (vm.count("shrink")) {
+    printers.note("shrink: nothing to shrink, no run failed");
+  }
   if (!printers.finish()) return usage_error(printers.error());
   return sum.failures ? 1 : 0;
 }

@@ -65,6 +65,7 @@ bool Supervisor::ensure_started(BackendKind backend, std::string& error) {
 Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
   Outcome out;
   out.spec = spec;
+  out.knobs = knobs_of(opt);
   out.backend = backend;
   out.ops = spec.ops();
   TrialRequest request{spec, backend, opt, hotspots};

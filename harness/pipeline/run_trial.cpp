@@ -112,6 +112,7 @@ Finding check_trial(const Workload& w, const Setup& s, const History& h) { retur
 Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
   Outcome out;
   out.spec = spec;
+  out.knobs = knobs_of(opt);
   out.backend = backend;
   std::string error;
   auto w = expand(spec, error);

@@ -34,6 +34,7 @@ struct Hotspot {
 
 struct Outcome {
   TrialSpec spec;
+  TrialKnobs knobs;  // the options it ran with that its token carries
   BackendKind backend = BackendKind::Cpu;
   Verdict verdict = Verdict::Pass;
   Finding finding;  // what the oracle (or the hang rule, or the input check) found; kind None on a pass

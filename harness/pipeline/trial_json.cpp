@@ -14,18 +14,22 @@ void get(const json& j, const char* key, T& out, std::string& error) {
   json_fields::read(j, key, out, error);
 }
 
-// The spec travels as its reproduction token (checksummed, every field).
-void get_spec(const json& j, TrialSpec& spec, std::string& error) {
+// The spec travels as its reproduction token (checksummed, every field,
+// the knobs it ran with).
+void get_spec(const json& j, TrialSpec& spec, TrialKnobs* knobs, std::string& error) {
   std::string token;
   get(j, "token", token, error);
   if (!error.empty()) return;
-  if (auto s = decode_token(token, error)) spec = std::move(*s);
+  if (auto r = decode_repro_token(token, error)) {
+    spec = std::move(r->spec);
+    if (knobs != nullptr && r->knobs) *knobs = *r->knobs;
+  }
 }
 
 }  // namespace
 
 json to_json(const TrialRequest& r) {
-  return {{"token", encode_token(r.spec)}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)},
+  return {{"token", encode_token(r.spec, knobs_of(r.run))}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)},
           {"hotspots", r.hotspots}};
 }
 
@@ -42,7 +46,7 @@ json to_json(const Outcome& o) {
   auto hotspots = json::array();
   for (const Hotspot& h : o.hotspots)
     hotspots.push_back({{"addr", h.addr}, {"ops", h.ops}, {"retries", h.retries}, {"cycles", h.cycles}});
-  return {{"token", encode_token(o.spec)}, {"backend", to_string(o.backend)}, {"verdict", to_string(o.verdict)},
+  return {{"token", encode_token(o.spec, o.knobs)}, {"backend", to_string(o.backend)}, {"verdict", to_string(o.verdict)},
           {"finding", to_json(o.finding)}, {"ops", o.ops}, {"run_ms", o.run_ms}, {"check_ms", o.check_ms},
           {"total_retries", o.total_retries}, {"max_retries", o.max_retries}, {"hotspots", hotspots}};
 }
@@ -53,7 +57,7 @@ json to_json(const RunOptions& o) {
 }
 
 bool from_json(const json& j, TrialRequest& r, std::string& error) {
-  get_spec(j, r.spec, error);
+  get_spec(j, r.spec, nullptr, error);
   read_enum(j, "backend", r.backend, parse_backend, error);
   if (error.empty() && !j.contains("run")) error = "missing field 'run'";
   if (error.empty()) from_json(j["run"], r.run, error);
@@ -81,7 +85,7 @@ bool from_json(const json& j, Finding& f, std::string& error) {
 }
 
 bool from_json(const json& j, Outcome& o, std::string& error) {
-  get_spec(j, o.spec, error);
+  get_spec(j, o.spec, &o.knobs, error);
   read_enum(j, "backend", o.backend, parse_backend, error);
   read_enum(j, "verdict", o.verdict, parse_verdict, error);
   if (error.empty()) {

@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <vector>
 
+#ifndef ATOMSTRESS_VERSION
+#define ATOMSTRESS_VERSION "unknown"
+#endif
+
 namespace atomstress {
 
 namespace {
@@ -14,24 +18,45 @@ uint32_t fnv1a(std::string_view s) {
   return h;
 }
 
-constexpr std::string_view kTokenVersion = "as1";
+constexpr std::string_view kV1 = "as1", kV2 = "as2";
+constexpr size_t kSpecFields = 11, kKnobFields = 4;
+
+// The tool version as one dot-free field ("0.1.0" <-> "0_1_0").
+std::string version_field(std::string v) {
+  for (char& c : v)
+    if (c == '.') c = '_';
+  return v;
+}
+std::string version_from_field(std::string_view f) {
+  std::string v(f);
+  for (char& c : v)
+    if (c == '_') c = '.';
+  return v;
+}
+
+bool parse_number(std::string_view f, int base, uint64_t& out) {
+  auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), out, base);
+  return !f.empty() && ec == std::errc() && p == f.data() + f.size();
+}
 }  // namespace
 
-std::string encode_token(const TrialSpec& s) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "%.*s.%s.%u.%u.%u.%u.%u.%u.%u.%u.%u.%u.%llx",
-                static_cast<int>(kTokenVersion.size()), kTokenVersion.data(), s.impl.c_str(),
-                s.grid, s.block, s.ops_per_thread, unsigned(s.space), unsigned(s.pattern), s.k,
-                s.zipf_s, unsigned(s.dist), s.special_permille, unsigned(s.init),
-                static_cast<unsigned long long>(s.seed));
+const char* tool_version() { return ATOMSTRESS_VERSION; }
+
+std::string encode_token(const TrialSpec& s, const TrialKnobs& k) {
+  char buf[640];
+  std::snprintf(buf, sizeof buf, "%.*s.%s.%s.%u.%u.%u.%u.%u.%u.%u.%u.%u.%u.%llx.%u.%u.%llu.%u",
+                static_cast<int>(kV2.size()), kV2.data(), version_field(tool_version()).c_str(), s.impl.c_str(),
+                s.grid, s.block, s.ops_per_thread, unsigned(s.space), unsigned(s.pattern), s.k, s.zipf_s,
+                unsigned(s.dist), s.special_permille, unsigned(s.init), static_cast<unsigned long long>(s.seed),
+                k.yield_permille, k.cpu_threads, static_cast<unsigned long long>(k.watchdog_ms), k.retry_budget);
   std::string body = buf;
   std::snprintf(buf, sizeof buf, ".%08x", fnv1a(body));
   return body + buf;
 }
 
-std::optional<TrialSpec> decode_token(std::string_view token, std::string& error) {
-  // Split on '.', but the implementation's name contains dots: the name is
-  // everything between the version and the last 12 numeric fields.
+std::optional<ReproToken> decode_repro_token(std::string_view token, std::string& error) {
+  // Split on '.'; the implementation's name contains dots: it is everything
+  // between the leading fields and the trailing numeric ones.
   std::vector<std::string_view> parts;
   size_t start = 0;
   for (size_t i = 0; i <= token.size(); ++i) {
@@ -40,54 +65,55 @@ std::optional<TrialSpec> decode_token(std::string_view token, std::string& error
       start = i + 1;
     }
   }
-  constexpr size_t kNumeric = 12;  // 11 fields + checksum
-  if (parts.empty() || parts[0] != kTokenVersion) {
-    error = "malformed reproduction token: it must start with '" + std::string(kTokenVersion) + ".'";
+  const bool v2 = !parts.empty() && parts[0] == kV2;
+  if (parts.empty() || (parts[0] != kV1 && !v2)) {
+    error = "malformed reproduction token: it must start with '" + std::string(kV2) + ".' (or the older '" +
+            std::string(kV1) + ".')";
     return std::nullopt;
   }
-  if (parts.size() < 2 + kNumeric) {
+  const size_t lead = v2 ? 2 : 1;  // version [, tool version]
+  const size_t numeric = kSpecFields + (v2 ? kKnobFields : 0) + 1;  // + checksum
+  if (parts.size() < lead + 1 + numeric) {
     error = "malformed reproduction token: truncated (" + std::to_string(parts.size()) +
-            " fields, expected at least " + std::to_string(2 + kNumeric) + ")";
+            " fields, expected at least " + std::to_string(lead + 1 + numeric) + ")";
     return std::nullopt;
   }
   const size_t body_len = token.size() - parts.back().size() - 1;
-  uint32_t sum = 0;
-  {
-    auto cs = parts.back();
-    auto [p, ec] = std::from_chars(cs.data(), cs.data() + cs.size(), sum, 16);
-    if (ec != std::errc() || p != cs.data() + cs.size() || cs.size() != 8) {
-      error = "malformed reproduction token: bad checksum field '" + std::string(cs) + "'";
-      return std::nullopt;
-    }
+  uint64_t sum = 0;
+  if (parts.back().size() != 8 || !parse_number(parts.back(), 16, sum)) {
+    error = "malformed reproduction token: bad checksum field '" + std::string(parts.back()) + "'";
+    return std::nullopt;
   }
   if (fnv1a(token.substr(0, body_len)) != sum) {
     error = "malformed reproduction token: checksum mismatch (token altered or truncated)";
     return std::nullopt;
   }
-  const size_t first_num = parts.size() - kNumeric;
+  const size_t first_num = parts.size() - numeric;
   std::string impl;
-  for (size_t i = 1; i < first_num; ++i) {
-    if (i > 1) impl += '.';
+  for (size_t i = lead; i < first_num; ++i) {
+    if (i > lead) impl += '.';
     impl += parts[i];
   }
-  uint64_t v[kNumeric - 1];
-  for (size_t i = 0; i + 1 < kNumeric; ++i) {
-    auto f = parts[first_num + i];
-    const int base = (i == kNumeric - 2) ? 16 : 10;
-    auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v[i], base);
-    if (ec != std::errc() || p != f.data() + f.size() || f.empty()) {
-      error = "malformed reproduction token: field " + std::to_string(i + 1) + " '" + std::string(f) +
-              "' is not a number";
+  std::vector<uint64_t> v(numeric - 1);
+  for (size_t i = 0; i + 1 < numeric; ++i) {
+    const int base = (i == kSpecFields - 1) ? 16 : 10;  // the seed is hex
+    if (!parse_number(parts[first_num + i], base, v[i])) {
+      error = "malformed reproduction token: field " + std::to_string(i + 1) + " '" +
+              std::string(parts[first_num + i]) + "' is not a number";
       return std::nullopt;
     }
   }
-  if (v[3] > 1 || v[4] >= kNumPatterns || v[7] > 1 || v[9] > 1 || v[8] > 1000 ||
-      v[0] > UINT32_MAX || v[1] > UINT32_MAX || v[2] > UINT32_MAX || v[5] > UINT32_MAX ||
-      v[6] > UINT32_MAX) {
+  bool in_range = v[3] <= 1 && v[4] < kNumPatterns && v[7] <= 1 && v[9] <= 1 && v[8] <= 1000 &&
+                  v[0] <= UINT32_MAX && v[1] <= UINT32_MAX && v[2] <= UINT32_MAX && v[5] <= UINT32_MAX &&
+                  v[6] <= UINT32_MAX;
+  // The knobs within the command line's own bounds (harness/cli/options.hpp).
+  if (v2) in_range = in_range && v[11] <= 1000 && v[12] >= 1 && v[12] <= 256 && v[13] <= 3600000 && v[14] <= UINT32_MAX;
+  if (!in_range) {
     error = "malformed reproduction token: a field is out of range";
     return std::nullopt;
   }
-  TrialSpec s;
+  ReproToken r;
+  TrialSpec& s = r.spec;
   s.impl = impl;
   s.grid = uint32_t(v[0]);
   s.block = uint32_t(v[1]);
@@ -100,7 +126,17 @@ std::optional<TrialSpec> decode_token(std::string_view token, std::string& error
   s.special_permille = uint32_t(v[8]);
   s.init = Init(v[9]);
   s.seed = v[10];
-  return s;
+  if (v2) {
+    r.tool_version = version_from_field(parts[1]);
+    r.knobs = TrialKnobs{uint32_t(v[11]), uint32_t(v[12]), v[13], uint32_t(v[14])};
+  }
+  return r;
+}
+
+std::optional<TrialSpec> decode_token(std::string_view token, std::string& error) {
+  auto r = decode_repro_token(token, error);
+  if (!r) return std::nullopt;
+  return std::move(r->spec);
 }
 
 }  // namespace atomstress

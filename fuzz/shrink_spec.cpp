@@ -1,0 +1,114 @@
+#include "fuzz/shrink_spec.hpp"
+
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+#include <vector>
+
+#include "harness/registry/registry.hpp"
+#include "harness/trial/validate.hpp"
+
+namespace atomstress::fuzz {
+
+namespace {
+
+// Candidates one field at a time, each towards its target (RapidCheck's
+// integer shrinks: the target first, then halving the distance), made valid
+// for the entry and never larger than the spec they come from.
+rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits) {
+  using rc::seq::map;
+  using rc::shrink::towards;
+  auto field = [s](uint32_t TrialSpec::*f, uint32_t target) {
+    return map(towards<uint32_t>(s.*f, target), [s, f](uint32_t v) {
+      TrialSpec c = s;
+      c.*f = v;
+      return c;
+    });
+  };
+  auto with = [s](auto set) {
+    TrialSpec c = s;
+    set(c);
+    return rc::seq::just(c);
+  };
+  auto all = rc::seq::concat(
+      field(&TrialSpec::grid, 1), field(&TrialSpec::block, 1), field(&TrialSpec::ops_per_thread, 1),
+      field(&TrialSpec::k, 1),
+      s.pattern != Pattern::Single ? with([](TrialSpec& c) { c.pattern = Pattern::Single; }) : rc::Seq<TrialSpec>(),
+      s.space != Space::Global ? with([](TrialSpec& c) { c.space = Space::Global; }) : rc::Seq<TrialSpec>(),
+      field(&TrialSpec::special_permille, 0),
+      s.init != Init::Zero ? with([](TrialSpec& c) { c.init = Init::Zero; }) : rc::Seq<TrialSpec>(),
+      s.dist != Dist::Small ? with([](TrialSpec& c) { c.dist = Dist::Small; }) : rc::Seq<TrialSpec>(),
+      field(&TrialSpec::zipf_s, 1),
+      s.seed != 0 ? map(towards<uint64_t>(s.seed, 0),
+                        [s](uint64_t v) {
+                          TrialSpec c = s;
+                          c.seed = v;
+                          return c;
+                        })
+                  : rc::Seq<TrialSpec>());
+  const uint64_t max_ops = s.ops();
+  return rc::seq::filter(map(std::move(all),
+                             [limits, max_ops](TrialSpec c) {
+                               normalise(c, limits, max_ops);
+                               return c;
+                             }),
+                         [s, limits](const TrialSpec& c) {
+                           std::string ignored;
+                           return c != s && c.ops() <= s.ops() && validate(c, limits, ignored);
+                         });
+}
+
+}  // namespace
+
+ShrinkResult shrink_spec(const TrialSpec& failing, Verdict verdict, const std::string& why, const ShrinkConfig& cfg) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  ShrinkResult res;
+  res.shrunk = failing;
+  res.verdict = verdict;
+  res.why = why;
+  const Entry* impl = find_impl(failing.impl);
+  if (impl != nullptr) {
+    const Constraints limits = impl->limits;
+    const auto tree =
+        rc::shrinkable::shrinkRecur(failing, [limits](const TrialSpec& s) { return candidates(s, limits); });
+    // Fails the same way: a smaller case that fails differently (a hang
+    // where a wrong value was) explains another bug.
+    std::vector<std::pair<TrialSpec, std::string>> accepted{{failing, why}};
+    auto still_fails = [&](const TrialSpec& c) {
+      if (elapsed() > cfg.max_seconds) {
+        res.timed_out = true;
+        return false;
+      }
+      ++res.candidates;
+      const auto ev = properties::evaluate(c, cfg.backend, cfg.run, cfg.reruns);
+      if (ev.verdict != verdict) return false;
+      accepted.emplace_back(c, ev.why);
+      return true;
+    };
+    res.steps = rc::shrinkable::findLocalMin(tree, still_fails).second;
+    // A race can fail once in a small case and then hardly ever: walk back
+    // along the accepted cases to the smallest whose failure recurs, so the
+    // case printed replays (the first failure itself is the last resort).
+    for (size_t i = accepted.size(); i-- > 0;) {
+      const auto rate = properties::measure_rate(accepted[i].first, cfg.backend, cfg.run, cfg.rate_runs,
+                                                 std::max(1.0, cfg.max_seconds - elapsed()));
+      res.shrunk = accepted[i].first;
+      res.why = accepted[i].second;
+      res.rate_failures = rate.failures;
+      res.rate_runs = rate.runs;
+      if (rate.failures > 0 || elapsed() > 2 * cfg.max_seconds) break;
+    }
+  } else {
+    const auto rate = properties::measure_rate(res.shrunk, cfg.backend, cfg.run, cfg.rate_runs, cfg.max_seconds);
+    res.rate_failures = rate.failures;
+    res.rate_runs = rate.runs;
+  }
+  res.seconds = elapsed();
+  return res;
+}
+
+}  // namespace atomstress::fuzz
