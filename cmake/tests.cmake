@@ -3,7 +3,10 @@
 # Tests that need a GPU exit 77 where there is none: CTest reports them as
 # skipped, never as passed.
 
-add_test(NAME unit COMMAND atomstress_tests)
+# Unit tests one CTest case each (read from the binaries when ctest runs, so
+# the device bundle re-reads them there), for `ctest --output-junit`.
+include(GoogleTest)
+gtest_discover_tests(atomstress_tests TEST_PREFIX "unit." DISCOVERY_MODE PRE_TEST)
 
 add_test(NAME gpu COMMAND atomstress_gpu_tests)
 set_tests_properties(gpu PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
@@ -14,8 +17,8 @@ set_tests_properties(gpu_checker PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 
 # End to end on the CPU backend: the whole catalogue, every pattern, both
 # memory spaces, a small geometry.
-add_test(NAME e2e_check_cpu
-  COMMAND atomstress check --all --backend cpu --trials 2 --grid 3 --block 40 --ops-per-thread 3)
+atomstress_add_entry_tests(atomstress PREFIX "e2e_cpu." ARGS --backend cpu --trials 2 --grid 3 --block 40
+                                                              --ops-per-thread 3)
 
 # End to end on the GPU: the default geometry (twice the SM count x 256).
 add_test(NAME e2e_check_cuda
@@ -47,7 +50,7 @@ set_tests_properties(outside_entry_check PROPERTIES
 # the supervised worker process, and on the CPU backend an entry that never
 # ends (HANG) and one that kills its process (CRASH), each one verdict in a
 # run that goes on (check, repro, fuzz; about 40 s).
-add_test(NAME isolation COMMAND atomstress_isolation_tests)
+gtest_discover_tests(atomstress_isolation_tests TEST_PREFIX "isolation." DISCOVERY_MODE PRE_TEST)
 
 # The same on the GPU: a kernel that outlives its watchdog (HANG), one that
 # stores to an illegal address (CRASH), then a correct entry that passes in
@@ -56,14 +59,14 @@ add_test(NAME isolation COMMAND atomstress_isolation_tests)
 # watchdog that keeps this test quick.
 add_test(NAME isolation_cuda
   COMMAND atomstress_outside_entry check --impl "test.spin.forever.u32,test.fault.u32,outside.add.u32"
-          --backend cuda --skip-without-gpu --trials 1 --watchdog-ms 1000 --pattern uniform --k 4096
+          --backend cuda --skip-without-gpu --trials 1 --watchdog-ms 1000 --pattern uniform --k 4096 --no-shrink
           --space global)
 set_tests_properties(isolation_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
   PASS_REGULAR_EXPRESSION "HANG  test\\.spin\\.forever\\.u32 .*CRASH test\\.fault\\.u32 .*PASS  outside\\.add\\.u32 ")
 
 # atomstress fuzz on the CPU backend: JUnit, corpus and its replay, kill and
 # --resume, shards and merge (tests/test_fuzz.cpp; about 30 s).
-add_test(NAME fuzz COMMAND atomstress_fuzz_tests)
+gtest_discover_tests(atomstress_fuzz_tests TEST_PREFIX "fuzz." DISCOVERY_MODE PRE_TEST)
 
 # A short nightly campaign over two bugs the CPU catches and two correct
 # entries.  Exit status 1 (failures found) is the expected outcome: a shell
@@ -75,7 +78,7 @@ add_test(NAME e2e_fuzz_cpu
 set_tests_properties(e2e_fuzz_cpu PROPERTIES FAIL_REGULAR_EXPRESSION "(FAIL|HANG) +(native|cas)\\.")
 
 # `profile` on the cpu backend: reports that parse back, refusals of bad axes.
-add_test(NAME profile COMMAND atomstress_profile_tests)
+gtest_discover_tests(atomstress_profile_tests TEST_PREFIX "profile." DISCOVERY_MODE PRE_TEST)
 
 # `profile` on the GPU: two native adds over k with the bare-kernel baseline
 # (a short time cap per point; no CAS loop with the whole grid on one word,

@@ -54,5 +54,11 @@ if [ -n "${repro:-}" ]; then
   set -e
   [ "$rs" -eq 1 ] || { echo "byo_example: '$repro' exited $rs, expected 1 (fails again)" >&2; fail=1; }
 fi
+# One CTest case per entry (atomstress_add_entry_tests): a correct entry
+# passes, a wrong one fails, each on its own line.
+ct=$(cd "$work/build" && ctest -R '^mylib_stress\.mylib\.(max\.f32|inc_late\.u64)$' 2>&1 || true)
+echo "$ct"
+grep -qE "mylib_stress\.mylib\.max\.f32 \.+ +Passed" <<<"$ct" || { echo "byo_example: entry test mylib.max.f32 did not pass" >&2; fail=1; }
+grep -qE "mylib_stress\.mylib\.inc_late\.u64 \.+\*+Failed" <<<"$ct" || { echo "byo_example: entry test mylib.inc_late.u64 did not fail" >&2; fail=1; }
 [ "$status" -eq 1 ] || { echo "byo_example: check exited $status, expected 1 (failures found)" >&2; fail=1; }
 exit $fail

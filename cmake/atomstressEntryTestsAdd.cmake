@@ -1,0 +1,28 @@
+# Run by ctest (through TEST_INCLUDE_FILES, see atomstressEntryTests.cmake):
+# adds one test per entry that ATOMSTRESS_PROGRAM lists.
+execute_process(COMMAND "${ATOMSTRESS_PROGRAM}" list --impl "${ATOMSTRESS_IMPL}"
+                OUTPUT_VARIABLE _listing ERROR_VARIABLE _error RESULT_VARIABLE _status)
+if(NOT _status EQUAL 0)
+  # A listing that fails is one failing test, not a silently empty suite.
+  add_test("${ATOMSTRESS_PREFIX}list" "${ATOMSTRESS_PROGRAM}" list --impl "${ATOMSTRESS_IMPL}")
+  return()
+endif()
+set(_cpu FALSE)
+if(ATOMSTRESS_ARGS MATCHES "--backend;cpu")
+  set(_cpu TRUE)
+endif()
+string(REPLACE "\n" ";" _lines "${_listing}")
+foreach(_line IN LISTS _lines)
+  if(NOT _line MATCHES "^([^ ]+) ")
+    continue()
+  endif()
+  set(_entry "${CMAKE_MATCH_1}")
+  if(_cpu AND _line MATCHES "\\(gpu only\\)")
+    continue()
+  endif()
+  add_test("${ATOMSTRESS_PREFIX}${_entry}" "${ATOMSTRESS_PROGRAM}" check --impl "${_entry}" ${ATOMSTRESS_ARGS})
+  set_tests_properties("${ATOMSTRESS_PREFIX}${_entry}" PROPERTIES SKIP_RETURN_CODE 77)
+  if(ATOMSTRESS_LABELS)
+    set_tests_properties("${ATOMSTRESS_PREFIX}${_entry}" PROPERTIES LABELS "${ATOMSTRESS_LABELS}")
+  endif()
+endforeach()
