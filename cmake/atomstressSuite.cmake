@@ -77,6 +77,12 @@ endfunction()
 
 function(atomstress_add_suite name)
   cmake_parse_arguments(ARG "GPU_ONLY" "" "SOURCES" ${ARGN})
+  # The C++20 flag (above) in the caller's directory too: with
+  # add_subdirectory or FetchContent, atomstress's own directory set it.
+  if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20" PARENT_SCOPE)
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20" PARENT_SCOPE)
+  endif()
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "atomstress_add_suite(${name}): give SOURCES")
   endif()
