@@ -76,7 +76,7 @@ double slice_seconds(double budget_s, size_t entries) {
 
 int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<CorpusCase>& corpus,
                 reports::Printer& out, std::string& error) {
-  Progress progress(state.budget_s, state.elapsed_s, cfg.progress_s);
+  Progress progress(state.budget_s, state.elapsed_s, cfg.progress_s, cfg.label);
   for (const auto& [name, e] : state.entries) {
     progress.add(e.trials, e.ops);
     if (e.failed()) progress.add_failure();

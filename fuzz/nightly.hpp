@@ -26,6 +26,7 @@ struct NightlyConfig {
   std::string corpus_dir;  // empty: no corpus
   std::string state_path;  // empty: no state file
   reports::FuzzHeader header;  // version, device: stamped on corpus cases
+  std::string label;           // a lane of fuzz --devices: its progress lines' prefix
 };
 
 // The length of one entry's slice per round: a quarter of its fair share,

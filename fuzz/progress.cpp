@@ -6,8 +6,9 @@
 
 namespace atomstress::fuzz {
 
-Progress::Progress(double budget_s, double already_s, double period_s)
-    : budget_s_(budget_s), already_s_(already_s), period_s_(period_s), tty_(isatty(fileno(stdout)) == 1),
+Progress::Progress(double budget_s, double already_s, double period_s, std::string label)
+    : budget_s_(budget_s), already_s_(already_s), period_s_(period_s),
+      tty_(label.empty() && isatty(fileno(stdout)) == 1), label_(std::move(label)),
       t0_(std::chrono::steady_clock::now()) {
   thread_ = std::thread([this] { loop(); });
 }
@@ -34,7 +35,8 @@ void Progress::set_entry(const std::string& name) {
 std::string Progress::status_line() {
   const double el = already_s_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   char buf[256];
-  std::snprintf(buf, sizeof buf, "fuzz %6.0fs/%.0fs  trials %llu  ops %.3gM  failures %llu  entry %s", el, budget_s_,
+  std::snprintf(buf, sizeof buf, "%sfuzz %6.0fs/%.0fs  trials %llu  ops %.3gM  failures %llu  entry %s",
+                label_.c_str(), el, budget_s_,
                 (unsigned long long)trials_, double(ops_) / 1e6, (unsigned long long)failures_, entry_.c_str());
   return buf;
 }
@@ -42,7 +44,7 @@ std::string Progress::status_line() {
 void Progress::print(const std::string& line) {
   std::lock_guard lk(m_);
   if (tty_ && status_shown_) std::printf("\r\033[K");
-  std::printf("%s\n", line.c_str());
+  std::printf("%s%s\n", label_.c_str(), line.c_str());
   status_shown_ = false;
   std::fflush(stdout);
 }

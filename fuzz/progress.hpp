@@ -17,7 +17,10 @@ namespace atomstress::fuzz {
 
 class Progress {
  public:
-  Progress(double budget_s, double already_s, double period_s);
+  // `label` (a lane of fuzz --devices, "[gpu 1] "): every line starts with
+  // it, and status lines are plain lines even on a terminal, since several
+  // lanes share it.
+  Progress(double budget_s, double already_s, double period_s, std::string label = "");
   ~Progress();  // stops the thread, ends a `\r` line
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -42,7 +45,7 @@ class Progress {
   std::mutex m_;
   std::condition_variable cv_;
   bool stopping_ = false, status_shown_ = false;
-  std::string entry_;
+  std::string entry_, label_;
   std::chrono::steady_clock::time_point t0_;
   std::thread thread_;
 };

@@ -224,6 +224,73 @@ TEST(Fuzz, ShardsCoverTheSelectionAndMergeIntoOneJunit) {
   expect_parses_as_xml(d / "merged.xml");
 }
 
+TEST(Fuzz, DevicesRunOneLanePerDeviceAndCombineThem) {
+  // On the cpu backend a --devices lane is a process of its own: the same
+  // coordination a host of GPUs gets, without one.
+  const fs::path d = scratch("lanes");
+  const std::string corpus = (d / "corpus").string(), xml = (d / "j.xml").string(), log = (d / "all.jsonl").string();
+  const std::string impls = "buggy.plain_rmw.add.i32,buggy.inc_gt.u32,native.add.i32,cas.add.f32";
+  const auto r = run("fuzz --backend cpu --devices 0,1 --time 4s --impl '" + impls + "' --corpus " + corpus +
+                     " --junit " + xml + " --json " + log);
+  EXPECT_EQ(r.status, 1) << r.out;
+  // Each lane ran its share, and says how much.
+  for (const char* dev : {"device 0: 2 entries, ", "device 1: 2 entries, "}) {
+    const auto at = r.out.find(dev);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_EQ(r.out.substr(at, r.out.find('\n', at) - at).find(", 0 trials"), std::string::npos) << r.out;
+  }
+  // The lanes' shares partition the selection, and the combined JUnit has them all.
+  const auto lane0 = entries_in_log(d / "corpus" / "fuzz-state-lanes" / "lane-0.jsonl"),
+             lane1 = entries_in_log(d / "corpus" / "fuzz-state-lanes" / "lane-1.jsonl");
+  EXPECT_EQ(lane0.size() + lane1.size(), 4u);
+  std::set<std::string> both = lane0;
+  both.insert(lane1.begin(), lane1.end());
+  EXPECT_EQ(both, (std::set<std::string>{"buggy.plain_rmw.add.i32", "buggy.inc_gt.u32", "native.add.i32",
+                                         "cas.add.f32"}));
+  EXPECT_EQ(entries_in_log(log), both) << "the run's --json has both lanes' records";
+  const std::string junit = slurp(xml);
+  EXPECT_NE(junit.find("tests=\"4\" failures=\"2\""), std::string::npos) << junit;
+  expect_parses_as_xml(xml);
+  // Repro lines name the program, not the lane's /proc/self/exe.
+  EXPECT_EQ(r.out.find("repro: exe "), std::string::npos) << r.out;
+  // Both failures reached the shared corpus.
+  size_t cases = 0;
+  for (const auto& f : fs::directory_iterator(corpus)) cases += f.path().extension() == ".case";
+  EXPECT_EQ(cases, 2u);
+  // Bad device lists are refused with one line.
+  EXPECT_EQ(run("fuzz --backend cpu --devices 0,0 --time 1s").status, 2);
+  EXPECT_EQ(run("fuzz --backend cpu --devices 0,x --time 1s").status, 2);
+}
+
+TEST(Fuzz, AKilledDevicesRunTakesItsLanesDownAndResumes) {
+  const fs::path d = scratch("lanes_resume");
+  const std::string corpus = (d / "c").string(), log = (d / "all.jsonl").string();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    execl(binary().c_str(), "atomstress", "fuzz", "--backend", "cpu", "--devices", "0,1", "--time", "6s", "--impl",
+          "native.add.i32,cas.add.f32,native.add.u32", "--corpus", corpus.c_str(), "--json", log.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  sleep(3);
+  kill(pid, SIGKILL);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFSIGNALED(st));
+  sleep(1);  // the lanes die with their coordinator (their parent-death signal)
+  const fs::path lane0 = d / "c" / "fuzz-state-lanes" / "lane-0.jsonl";
+  const std::string before = slurp(lane0);
+  ASSERT_GT(count(before, "\"record\":\"slice\""), 0u) << before;
+  EXPECT_EQ(slurp(lane0), before) << "no lane still running after its coordinator was killed";
+
+  const auto r = run("fuzz --resume --corpus " + corpus);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(slurp(lane0).substr(0, before.size()), before) << "every line a lane wrote before the kill is kept";
+  EXPECT_EQ(entries_in_log(log), (std::set<std::string>{"native.add.i32", "cas.add.f32", "native.add.u32"}));
+}
+
 // ------------------------------------------------------- the parts, directly
 
 TEST(FuzzParts, DurationsAreStrict) {

@@ -14,6 +14,7 @@
 #include "fuzz/shard.hpp"
 #include "harness/cli/check_plan.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/fuzz_lanes.hpp"
 #include "harness/cli/options.hpp"
 #include "reports/html_printer.hpp"
 #include "reports/junit_printer.hpp"
@@ -62,6 +63,8 @@ class ShardValue : public po::typed_value<std::string> {
 
 struct FuzzOptions {
   std::string impl = "all", backend = "auto", time_text = "90s", corpus, state, junit, report, json, shard;
+  std::string devices, lane;  // --devices 0,1; --lane i/N (a lane of a --devices run)
+  uint32_t lane_device = 0;
   double time_s = 90, progress_s = 10;
   uint64_t seed = 1;
   uint32_t reruns = 2, rate_runs = 10;
@@ -96,6 +99,11 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "shard", new ShardValue(&o.shard),
       "i/N: entry j of the name-sorted selection runs when j % N == i (default: from SLURM_ARRAY_TASK_ID/"
       "SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX/ATOMSTRESS_SHARD_COUNT)")(
+      "devices", non_empty(&o.devices),
+      "GPUs of this host to use, e.g. 0,1: one lane (a process and its trial worker) per GPU, each on its "
+      "share of the entries; --junit/--report/--json combine them (default: the current device)")(
+      "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices run")(
+      "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
       "progress-s", seconds(&o.progress_s, kMaxBudgetSeconds),
       "seconds between progress lines when stdout is not a terminal (default 10)")(
       "skip-without-gpu", po::bool_switch(&o.skip_without_gpu),
@@ -186,6 +194,16 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
     state.budget_s = o.time_s;
   }
 
+  // --devices: parsed before anything touches CUDA.  One device: this
+  // process (and its worker) sees only it; several: lanes (fuzz_lanes.hpp).
+  std::vector<unsigned> devices;
+  if (!o.devices.empty() && !parse_devices(o.devices, devices, why))
+    return usage_error("--devices '" + o.devices + "' " + why);
+  if (!o.lane.empty() && !o.devices.empty()) return usage_error("--lane is internal to --devices");
+  const bool coordinator = devices.size() > 1;
+  if (devices.size() == 1) setenv("CUDA_VISIBLE_DEVICES", visible_device(devices[0]).c_str(), 1);
+  if (!o.lane.empty()) setvbuf(stdout, nullptr, _IOLBF, 0);  // lanes share the terminal: whole lines
+
   std::string note;
   if (o.skip_without_gpu && (o.backend == "cuda" || o.backend == "auto") && !cuda_available(why)) {
     std::printf("no usable GPU (%s): skipped\n", why.c_str());
@@ -198,6 +216,11 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
 
   fuzz::NightlyConfig cfg;
   cfg.entries = fuzz::shard_entries(selected, shard);
+  if (!o.lane.empty()) {
+    const fuzz::Shard lane = *fuzz::parse_shard(o.lane, why);
+    cfg.entries = fuzz::shard_entries(cfg.entries, lane);
+    cfg.label = "[" + std::string(backend == BackendKind::Cuda ? "gpu " : "lane ") + std::to_string(o.lane_device) + "] ";
+  }
   cfg.backend = backend;
   cfg.run = o.run;
   cfg.reruns = o.reruns;
@@ -230,6 +253,38 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
                {"shard", std::to_string(shard.index) + "/" + std::to_string(shard.count)},
                {"corpus", o.corpus}, {"resumed", resumed ? "true" : "false"},
                {"isolate", o.run.isolate ? "on" : "off"}};
+  if (!o.devices.empty()) h.options.emplace_back("devices", o.devices);
+  if (!o.lane.empty()) h.options.emplace_back("lane", o.lane + " (device " + std::to_string(o.lane_device) + ")");
+
+  if (coordinator) {
+    LanePlan plan;
+    plan.devices = devices;
+    plan.args = state.args;
+    plan.resume = resumed;
+    plan.junit = o.junit;
+    plan.report = o.report;
+    plan.json = o.json;
+    plan.header = h;
+    const std::string coordinator_state = state_path(o);
+    if (!coordinator_state.empty()) {
+      plan.lanes_dir = (fs::path(coordinator_state).parent_path() /
+                        (fs::path(coordinator_state).stem().string() + "-lanes")).string();
+      // What --resume needs to start the lanes again: the run's arguments.
+      if (!resumed && !fuzz::save_state(coordinator_state, state, error)) return usage_error(error);
+    } else {
+      char tmpl[] = "/tmp/atomstress-lanes-XXXXXX";
+      if (mkdtemp(tmpl) == nullptr) return usage_error("cannot make a folder for the lanes in /tmp");
+      plan.lanes_dir = tmpl;
+    }
+    std::printf("fuzz on %s: %zu entries over %zu %s%s, %.0f s budget%s; lanes' state and logs in %s\n",
+                to_string(backend), cfg.entries.size(), devices.size(),
+                backend == BackendKind::Cuda ? "GPUs" : "lanes", backend == BackendKind::Cuda ? "" : " (cpu backend)",
+                state.budget_s, resumed ? ", resumed" : "", plan.lanes_dir.c_str());
+    std::fflush(stdout);
+    const int status = run_lanes(plan, error);
+    if (status == 2) return usage_error(error);
+    return status;
+  }
 
   reports::Multiplex printers;
   if (!o.json.empty()) {

@@ -1,0 +1,204 @@
+#include "harness/cli/fuzz_lanes.hpp"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "fuzz/corpus.hpp"
+#include "fuzz/merge_logs.hpp"
+#include "harness/cli/merge_reports.hpp"
+#include "harness/cli/options.hpp"
+#include "reports/repro_command.hpp"
+
+namespace fs = std::filesystem;
+
+namespace atomstress::cli {
+
+namespace {
+
+constexpr unsigned kMaxDevices = 64;
+
+std::string lane_file(const std::string& dir, size_t i, const char* ext) {
+  return (fs::path(dir) / ("lane-" + std::to_string(i) + ext)).string();
+}
+
+// Starts one lane; it dies with the coordinator (and its worker with it).
+pid_t start_lane(const std::vector<std::string>& args, const std::string& visible, std::string& error) {
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    error = "cannot start a lane process";
+    return -1;
+  }
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(2);
+    setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
+    std::vector<char*> argv;
+    static char self[] = "/proc/self/exe";
+    // argv[0] as ours: the lane's repro lines name this program.
+    std::string name = reports::program_name();
+    argv.push_back(name.data());
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(self, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+bool append_file(const std::string& from, const std::string& to, std::string& error) {
+  std::ifstream in(from, std::ios::binary);
+  if (!in) return true;  // a lane that never logged
+  std::ofstream out(to, std::ios::binary | std::ios::app);
+  out << in.rdbuf();
+  out.flush();
+  if (!out) {
+    error = "cannot write '" + to + "'";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool parse_devices(const std::string& text, std::vector<unsigned>& out, std::string& why) {
+  out.clear();
+  std::set<unsigned> seen;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const auto n = parse_unsigned(std::string_view(text).substr(start, end - start), 0, 1023, why);
+    if (!n) return false;
+    if (!seen.insert(unsigned(*n)).second) {
+      why = "names device " + std::to_string(*n) + " twice";
+      return false;
+    }
+    out.push_back(unsigned(*n));
+    start = end + 1;
+  }
+  if (out.size() > kMaxDevices) {
+    why = "names more than " + std::to_string(kMaxDevices) + " devices";
+    return false;
+  }
+  return true;
+}
+
+std::string visible_device(unsigned index) {
+  // Indexes count the devices this process sees: through an existing
+  // CUDA_VISIBLE_DEVICES list when there is one.
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v != nullptr && *v != '\0') {
+    std::vector<std::string> ids;
+    std::string cur;
+    for (const char* c = v;; ++c) {
+      if (*c == ',' || *c == '\0') {
+        ids.push_back(cur);
+        cur.clear();
+        if (*c == '\0') break;
+      } else {
+        cur += *c;
+      }
+    }
+    if (index < ids.size()) return ids[index];
+  }
+  return std::to_string(index);
+}
+
+std::vector<std::string> lane_args(const std::vector<std::string>& args) {
+  // Options with a value that the coordinator handles; and its switches.
+  static const std::set<std::string> with_value = {"--devices", "--junit", "--report", "--json", "--state"};
+  static const std::set<std::string> switches = {"--resume"};
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const std::string name = a.substr(0, a.find('='));
+    if (switches.count(a)) continue;
+    if (with_value.count(name)) {
+      if (a.find('=') == std::string::npos) ++i;  // "--junit F": skip F too
+      continue;
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+int run_lanes(const LanePlan& plan, std::string& error) {
+  if (!fuzz::ensure_dir(plan.lanes_dir, error)) return 2;
+  const size_t n = plan.devices.size();
+  const std::vector<std::string> common = lane_args(plan.args);
+  std::vector<pid_t> pids(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string state = lane_file(plan.lanes_dir, i, ".json"), log = lane_file(plan.lanes_dir, i, ".jsonl");
+    std::vector<std::string> args;
+    if (plan.resume && fs::exists(state)) {
+      args = {"fuzz", "--resume", "--state", state};
+    } else {
+      args = common;
+      args.insert(args.begin(), "fuzz");
+      for (const std::string& a : {std::string("--lane"), std::to_string(i) + "/" + std::to_string(n),
+                                   std::string("--lane-device"), std::to_string(plan.devices[i]),
+                                   std::string("--state"), state, std::string("--json"), log})
+        args.push_back(a);
+    }
+    pids[i] = start_lane(args, visible_device(plan.devices[i]), error);
+    if (pids[i] < 0) break;
+  }
+  int worst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (pids[i] < 0) {
+      worst = 2;
+      continue;
+    }
+    int st = 0;
+    while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR) {
+    }
+    const int code = WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+    if (code != 0 && code != 1) {
+      if (error.empty())
+        error = "lane " + std::to_string(i) + " (device " + std::to_string(plan.devices[i]) + ") " +
+                (WIFEXITED(st) ? "exited with status " + std::to_string(code)
+                               : "was killed by signal " + std::to_string(WTERMSIG(st)));
+      worst = 2;
+    } else {
+      worst = std::max(worst, code);
+    }
+  }
+
+  // Combine what every lane recorded, whatever happened to the others.
+  fuzz::MergedLogs all;
+  std::printf("\n");
+  for (size_t i = 0; i < n; ++i) {
+    fuzz::MergedLogs lane;
+    const std::string log = lane_file(plan.lanes_dir, i, ".jsonl");
+    std::string why;
+    if (fs::exists(log) && !fuzz::read_fuzz_log(log, lane, why)) {
+      error = why;
+      return 2;
+    }
+    if (fs::exists(log) && !fuzz::read_fuzz_log(log, all, why)) {
+      error = why;
+      return 2;
+    }
+    std::printf("device %u: %zu entries, %llu trials, %llu ops\n", plan.devices[i], lane.entries.size(),
+                (unsigned long long)lane.trials, (unsigned long long)lane.ops);
+    if (!plan.json.empty() && !append_file(log, plan.json, error)) return 2;
+  }
+  size_t failed = 0;
+  std::string werr;
+  if ((!plan.junit.empty() || !plan.report.empty()) &&
+      !write_merged_reports(all, plan.header, plan.junit, plan.report, "", failed, werr)) {
+    error = werr;
+    return 2;
+  }
+  std::fflush(stdout);
+  return worst;
+}
+
+}  // namespace atomstress::cli

@@ -1,0 +1,42 @@
+// fuzz --devices 0,1,...: one lane per GPU of a host.  A lane is this same
+// program run as `fuzz --lane i/N` with CUDA_VISIBLE_DEVICES naming its GPU
+// (so its trial worker runs there), on a deterministic share of the entries
+// (the i-th of N, within the run's --shard), with its own state file and
+// JSON log in a lanes folder.  The coordinator waits for every lane, then
+// combines their logs into the run's --junit, --report and --json, and says
+// how many trials each device ran.  On the cpu backend the lanes are just
+// parallel processes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reports/results.hpp"
+
+namespace atomstress::cli {
+
+struct LanePlan {
+  std::vector<unsigned> devices;     // as given to --devices
+  std::vector<std::string> args;     // the run's fuzz arguments
+  std::string lanes_dir;             // lane-I.json (state) and lane-I.jsonl (log)
+  bool resume = false;               // each lane continues from its state file
+  std::string junit, report, json, corpus;
+  reports::FuzzHeader header;        // the run's, for the combined reports
+};
+
+// Parses "0,1,3": distinct device indexes, at most 64.
+bool parse_devices(const std::string& text, std::vector<unsigned>& out, std::string& why);
+
+// Makes `name` the only device a child process sees: CUDA_VISIBLE_DEVICES
+// of the device at that index among those this process sees.
+std::string visible_device(unsigned index);
+
+// `args` without the options the coordinator keeps for itself.
+std::vector<std::string> lane_args(const std::vector<std::string>& args);
+
+// Runs the lanes and combines them.  0: no failure; 1: a failure; 2: `error`
+// says why (a lane could not start or ended with bad input; what the other
+// lanes recorded is combined first).
+int run_lanes(const LanePlan& plan, std::string& error);
+
+}  // namespace atomstress::cli
