@@ -62,13 +62,12 @@ rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits) {
 
 }  // namespace
 
-ShrinkResult shrink_spec(const TrialSpec& failing, Verdict verdict, const std::string& why, const ShrinkConfig& cfg) {
+reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const std::string& why, const ShrinkConfig& cfg) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
-  ShrinkResult res;
-  res.shrunk = failing;
-  res.verdict = verdict;
+  reports::ShrunkCase res;
+  res.spec = failing;
   res.why = why;
   const Entry* impl = find_impl(failing.impl);
   if (impl != nullptr) {
@@ -96,14 +95,14 @@ ShrinkResult shrink_spec(const TrialSpec& failing, Verdict verdict, const std::s
     for (size_t i = accepted.size(); i-- > 0;) {
       const auto rate = properties::measure_rate(accepted[i].first, cfg.backend, cfg.run, cfg.rate_runs,
                                                  std::max(1.0, cfg.max_seconds - elapsed()));
-      res.shrunk = accepted[i].first;
+      res.spec = accepted[i].first;
       res.why = accepted[i].second;
       res.rate_failures = rate.failures;
       res.rate_runs = rate.runs;
       if (rate.failures > 0 || elapsed() > 2 * cfg.max_seconds) break;
     }
   } else {
-    const auto rate = properties::measure_rate(res.shrunk, cfg.backend, cfg.run, cfg.rate_runs, cfg.max_seconds);
+    const auto rate = properties::measure_rate(res.spec, cfg.backend, cfg.run, cfg.rate_runs, cfg.max_seconds);
     res.rate_failures = rate.failures;
     res.rate_runs = rate.runs;
   }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "properties/properties.hpp"
+#include "reports/results.hpp"
 
 namespace atomstress::fuzz {
 
@@ -25,18 +26,9 @@ struct ShrinkConfig {
   double max_seconds = 60;   // the walk stops here (the best case so far is kept); the rate may take as long again
 };
 
-struct ShrinkResult {
-  TrialSpec shrunk;          // the failing spec when nothing smaller failed
-  Verdict verdict = Verdict::Pass;
-  std::string why;           // the shrunk case's explanation
-  uint64_t candidates = 0;   // specs tried
-  uint64_t steps = 0;        // smaller failing specs accepted on the way
-  bool timed_out = false;
-  uint32_t rate_failures = 0, rate_runs = 0;
-  double seconds = 0;
-};
 
-// `failing` must have failed with `verdict` (a Fail, Hang or Crash).
-ShrinkResult shrink_spec(const TrialSpec& failing, Verdict verdict, const std::string& why, const ShrinkConfig& cfg);
+// `failing` must have failed with `verdict` (a Fail, Hang or Crash).  The
+// result's knobs are left for the caller (the options it ran with).
+reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const std::string& why, const ShrinkConfig& cfg);
 
 }  // namespace atomstress::fuzz

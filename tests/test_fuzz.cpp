@@ -96,6 +96,28 @@ std::set<std::string> entries_in_log(const fs::path& log) {
   return names;
 }
 
+// Starts `atomstress ARGS...` (stdout to /dev/null), lets it run `seconds`,
+// then kills it with SIGKILL; true when it was killed (not finished).
+bool run_and_kill(std::vector<std::string> args, unsigned seconds) {
+  const pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    std::vector<char*> argv;
+    static char name[] = "atomstress";
+    argv.push_back(name);
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary().c_str(), argv.data());
+    _exit(127);
+  }
+  sleep(seconds);
+  kill(pid, SIGKILL);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFSIGNALED(st);
+}
+
 const std::vector<std::string> kBugs = {"buggy.plain_rmw.add.i32", "buggy.returns_new.add.f32", "buggy.inc_gt.u32"};
 const std::vector<std::string> kCorrect = {"native.add.i32", "cas.add.f32"};
 
@@ -170,20 +192,9 @@ TEST(Fuzz, RefusesBadInputWithOneLine) {
 TEST(Fuzz, KilledRunResumesWithoutLosingRecords) {
   const fs::path d = scratch("resume");
   const std::string log = (d / "log.jsonl").string(), corpus = (d / "corpus").string();
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    freopen("/dev/null", "w", stdout);
-    execl(binary().c_str(), "atomstress", "fuzz", "--backend", "cpu", "--time", "8s", "--impl",
-          "native.add.i32,cas.add.f32,native.add.u32", "--corpus", corpus.c_str(), "--json", log.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  sleep(3);
-  kill(pid, SIGKILL);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  ASSERT_TRUE(WIFSIGNALED(st));
+  ASSERT_TRUE(run_and_kill({"fuzz", "--backend", "cpu", "--time", "8s", "--impl",
+                            "native.add.i32,cas.add.f32,native.add.u32", "--corpus", corpus, "--json", log},
+                           3));
   const std::string before = slurp(log);
   ASSERT_GT(count(before, "\"record\":\"slice\""), 0u) << before;
   EXPECT_EQ(count(before, "\"record\":\"entry\""), 0u) << "killed before it finished";
@@ -265,20 +276,9 @@ TEST(Fuzz, DevicesRunOneLanePerDeviceAndCombineThem) {
 TEST(Fuzz, AKilledDevicesRunTakesItsLanesDownAndResumes) {
   const fs::path d = scratch("lanes_resume");
   const std::string corpus = (d / "c").string(), log = (d / "all.jsonl").string();
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    freopen("/dev/null", "w", stdout);
-    execl(binary().c_str(), "atomstress", "fuzz", "--backend", "cpu", "--devices", "0,1", "--time", "6s", "--impl",
-          "native.add.i32,cas.add.f32,native.add.u32", "--corpus", corpus.c_str(), "--json", log.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  sleep(3);
-  kill(pid, SIGKILL);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  ASSERT_TRUE(WIFSIGNALED(st));
+  ASSERT_TRUE(run_and_kill({"fuzz", "--backend", "cpu", "--devices", "0,1", "--time", "6s", "--impl",
+                            "native.add.i32,cas.add.f32,native.add.u32", "--corpus", corpus, "--json", log},
+                           3));
   sleep(1);  // the lanes die with their coordinator (their parent-death signal)
   const fs::path lane0 = d / "c" / "fuzz-state-lanes" / "lane-0.jsonl";
   const std::string before = slurp(lane0);

@@ -43,17 +43,8 @@ reports::ShrunkCase shrink_failure(const CheckPlan& plan, const ImplSummary& sum
   cfg.run = plan.opt.run;
   cfg.max_seconds = plan.opt.shrink_s;
   const auto& f = sum.first_failure;
-  const auto r = fuzz::shrink_spec(f.spec, f.verdict, f.why(), cfg);
-  reports::ShrunkCase c;
-  c.spec = r.shrunk;
+  reports::ShrunkCase c = fuzz::shrink_spec(f.spec, f.verdict, f.why(), cfg);
   c.knobs = knobs_of(plan.opt.run);
-  c.why = r.why;
-  c.candidates = r.candidates;
-  c.steps = r.steps;
-  c.rate_failures = r.rate_failures;
-  c.rate_runs = r.rate_runs;
-  c.seconds = r.seconds;
-  c.timed_out = r.timed_out;
   return c;
 }
 

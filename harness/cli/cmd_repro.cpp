@@ -116,9 +116,9 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
     std::snprintf(line, sizeof line, " (%llu smaller cases tried, %llu accepted, %.1f s%s; failed %u of %u reruns)",
                   (unsigned long long)r.candidates, (unsigned long long)r.steps, r.seconds,
                   r.timed_out ? ", stopped at --shrink-time" : "", r.rate_failures, r.rate_runs);
-    printers.note("shrunk: " + describe(r.shrunk) + line);
+    printers.note("shrunk: " + describe(r.spec) + line);
     printers.note("  " + r.why);
-    printers.note("  repro: " + reports::repro_command(encode_token(r.shrunk, knobs_of(opt)), backend));
+    printers.note("  repro: " + reports::repro_command(encode_token(r.spec, knobs_of(opt)), backend));
   } else if (vm.count("shrink")) {
     printers.note("shrink: nothing to shrink, no run failed");
   }
