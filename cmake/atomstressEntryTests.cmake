@@ -11,8 +11,6 @@
 # `--backend cpu`.  Exit 77 (no GPU with --skip-without-gpu) is a skip.
 include_guard(GLOBAL)
 
-set(_atomstress_entry_tests_script "${CMAKE_CURRENT_LIST_DIR}/atomstressEntryTestsAdd.cmake")
-
 function(atomstress_add_entry_tests program)
   cmake_parse_arguments(ARG "" "IMPL;PREFIX" "LABELS;ARGS" ${ARGN})
   if(NOT ARG_IMPL)
@@ -21,6 +19,9 @@ function(atomstress_add_entry_tests program)
   if(NOT DEFINED ARG_PREFIX)
     set(ARG_PREFIX "${program}.")
   endif()
+  # Beside this file, wherever the caller's directory is (an installed
+  # package, add_subdirectory, FetchContent).
+  set(script "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/atomstressEntryTestsAdd.cmake")
   string(MAKE_C_IDENTIFIER "${ARG_PREFIX}${ARG_IMPL}" id)
   set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${id}_entry_tests.cmake")
   # Lists are passed as bracket arguments so that globs and options survive.
@@ -30,7 +31,7 @@ set(ATOMSTRESS_IMPL [==[${ARG_IMPL}]==])
 set(ATOMSTRESS_PREFIX [==[${ARG_PREFIX}]==])
 set(ATOMSTRESS_LABELS [==[${ARG_LABELS}]==])
 set(ATOMSTRESS_ARGS [==[${ARG_ARGS}]==])
-include([==[${_atomstress_entry_tests_script}]==])
+include([==[${script}]==])
 ")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
 endfunction()
