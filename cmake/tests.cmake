@@ -104,3 +104,8 @@ set_tests_properties(bench_algos_cold PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 # (examples/byo/README.md).  Needs cmake and the toolchain: host only.
 add_test(NAME byo_example COMMAND ${PROJECT_SOURCE_DIR}/tests/byo_example.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(byo_example PROPERTIES LABELS host TIMEOUT 1200)
+
+# FetchContent (and so add_subdirectory): a consumer configures and generates
+# with the suite and the per-entry tests defined from its own directory.
+add_test(NAME fetchcontent_configure COMMAND ${PROJECT_SOURCE_DIR}/tests/fetchcontent_configure.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(fetchcontent_configure PROPERTIES LABELS host)
