@@ -1,6 +1,8 @@
 #include "reports/profile_html.hpp"
 
 #include <cstdio>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -64,9 +66,23 @@ std::string ProfileHtmlPrinter::render() const {
   if (points_.empty()) return out + "<p>No point was measured.</p>\n</body>\n</html>\n";
 
   const char* unit = "items";
+  // Each entry's bare kernel (--baseline), dashed in the entry's colour.
+  auto throughput = series_over_k(points_, [](const ProfilePoint& p) { return p.items_per_second; });
+  const auto bare = series_over_k(points_, [](const ProfilePoint& p) {
+    return p.baseline_items_per_second.value_or(std::numeric_limits<double>::quiet_NaN());
+  });
+  const size_t entries = throughput.size();
+  for (size_t i = 0; i < bare.size() && i < entries; ++i) {
+    svg::Series b = bare[i];
+    std::erase_if(b.points, [](const auto& xy) { return !std::isfinite(xy.second); });
+    if (b.points.empty()) continue;
+    b.name += " (bare kernel)";
+    b.companion_of = int(i);
+    throughput.push_back(std::move(b));
+  }
   out += "<figure>\n" +
          svg::line_chart("Throughput against k", {"k (addresses)", true}, {std::string(unit) + " per second", true},
-                         series_over_k(points_, [](const ProfilePoint& p) { return p.items_per_second; })) +
+                         throughput) +
          "</figure>\n";
   out += "<figure>\n" +
          svg::line_chart("Retries per op against k", {"k (addresses)", true}, {"mean retries per op", false},

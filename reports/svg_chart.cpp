@@ -111,7 +111,7 @@ std::string line_chart(const std::string& title, Axis x, Axis y, const std::vect
   std::vector<Series> shown;
   double xlo = std::numeric_limits<double>::max(), xhi = -xlo, ylo = xlo, yhi = -xlo;
   for (const auto& s : series) {
-    Series kept{s.name, {}};
+    Series kept{s.name, {}, s.companion_of};
     for (auto [px, py] : s.points) {
       if (!std::isfinite(px) || !std::isfinite(py) || (x.log && px <= 0) || (y.log && py <= 0)) continue;
       kept.points.emplace_back(px, py);
@@ -146,7 +146,10 @@ std::string line_chart(const std::string& title, Axis x, Axis y, const std::vect
               " transform=\"rotate(-90 18 " + num(kTop + kPlotH / 2) + ")\"");
   for (size_t i = 0; i < shown.size(); ++i) {
     const auto& s = shown[i];
-    const std::string colour = kColours[i % std::size(kColours)];
+    // A companion takes its series' colour (`shown` keeps `series`' order).
+    const size_t colour_index = s.companion_of >= 0 ? size_t(s.companion_of) : i;
+    const std::string colour = kColours[colour_index % std::size(kColours)];
+    const std::string dash = s.companion_of >= 0 ? "\" stroke-dasharray=\"6 4" : "";
     std::string pts;
     for (auto [px, py] : s.points) {
       const double cx = kLeft + fraction(px, x) * kPlotW, cy = kTop + kPlotH - fraction(py, y) * kPlotH;
@@ -157,7 +160,7 @@ std::string line_chart(const std::string& title, Axis x, Axis y, const std::vect
       out += "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"3\" fill=\"" + colour + "\"/>\n";
     }
     if (s.points.size() >= 2)
-      out += "<polyline fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2\" points=\"" + pts + "\"><title>" +
+      out += "<polyline fill=\"none\" stroke=\"" + colour + dash + "\" stroke-width=\"2\" points=\"" + pts + "\"><title>" +
              escape(s.name) + "</title></polyline>\n";
     const double ly = kTop + 10 + 18 * double(i);
     out += "<rect x=\"" + num(kLeft + kPlotW + 12) + "\" y=\"" + num(ly - 8) + "\" width=\"12\" height=\"4\" fill=\"" +

@@ -29,6 +29,9 @@ std::string tick_label(double v);
 struct Series {
   std::string name;
   std::vector<std::pair<double, double>> points;  // (x, y); points a log axis cannot show are dropped
+  // A companion of series `companion_of` (a baseline beside its entry):
+  // drawn dashed in that series' colour.  -1: a series of its own.
+  int companion_of = -1;
 };
 
 // A chart of `series` against `x` and `y` (whose lo/hi are widened to the

@@ -22,6 +22,8 @@
 #include "harness/backend/backend.hpp"
 #include "harness/pipeline/profile.hpp"
 #include "reports/csv_printer.hpp"
+#include "reports/profile_html.hpp"
+#include "harness/registry/registry.hpp"
 #include "reports/svg_chart.hpp"
 #include "run_program.hpp"
 
@@ -101,6 +103,47 @@ TEST(SvgChart, LineChartHasOnePolylinePerSeriesAndEscapedNames) {
   EXPECT_NE(chart.find("c&amp;d"), std::string::npos);
   EXPECT_EQ(chart.find("a<b"), std::string::npos);
   EXPECT_NE(chart.find(">1k<"), std::string::npos) << "the k axis reaches 1000 (ticks labelled)";
+}
+
+TEST(SvgChart, ACompanionSeriesIsDashedInItsSeriesColour) {
+  svg::Series entry{"cas.add.f32", {{1, 10}, {16, 100}}}, bare{"cas.add.f32 (bare kernel)", {{1, 12}, {16, 110}}, 0};
+  const std::string chart = svg::line_chart("t", {"k", true}, {"y", true}, {entry, {"other", {{1, 1}, {16, 2}}}, bare});
+  EXPECT_EQ(count(chart, "stroke-dasharray"), 1u) << chart;
+  // The dashed line's colour is the entry's (the first polyline's), not the third series' own.
+  const auto colour_of = [&](size_t nth) {
+    size_t at = 0;
+    for (size_t i = 0; i <= nth; ++i) at = chart.find("<polyline", at + 1);
+    const auto c = chart.find("stroke=\"", at) + 8;
+    return chart.substr(c, chart.find('"', c) - c);
+  };
+  EXPECT_EQ(colour_of(2), colour_of(0)) << chart;
+  EXPECT_NE(colour_of(1), colour_of(0)) << chart;
+}
+
+TEST(Profile, TheHtmlPageDrawsEachBareKernelBesideItsEntry) {
+  // Points as a GPU sweep with --baseline gives them (the cpu backend has no bare kernel).
+  const fs::path page = fs::temp_directory_path() / ("atomstress_profile_bare_" + std::to_string(getpid()) + ".html");
+  {
+    atomstress::reports::ProfileHtmlPrinter html(page.string());
+    for (const char* name : {"native.add.i32", "cas.add.f32"})
+      for (uint32_t k : {1u, 1024u}) {
+        ProfilePoint p;
+        p.impl = atomstress::find_impl(name);
+        ASSERT_NE(p.impl, nullptr);
+        p.spec.impl = name;
+        p.spec.k = k;
+        p.items_per_second = 1e6 * k;
+        if (std::string(name) == "cas.add.f32") p.baseline_items_per_second = 1.2e6 * k;
+        html.profile_point(p);
+      }
+    ASSERT_TRUE(html.finish()) << html.error();
+  }
+  std::ifstream in(page);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(page);
+  EXPECT_NE(text.find("cas.add.f32 (bare kernel)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("native.add.i32 (bare kernel)"), std::string::npos) << "no baseline, no companion";
+  EXPECT_EQ(count(text, "stroke-dasharray"), 1u) << text;
 }
 
 TEST(SvgChart, LogAxesDropPointsTheyCannotShow) {
