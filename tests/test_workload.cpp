@@ -227,3 +227,11 @@ TEST(Token, StillDecodesVersionOne) {
   EXPECT_FALSE(r->knobs);
   EXPECT_TRUE(r->tool_version.empty());
 }
+
+TEST(Backend, ReadsTheNvidiaKernelModuleVersion) {
+  EXPECT_EQ(nvidia_module_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue Jun  3 2025"),
+            "580.159.04");
+  EXPECT_EQ(nvidia_module_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  Release Build"),
+            "580.65.06");  // the open module names the architecture first
+  EXPECT_EQ(nvidia_module_version(""), "");
+}

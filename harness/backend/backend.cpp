@@ -1,5 +1,7 @@
 #include "harness/backend/backend.hpp"
 
+#include <sstream>
+
 namespace atomstress {
 
 const char* to_string(BackendKind b) { return b == BackendKind::Cuda ? "cuda" : "cpu"; }
@@ -8,6 +10,19 @@ std::optional<BackendKind> parse_backend(std::string_view s) {
   for (BackendKind b : {BackendKind::Cpu, BackendKind::Cuda})
     if (s == to_string(b)) return b;
   return std::nullopt;
+}
+
+std::string nvidia_module_version(const std::string& line) {
+  // The first word after "Kernel Module" made of digits and dots, with a
+  // dot: the proprietary module's line has it next, the open module's after
+  // "for x86_64".
+  const std::string marker = "Kernel Module";
+  const auto at = line.find(marker);
+  if (at == std::string::npos) return "";
+  std::istringstream words(line.substr(at + marker.size()));
+  for (std::string w; words >> w;)
+    if (w.find('.') != std::string::npos && w.find_first_not_of("0123456789.") == std::string::npos) return w;
+  return "";
 }
 
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops) {

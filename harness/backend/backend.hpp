@@ -72,6 +72,14 @@ uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);
 bool cuda_available(std::string& why);
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)".
 std::string cuda_device_name();
+// The driver as nvidia-smi names it, with the CUDA version it supports:
+// "580.159.04 (CUDA 13.0)" (the kernel module's version from
+// /proc/driver/nvidia/version; "CUDA 13.0" alone where that file is absent;
+// empty without a driver).
+std::string cuda_driver_version();
+// The kernel module's version in a /proc/driver/nvidia/version first line
+// ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..."); "" if none.
+std::string nvidia_module_version(const std::string& proc_line);
 // Free and total memory of the device; false when there is none.
 bool cuda_memory(size_t& free, size_t& total);
 int cuda_sm_count();

@@ -1,6 +1,5 @@
 // atomstress fuzz: the options of a nightly campaign, its corpus, state,
 // shard and reports; the campaign itself is fuzz/nightly.cpp's run_nightly.
-#include <cuda_runtime_api.h>
 
 #include <filesystem>
 #include <iostream>
@@ -140,11 +139,6 @@ bool select_entries(const std::string& impl, std::vector<const Entry*>& out, std
   return true;
 }
 
-std::string driver_version() {
-  int v = 0;
-  if (cudaDriverGetVersion(&v) != cudaSuccess || v == 0) return "";
-  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-}
 
 }  // namespace
 
@@ -244,7 +238,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   h.git_revision = ATOMSTRESS_GIT_REVISION;
   h.backend = backend;
   h.device = backend == BackendKind::Cuda ? cuda_device_name() : "host";
-  h.driver = backend == BackendKind::Cuda ? driver_version() : "";
+  h.driver = backend == BackendKind::Cuda ? cuda_driver_version() : "";
   h.command_line = command_line;
   h.options = {{"impl", o.impl}, {"time_s", std::to_string(state.budget_s)}, {"backend", o.backend},
                {"seed", std::to_string(o.seed)}, {"reruns", std::to_string(o.reruns)},

@@ -2,6 +2,8 @@
 // templates, instantiated by the units that register entries).
 #include <cuda_runtime.h>
 
+#include <fstream>
+
 #include <mutex>
 
 #include "harness/backend/cuda/run_program.cuh"
@@ -80,6 +82,16 @@ bool cuda_available(std::string& why) {
     return false;
   }
   return true;
+}
+
+std::string cuda_driver_version() {
+  int v = 0;
+  if (cudaDriverGetVersion(&v) != cudaSuccess || v == 0) return "";
+  const std::string cuda = "CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  std::ifstream proc("/proc/driver/nvidia/version");
+  std::string line;
+  const std::string module = std::getline(proc, line) ? nvidia_module_version(line) : "";
+  return module.empty() ? cuda : module + " (" + cuda + ")";
 }
 
 std::string cuda_device_name() {
