@@ -54,6 +54,16 @@ if [ -n "${repro:-}" ]; then
   set -e
   [ "$rs" -eq 1 ] || { echo "byo_example: '$repro' exited $rs, expected 1 (fails again)" >&2; fail=1; }
 fi
+# The raw atomicAdd_block inside the algorithm forms paired with it: the
+# scope rule reports those whose targets several blocks share.
+forms=$("$suite" check --impl 'sum.block@mylib.count.i32,hist.global@mylib.count.i32,sum.block@mylib.add.f64' \
+          --backend cpu --trials 2 --no-shrink 2>&1 || true)
+echo "$forms"
+for f in 'sum\.block@mylib\.count\.i32' 'hist\.global@mylib\.count\.i32'; do
+  grep -qE "^FAIL +$f " <<<"$forms" || { echo "byo_example: expected FAIL (scope) for $f" >&2; fail=1; }
+done
+grep -q "scope violation" <<<"$forms" || { echo "byo_example: the forms' failure is not the scope rule's" >&2; fail=1; }
+grep -qE "^PASS +sum\.block@mylib\.add\.f64 " <<<"$forms" || { echo "byo_example: expected PASS for sum.block@mylib.add.f64" >&2; fail=1; }
 # One CTest case per entry (atomstress_add_entry_tests): a correct entry
 # passes, a wrong one fails, each on its own line.
 ct=$(cd "$work/build" && ctest -R '^mylib_stress\.mylib\.(max\.f32|inc_late\.u64)$' 2>&1 || true)

@@ -143,9 +143,9 @@ TEST(Cli, CheckShrinksAFailureAndItsReproFailsAgain) {
   ASSERT_NE(tok_at, std::string::npos) << r.out;
   const std::string token = r.out.substr(tok_at + 24, r.out.find(' ', tok_at + 24) - tok_at - 24);
   EXPECT_NE(token.find(".300.4.0.1048576."), std::string::npos) << token;
-  // A deterministic bug (atomicInc's formula with > for >=) shrinks to one
-  // op, and its repro line fails every time.
-  const auto inc = run("check --impl buggy.inc_gt.u32 --backend cpu --pattern single --space global --trials 2");
+  // A bug no interleaving hides (an add that returns the new value) shrinks
+  // to one op, and its repro line fails every time.
+  const auto inc = run("check --impl buggy.returns_new.add.f32 --backend cpu --pattern single --space global --trials 2");
   EXPECT_NE(inc.out.find("(1 ops)"), std::string::npos) << inc.out;
   const auto inc_at = inc.out.find("repro: atomstress repro as2.");
   ASSERT_NE(inc_at, std::string::npos) << inc.out;

@@ -35,6 +35,7 @@ struct History {
   std::vector<uint32_t> out;        // algorithms: output slots (append)
   double kernel_ms = 0;             // time of the launch (or of the host threads)
   RunFault fault = RunFault::None;  // set by a runner that returns false
+  bool block_scope_calls = false;   // a user's code called a block-scope intrinsic (RetryShared)
 };
 
 enum class BackendKind : uint8_t { Cuda, Cpu };

@@ -107,7 +107,19 @@ bool run_workload(const Workload& w, BackendKind backend, const RunOptions& opt,
   return s && run_workload(w, *s, backend, opt, h, error);
 }
 
-Finding check_trial(const Workload& w, const Setup& s, const History& h) { return w.impl->family->check(w, s, h); }
+Finding check_trial(const Workload& w, const Setup& s, const History& h) {
+  const Family& family = *w.impl->family;
+  // The scope rule for algorithms (single atomics check it per op): a user's
+  // atomic that called a block-scope intrinsic, in a form whose targets
+  // several blocks update, races whatever this run returned.
+  if (w.impl->algo != nullptr && h.block_scope_calls && w.spec.grid > 1 && family.atomic_targets_shared(w, s))
+    return make_finding(FindingKind::ScopeViolation,
+                        std::string(w.impl->algo->atomic().name) + " called a block-scope atomic intrinsic, and " +
+                            w.impl->algo->form +
+                            " has threads of several blocks update the same word through it: a data race under "
+                            "the PTX memory model (scope violation), whatever this run returned");
+  return family.check(w, s, h);
+}
 
 Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
   Outcome out;

@@ -59,12 +59,25 @@ AS_HD inline void stop_loop(const Retry& r) {
                     ((void)r; throw LoopStopped{};))
 }
 
+// Notes in the trial's shared word that a block-scope intrinsic ran (read
+// first: one write per trial, not one per call).
+AS_HD AS_FI void note_block_scope_call(RetryShared* rs) {
+  if (rs == nullptr) return;
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (if (*reinterpret_cast<volatile unsigned int*>(&rs->block_scope_calls) == 0u)
+                         atomicExch(&rs->block_scope_calls, 1u);),
+                    (std::atomic_ref<unsigned int>(rs->block_scope_calls).store(1u, std::memory_order_relaxed);))
+}
+
 // An intercepted intrinsic is about to run: count it, and stop the loop
 // once its Retry gives up.  Outside a trial (no scope) it does nothing.
 AS_HD AS_FI void intercepted_call(bool block_scope) {
   CallScope* s = current_call_scope();
   if (s == nullptr) return;
-  if (block_scope) s->retry->block_scope = 1;
+  if (block_scope) {
+    s->retry->block_scope = 1;
+    note_block_scope_call(s->retry->shared);
+  }
   if (s->calls++ == 0) return;
   if (!s->retry->again()) stop_loop(*s->retry);
 }

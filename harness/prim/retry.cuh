@@ -24,6 +24,9 @@ struct RetryShared {
   // that gave up) leaves its reason before it traps: readable by the host
   // after the trap has poisoned the device context.  Null on the host.
   unsigned int* stop_note;
+  // Set to 1 by the first intercepted block-scope intrinsic of the trial (a
+  // user's code): the scope rule of the algorithm families reads it.
+  unsigned int block_scope_calls;
 };
 
 struct Retry {

@@ -40,6 +40,11 @@ class Family {
   virtual std::optional<Setup> setup(const Workload& w, std::string& error) const = 0;
   // The oracle: a finding whose kind is None when the history is explained.
   virtual Finding check(const Workload& w, const Setup& s, const History& h) const = 0;
+  // With two blocks or more: whether the atomic calls of two blocks can
+  // reach one global word in this trial (an algorithm's scope rule: a
+  // block-scope atomic there races).  By default every block's calls reach
+  // the form's one target (an append's counter, an argmax's best).
+  virtual bool atomic_targets_shared(const Workload&, const Setup&) const { return true; }
   // The spec, in words, of an entry of this family built on `atomic`.
   virtual Semantics semantics(const Entry& entry, const Entry& atomic) const = 0;
 };

@@ -74,6 +74,7 @@ bool run_cpu_program(const Workload& w, const Setup& s, const RunOptions& opt, H
     ok = run_host_workers(workers, opt, spec.seed, P::host_stream, false, body, h.kernel_ms, error);
   }
   if (!ok) return false;
+  h.block_scope_calls = rs.block_scope_calls != 0;
   h.final_mem.resize(s.mem_init.size());
   for (size_t i = 0; i < s.mem_init.size(); ++i) h.final_mem[i] = to_bits<M>(mem[i]);
   return true;

@@ -71,7 +71,7 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   AS_CUDA_TRY(B.rs.ensure(sizeof(prim::RetryShared)));
   unsigned int* const note = cuda::stop_note(error);
   if (note == nullptr) return false;
-  const prim::RetryShared rs_init{0u, note};
+  const prim::RetryShared rs_init{0u, note, 0u};
   std::vector<M> mem(words);
   for (uint64_t i = 0; i < words; ++i) mem[i] = from_bits<M>(s.mem_init[i]);
   AS_CUDA_TRY(cudaMemcpy(B.key.p, key.data(), n * 4, cudaMemcpyHostToDevice));
@@ -153,6 +153,9 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   }
   if (s.out_slots) AS_CUDA_TRY(cudaMemcpy(h.out.data(), B.out.p, size_t(s.out_slots) * 4, cudaMemcpyDeviceToHost));
   AS_CUDA_TRY(cudaMemcpy(mem.data(), B.mem.p, words * sizeof(M), cudaMemcpyDeviceToHost));
+  prim::RetryShared rs_after{};
+  AS_CUDA_TRY(cudaMemcpy(&rs_after, B.rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));
+  h.block_scope_calls = rs_after.block_scope_calls != 0;
   h.final_mem.resize(words);
   for (uint64_t i = 0; i < words; ++i) h.final_mem[i] = to_bits<M>(mem[i]);
   return true;

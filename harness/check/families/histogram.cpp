@@ -5,6 +5,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/check/families/chain.hpp"
+#include "harness/check/families/scope.hpp"
 
 namespace atomstress::families {
 
@@ -31,6 +32,12 @@ class HistogramFamily final : public Family {
       s.smem_bytes = uint32_t(bytes);
     }
     return s;
+  }
+
+  // Accumulators (sums) and bins (histograms, shared ones merged into
+  // global ones) are their keys.
+  bool atomic_targets_shared(const Workload& w, const Setup& s) const override {
+    return keys_shared_across_blocks(w, s.key);
   }
 
   Finding check(const Workload& w, const Setup& s, const History& h) const override {

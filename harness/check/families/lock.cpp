@@ -9,6 +9,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/check/families/chain.hpp"
+#include "harness/check/families/scope.hpp"
 
 namespace atomstress::families {
 
@@ -21,6 +22,12 @@ class LockFamily final : public Family {
   bool profiles_addresses() const override { return true; }
   const char* hang_cause() const override {
     return "the spin lock was never acquired (starvation, or a lock never released)";
+  }
+
+  // The lock words: per block with block-scope locks, else shared by the
+  // blocks whose elements take the same lock.
+  bool atomic_targets_shared(const Workload& w, const Setup& s) const override {
+    return !w.impl->algo->block_scope && keys_shared_across_blocks(w, s.key);
   }
 
   std::optional<Setup> setup(const Workload& w, std::string& error) const override {

@@ -13,6 +13,7 @@
 #include "atomics_under_test/algorithms/forms.cuh"
 #include "harness/backend/backend.hpp"
 #include "harness/check/families/chain.hpp"
+#include "harness/check/families/scope.hpp"
 #include "harness/registry/bits.hpp"
 
 namespace atomstress::families {
@@ -243,6 +244,12 @@ class SumFamily final : public Family {
     if (static_cast<algo::SumForm>(w.impl->algo->sum_form) == algo::SumForm::Block)
       s.smem_bytes = w.spec.block * vk_bytes(w.impl->algo->mem_kind);
     return s;
+  }
+
+  // Accumulators (sums) and bins (histograms, shared ones merged into
+  // global ones) are their keys.
+  bool atomic_targets_shared(const Workload& w, const Setup& s) const override {
+    return keys_shared_across_blocks(w, s.key);
   }
 
   Finding check(const Workload& w, const Setup& s, const History& h) const override {
