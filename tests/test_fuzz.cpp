@@ -23,6 +23,7 @@
 #include "harness/trial/token.hpp"
 #include "reports/junit_printer.hpp"
 #include "run_program.hpp"
+#include "scratch.hpp"
 
 namespace fs = std::filesystem;
 
@@ -50,21 +51,9 @@ size_t count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
-fs::path scratch_root() { return fs::temp_directory_path() / ("atomstress_fuzz_test_" + std::to_string(getpid())); }
-
-// The scratch directories go when the tests end.
-struct RemoveScratch : ::testing::Environment {
-  void TearDown() override { fs::remove_all(scratch_root()); }
-};
-[[maybe_unused]] auto* const remove_scratch = ::testing::AddGlobalTestEnvironment(new RemoveScratch);
-
-// A fresh scratch directory per test.
-fs::path scratch(const std::string& name) {
-  const fs::path d = scratch_root() / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+// A fresh scratch folder per test (removed when the tests end).
+atomstress::testing::Scratch* const scratch_env = atomstress::testing::add_scratch("atomstress_fuzz_test");
+fs::path scratch(const std::string& name) { return scratch_env->dir(name); }
 
 // The testcase element of `name` in a JUnit file ("" when absent).
 std::string testcase(const std::string& xml, const std::string& name) {

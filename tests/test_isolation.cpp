@@ -22,6 +22,7 @@
 #include "harness/pipeline/trial_json.hpp"
 #include "harness/pipeline/worker_process.hpp"
 #include "run_program.hpp"
+#include "scratch.hpp"
 
 namespace fs = std::filesystem;
 using namespace atomstress;
@@ -271,20 +272,9 @@ Result run(const std::string& args) { return run_shell(program() + " " + args + 
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-fs::path scratch_root() { return fs::temp_directory_path() / ("atomstress_isolation_" + std::to_string(getpid())); }
-
-// The scratch directories go when the tests end.
-struct RemoveScratch : ::testing::Environment {
-  void TearDown() override { fs::remove_all(scratch_root()); }
-};
-[[maybe_unused]] auto* const remove_scratch = ::testing::AddGlobalTestEnvironment(new RemoveScratch);
-
-fs::path scratch(const std::string& name) {
-  const fs::path d = scratch_root() / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+// A fresh scratch folder per test (removed when the tests end).
+atomstress::testing::Scratch* const scratch_env = atomstress::testing::add_scratch("atomstress_isolation");
+fs::path scratch(const std::string& name) { return scratch_env->dir(name); }
 
 std::vector<json> json_lines(const fs::path& p) {
   std::ifstream in(p);

@@ -26,6 +26,7 @@
 #include "harness/registry/registry.hpp"
 #include "reports/svg_chart.hpp"
 #include "run_program.hpp"
+#include "scratch.hpp"
 
 namespace fs = std::filesystem;
 using namespace atomstress;
@@ -50,13 +51,9 @@ size_t count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
-// A fresh folder under the system's temporary one.
-fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("atomstress_profile_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+// A fresh scratch folder per test (removed when the tests end).
+atomstress::testing::Scratch* const scratch_env = atomstress::testing::add_scratch("atomstress_profile");
+fs::path scratch(const std::string& name) { return scratch_env->dir(name); }
 
 void expect_refused(const std::string& args, const std::string& needle) {
   const auto r = profile("--backend cpu --impl native.add.i32 " + args);

@@ -57,7 +57,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   }
   auto decoded = decode_repro_token(token, error);
   if (!decoded) return usage_error(error);
-  const auto spec = std::optional<TrialSpec>(decoded->spec);
+  const TrialSpec& spec = decoded->spec;
   // The token's own options, unless the command line names them.
   if (decoded->knobs) {
     const RunOptions given = opt;
@@ -69,7 +69,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   }
   const BackendKind backend = resolve_backend(backend_name, note, error);
   if (!error.empty()) return usage_error(error);
-  if (!footprint_fits(*spec, backend, error)) return usage_error(error);
+  if (!footprint_fits(spec, backend, error)) return usage_error(error);
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::TextPrinter>(false, false));
@@ -80,16 +80,16 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   }
   printers.run_started({command_line, backend, backend == BackendKind::Cuda ? cuda_device_name() : "host"});
   if (!note.empty()) printers.note(note);
-  printers.note("repro: " + describe(*spec));
+  printers.note("repro: " + describe(spec));
   if (!decoded->tool_version.empty() && decoded->tool_version != tool_version())
     printers.note("the token was written by atomstress " + decoded->tool_version + ", this is " + tool_version());
   reports::ReproSummary sum;
   Verdict first_verdict = Verdict::Pass;
   std::string first_why;
-  sum.spec = *spec;
+  sum.spec = spec;
   sum.runs = runs;
   for (uint32_t r = 0; r < runs; ++r) {
-    const TrialOutcome t = execute_trial(*spec, backend, opt);
+    const TrialOutcome t = execute_trial(spec, backend, opt);
     if (t.verdict == Verdict::Error) {
       printers.finish();
       return usage_error(t.why());
@@ -111,7 +111,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
     cfg.backend = backend;
     cfg.run = opt;
     cfg.max_seconds = shrink_s;
-    const auto r = fuzz::shrink_spec(*spec, first_verdict, first_why, cfg);
+    const auto r = fuzz::shrink_spec(spec, first_verdict, first_why, cfg);
     char line[160];
     std::snprintf(line, sizeof line, " (%llu smaller cases tried, %llu accepted, %.1f s%s; failed %u of %u reruns)",
                   (unsigned long long)r.candidates, (unsigned long long)r.steps, r.seconds,

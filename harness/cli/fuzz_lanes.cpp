@@ -175,19 +175,13 @@ int run_lanes(const LanePlan& plan, std::string& error) {
   fuzz::MergedLogs all;
   std::printf("\n");
   for (size_t i = 0; i < n; ++i) {
-    fuzz::MergedLogs lane;
     const std::string log = lane_file(plan.lanes_dir, i, ".jsonl");
-    std::string why;
-    if (fs::exists(log) && !fuzz::read_fuzz_log(log, lane, why)) {
-      error = why;
-      return 2;
-    }
-    if (fs::exists(log) && !fuzz::read_fuzz_log(log, all, why)) {
-      error = why;
-      return 2;
-    }
-    std::printf("device %u: %zu entries, %llu trials, %llu ops\n", plan.devices[i], lane.entries.size(),
-                (unsigned long long)lane.trials, (unsigned long long)lane.ops);
+    // Lanes share no entry: what this log adds to `all` is the lane's.
+    const size_t entries = all.entries.size();
+    const uint64_t trials = all.trials, ops = all.ops;
+    if (fs::exists(log) && !fuzz::read_fuzz_log(log, all, error)) return 2;
+    std::printf("device %u: %zu entries, %llu trials, %llu ops\n", plan.devices[i], all.entries.size() - entries,
+                (unsigned long long)(all.trials - trials), (unsigned long long)(all.ops - ops));
     if (!plan.json.empty() && !append_file(log, plan.json, error)) return 2;
   }
   size_t failed = 0;
