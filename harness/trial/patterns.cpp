@@ -49,30 +49,4 @@ uint64_t region_words(const TrialSpec& s, unsigned bytes) {
   return region;
 }
 
-uint64_t pattern_word(const TrialSpec& s, unsigned bytes, uint32_t blk, uint32_t lane, uint64_t r,
-                      const double* cdf) {
-  const auto [shared, k, warps, line, page] = Shape(s, bytes);
-  uint64_t idx = 0;
-  switch (s.pattern) {
-    case Pattern::Single: idx = 0; break;
-    case Pattern::Uniform: idx = r % k; break;
-    case Pattern::Zipf: {
-      const double u = double(r >> 11) * 0x1p-53;
-      idx = uint64_t(std::upper_bound(cdf, cdf + k, u) - cdf);
-      if (idx >= k) idx = k - 1;
-      break;
-    }
-    case Pattern::SameLine: idx = r % k; break;
-    case Pattern::PerLine: idx = (r % k) * line; break;
-    case Pattern::PerPage: idx = (r % k) * page; break;
-    case Pattern::PerWarp: idx = (shared ? 0 : uint64_t(blk) * warps) + lane / kWarpSize; break;
-    case Pattern::PerBlock: idx = shared ? 0 : blk; break;
-  }
-  if (bytes == 2 && pattern_info(s.pattern).half_offset) {
-    if (s.pattern == Pattern::PerWarp || s.pattern == Pattern::PerBlock) idx *= 2;
-    idx += (r >> 40) & 1;
-  }
-  return idx;
-}
-
 }  // namespace atomstress

@@ -1,5 +1,5 @@
-// The contention patterns as one table: each pattern's name, how many
-// memory words it needs, and which word an operation targets.  Every place
+// The contention patterns as one table: each pattern's name and how many
+// memory words it needs (the word an op targets: workload/draw.hpp).  Every place
 // that sizes a trial's memory (validation, expansion, caps, generators)
 // asks here.
 #pragma once
@@ -27,9 +27,4 @@ const PatternInfo& pattern_info(Pattern p);
 // a spec whose values are `bytes` wide.  May exceed 32 bits: callers refuse
 // what does not fit.
 uint64_t region_words(const TrialSpec& s, unsigned bytes);
-// The word, within the op's region, that op `o` (thread lane `lane` of block
-// `blk`) targets; `r` is the op's address draw.  `cdf` is the Zipf table.
-uint64_t pattern_word(const TrialSpec& s, unsigned bytes, uint32_t blk, uint32_t lane, uint64_t r,
-                      const double* cdf);
-
 }  // namespace atomstress

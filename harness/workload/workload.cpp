@@ -9,20 +9,7 @@
 
 namespace atomstress {
 
-uint64_t counter_rng(uint64_t seed, uint64_t stream, uint64_t index) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (index + 1) + 0xd1b54a32d192ed03ull * (stream + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  // A second round decorrelates neighbouring (stream, index) pairs fully.
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 namespace {
-
-enum Stream : uint64_t { kAddr = 1, kA = 2, kB = 3, kInit = 4, kSpecialA = 5, kSpecialB = 6, kSpecialInit = 7 };
 
 constexpr uint64_t kF32Special[] = {
     0x00000000, 0x80000000,              // +0, -0
@@ -86,78 +73,6 @@ std::span<const uint64_t> sp(const uint64_t (&a)[N]) {
   return std::span<const uint64_t>(a, N);
 }
 
-bool is_signed(VK k) { return k == VK::I32 || k == VK::I64; }
-
-uint64_t mask_of(VK k) {
-  const unsigned bytes = vk_bytes(k);
-  return bytes == 8 ? ~0ull : ((1ull << (8 * bytes)) - 1);
-}
-
-// sign * (1 + m) * 2^e, m of `frac` random bits, e in [-span, span]: values
-// whose sums round.
-double rounding_value(uint64_t r, int frac, int span) {
-  const int e = int((r >> 8) % uint64_t(2 * span + 1)) - span;
-  const double m = 1.0 + std::ldexp(double((r >> 32) & ((1ull << frac) - 1)), -frac);
-  return ((r & 1) ? -1.0 : 1.0) * std::ldexp(m, e);
-}
-
-// A 16-bit float of the kind (the value is exact in it).
-uint64_t half_bits(VK k, double v) {
-  return k == VK::F16 ? to_bits(prim::narrow<__half>(v)) : to_bits(prim::narrow<__nv_bfloat16>(v));
-}
-
-// An ordinary (non-special) value.  `r` is a fresh random word.
-uint64_t ordinary(const ImplInfo& impl, Dist dist, uint64_t r, bool is_init) {
-  const VK k = impl.kind;
-  switch (impl.domain) {
-    case Domain::Float:
-      if (k == VK::F16 || k == VK::BF16) {
-        if (dist == Dist::Small) return half_bits(k, double(int(r % 17) - 8));
-        // Exponents within [-6, 6] keep long half sums finite for a while;
-        // bfloat16 spans f32's [-10, 10].
-        return k == VK::F16 ? half_bits(k, rounding_value(r, 10, 6)) : half_bits(k, rounding_value(r, 7, 10));
-      }
-      if (k == VK::F32) {
-        if (dist == Dist::Small) return to_bits<float>(float(int(r % 17) - 8));
-        // sign * (1 + m) * 2^e with e in [-10, 10]: sums round.
-        const int e = int((r >> 8) % 21) - 10;
-        const float m = 1.0f + float((r >> 32) & 0x7fffff) * 0x1p-23f;
-        return to_bits<float>(((r & 1) ? -1.0f : 1.0f) * std::ldexp(m, e));
-      } else {
-        if (dist == Dist::Small) return to_bits<double>(double(int(r % 17) - 8));
-        const int e = int((r >> 8) % 41) - 20;
-        const double m = 1.0 + double(r >> 12) * 0x1p-52;
-        return to_bits<double>(((r & 1) ? -1.0 : 1.0) * std::ldexp(m, e));
-      }
-    case Domain::IncDec:
-      if (is_init) return dist == Dist::Small ? r % 12 : r % 70000;
-      return dist == Dist::Small ? r % 9 : r % 65536;
-    case Domain::Cas:
-      return r % 4;
-    case Domain::Bits:
-      return dist == Dist::Small ? (r & 0xf) : (r & mask_of(k));
-    case Domain::Int:
-    case Domain::Exch:
-      if (dist == Dist::Full) return r & mask_of(k);
-      if (is_signed(k)) return uint64_t(int64_t(r % 9) - 4) & mask_of(k);
-      return r % 9;
-  }
-  return 0;
-}
-
-uint64_t draw(const Workload& w, uint64_t stream, uint64_t special_stream, uint64_t i, bool is_init) {
-  const auto& s = w.spec;
-  const uint64_t r = counter_rng(s.seed, stream, i);
-  if (s.special_permille != 0) {
-    const uint64_t rs = counter_rng(s.seed, special_stream, i);
-    if (rs % 1000 < s.special_permille) {
-      auto sv = special_values(w.impl->kind, w.impl->domain);
-      return sv[(rs >> 16) % sv.size()];
-    }
-  }
-  return ordinary(*w.impl, s.dist, r, is_init);
-}
-
 // Zipf over k addresses with exponent s/2 (s in 1..4): weights computed with
 // sqrt and division only, which IEEE rounds exactly, so every machine builds
 // the same table.
@@ -196,40 +111,67 @@ std::span<const uint64_t> special_values(VK kind, Domain domain) {
   }
 }
 
-std::optional<Workload> expand(const TrialSpec& spec, std::string& error) {
+std::optional<Workload> expand_shape(const TrialSpec& spec, std::string& error) {
   const Entry* impl = find_impl(spec.impl);
   if (!impl) {
     error = "unknown implementation '" + spec.impl + "' (see 'atomstress list')";
     return std::nullopt;
   }
   if (!validate(spec, impl->limits, error)) return std::nullopt;
-  const unsigned bytes = impl->limits.value_bytes;
-  const bool shared = spec.space == Space::Shared;
-  const uint64_t region = region_words(spec, bytes);
-
   Workload w;
   w.impl = impl;
   w.spec = spec;
-  w.region_elems = uint32_t(region);
-  w.regions = shared ? spec.grid : 1;
-  const uint64_t n = spec.ops(), threads = spec.threads();
-  w.addr.resize(n);
-  w.a.resize(n);
-  w.b.resize(n);
-  std::vector<double> cdf;
-  if (spec.pattern == Pattern::Zipf) cdf = zipf_cdf(std::max<uint32_t>(spec.k, 1), spec.zipf_s);
-  for (uint64_t o = 0; o < n; ++o) {
-    const uint64_t t = o % threads;
-    const uint32_t blk = uint32_t(t / spec.block), lane = uint32_t(t % spec.block);
-    const uint64_t r = counter_rng(spec.seed, kAddr, o);
-    const uint64_t idx = pattern_word(spec, bytes, blk, lane, r, cdf.data());
-    w.addr[o] = uint32_t((shared ? uint64_t(blk) * region : 0) + idx);
-    w.a[o] = draw(w, kA, kSpecialA, o, false);
-    w.b[o] = draw(w, kB, kSpecialB, o, false);
-  }
-  w.init.resize(w.mem_elems());
-  for (uint64_t e = 0; e < w.init.size(); ++e)
-    w.init[e] = spec.init == Init::Zero ? 0 : draw(w, kInit, kSpecialInit, e, true);
+  w.region_elems = uint32_t(region_words(spec, impl->limits.value_bytes));
+  w.regions = spec.space == Space::Shared ? spec.grid : 1;
+  return w;
+}
+
+std::vector<double> zipf_table(const TrialSpec& spec) {
+  if (spec.pattern != Pattern::Zipf) return {};
+  return zipf_cdf(std::max<uint32_t>(spec.k, 1), spec.zipf_s);
+}
+
+expansion::Params expansion_params(const Workload& w, const uint64_t* special, const double* cdf) {
+  const TrialSpec& s = w.spec;
+  expansion::Params p;
+  p.seed = s.seed;
+  p.threads = s.threads();
+  p.ops = s.ops();
+  p.grid = s.grid;
+  p.block = s.block;
+  p.k = std::max<uint32_t>(s.k, 1);
+  p.zipf_s = s.zipf_s;
+  p.special_permille = s.special_permille;
+  p.region = w.region_elems;
+  p.bytes = w.impl->limits.value_bytes;
+  p.warps = (s.block + kWarpSize - 1) / kWarpSize;
+  p.line = kLineBytes / p.bytes;
+  p.page = kPageBytes / p.bytes;
+  p.shared = s.space == Space::Shared;
+  p.zero_init = s.init == Init::Zero;
+  p.half_offset = pattern_info(s.pattern).half_offset;
+  p.pattern = s.pattern;
+  p.dist = s.dist;
+  p.kind = w.impl->kind;
+  p.domain = w.impl->domain;
+  p.special = special;
+  p.special_count = uint32_t(special_values(p.kind, p.domain).size());
+  p.cdf = cdf;
+  return p;
+}
+
+std::optional<Workload> expand(const TrialSpec& spec, std::string& error) {
+  auto w = expand_shape(spec, error);
+  if (!w) return std::nullopt;
+  const std::vector<double> cdf = zipf_table(spec);
+  const expansion::Params p = expansion_params(*w, special_values(w->impl->kind, w->impl->domain).data(), cdf.data());
+  const uint64_t n = spec.ops();
+  w->addr.resize(n);
+  w->a.resize(n);
+  w->b.resize(n);
+  for (uint64_t o = 0; o < n; ++o) expansion::op_inputs(p, o, w->addr[o], w->a[o], w->b[o]);
+  w->init.resize(w->mem_elems());
+  for (uint64_t e = 0; e < w->init.size(); ++e) w->init[e] = expansion::init_value(p, e);
   return w;
 }
 

@@ -12,12 +12,10 @@
 #include "harness/registry/registry.hpp"
 #include "harness/trial/spec.hpp"
 #include "harness/trial/validate.hpp"
+#include "harness/workload/draw.hpp"
 
 namespace atomstress {
 
-// Counter-based generator: the value for (seed, stream, index) is a pure
-// function of the three (SplitMix64's finaliser over a Weyl sequence).
-uint64_t counter_rng(uint64_t seed, uint64_t stream, uint64_t index);
 
 struct Workload {
   const ImplInfo* impl = nullptr;
@@ -38,6 +36,13 @@ struct Workload {
 // Validates the spec against its entry's limits (the one-line reason goes to
 // `error`) and expands it.
 std::optional<Workload> expand(const TrialSpec& spec, std::string& error);
+// The same validation and sizes, arrays left empty: for a backend that
+// expands on the device (expand_device.hpp), from the same functions.
+std::optional<Workload> expand_shape(const TrialSpec& spec, std::string& error);
+// What the expansion functions (draw.hpp) read: `special` points to the
+// kind's special values and `cdf` to zipf_table(spec), wherever they live.
+expansion::Params expansion_params(const Workload& w, const uint64_t* special, const double* cdf);
+std::vector<double> zipf_table(const TrialSpec& spec);
 
 // The special-value class of a kind/domain: NaNs of both signs and assorted
 // payloads, signed zeros, infinities, subnormal and normal extremes, values
