@@ -8,7 +8,8 @@
 namespace atomstress::emulated {
 
 // An emulated fetch-and-phi: the implementation *is* the CAS loop around the
-// device arithmetic; the oracle phi is written separately on the host.
+// device arithmetic; the oracle phi is written separately (plain code the
+// host runs, and the GPU checker on the device once it agrees with the host).
 #define AS_CAS(Struct, Name, OpTag, Type, Dom, Sem, Phi, NewValue)                    \
   struct Struct {                                                              \
     using T = Type;                                                            \
@@ -16,7 +17,8 @@ namespace atomstress::emulated {
     static constexpr Op op = Op::OpTag;                                         \
     static constexpr Domain domain = Dom;                                      \
     static constexpr Semantics sem = Sem;                                      \
-    static T phi(T old, T a, T b) {                                            \
+    static constexpr bool phi_on_device = true;                                \
+    AS_HD static T phi(T old, T a, T b) {                                            \
       (void)a;                                                                 \
       (void)b;                                                                 \
       return Phi;                                                              \
@@ -113,7 +115,8 @@ struct IntMaxF32 {
       float_sem("max in the signed/unsigned integer order of the bit patterns (signbit form)",
                 "+NaN beats every number, -NaN loses to every number; payload kept",
                 "-0 < +0", "kept");
-  static T phi(T old, T a, T) {
+  static constexpr bool phi_on_device = true;
+  AS_HD static T phi(T old, T a, T) {
     const uint32_t ob = prim::bit_cast<uint32_t>(old), ab = prim::bit_cast<uint32_t>(a);
     if ((ab >> 31) == 0) return int32_t(ab) > int32_t(ob) ? a : old;
     return ab < ob ? a : old;
@@ -134,7 +137,8 @@ struct AddU16 {
   static constexpr Op op = Op::Add;
   static constexpr Domain domain = Domain::Int;
   static constexpr Semantics sem = int_sem("old + a (mod 2^16), CAS on the enclosing 32-bit word");
-  static T phi(T old, T a, T) { return static_cast<T>(old + a); }
+  static constexpr bool phi_on_device = true;
+  AS_HD static T phi(T old, T a, T) { return static_cast<T>(old + a); }
   AS_HD T operator()(T* p, T a, T, prim::Retry& r) const {
     return prim::cas_loop_in_word(p, r, [a](T old) { return static_cast<T>(old + a); });
   }
@@ -150,7 +154,8 @@ struct CasAddHalf {
   static constexpr Domain domain = Domain::Float;
   static constexpr Semantics sem = half_add_sem("old + a, round to nearest even, CAS on the enclosing 32-bit word",
                                                  "kept (CAS loop around __hadd_rn, no flushing)");
-  static T phi(T old, T a, T) { return half_add_phi(old, a); }
+  static constexpr bool phi_on_device = true;
+  AS_HD static T phi(T old, T a, T) { return half_add_phi(old, a); }
   AS_HD T operator()(T* p, T a, T, prim::Retry& r) const {
     return prim::cas_loop_in_word(p, r, [a](T old) { return prim::hadd(old, a); });
   }

@@ -13,7 +13,8 @@ namespace atomstress::native {
     static constexpr Op op = Op::OpTag;                                         \
     static constexpr Domain domain = Dom;                                       \
     static constexpr Semantics sem = Sem;                                       \
-    static T phi(T old, T a, T b) {                                             \
+    static constexpr bool phi_on_device = true;                                 \
+    AS_HD static T phi(T old, T a, T b) {                                             \
       (void)a;                                                                  \
       (void)b;                                                                  \
       return Phi;                                                               \
@@ -48,8 +49,9 @@ struct AddF32 {
                 "IEEE: -0 + -0 = -0, -0 + +0 = +0",
                 "global memory: flushed (subnormal inputs and results become a zero of the same sign); "
                 "shared memory: kept");
-  static T phi(T old, T a, T) { return prim::fadd_ftz(old, a); }
-  static T phi_shared(T old, T a, T) { return prim::canon_nan(old + a); }
+  static constexpr bool phi_on_device = true;
+  AS_HD static T phi(T old, T a, T) { return prim::fadd_ftz(old, a); }
+  AS_HD static T phi_shared(T old, T a, T) { return prim::canon_nan(old + a); }
   AS_HD T operator()(T* p, T a, T, prim::Retry&) const { return prim::add(p, a); }
 };
 AS_NATIVE(AddF64, "native.add.f64", Add, double, Domain::Float,

@@ -7,7 +7,8 @@
 //   static constexpr Op op;                      // the operation it performs
 //   static constexpr Domain domain;              // how operands are drawn
 //   static constexpr Semantics sem;              // the written spec
-//   static T phi(T old, T a, T b);               // sequential semantics (host oracle)
+//   static T phi(T old, T a, T b);               // sequential semantics (the host oracle)
+//   static constexpr bool phi_on_device = true;  // optional, with phi AS_HD: the GPU checker runs phi on the device
 //   AS_HD T operator()(T* p, T a, T b, prim::Retry&) const;  // returns the old value
 // and, for a deliberately wrong one, `static constexpr const char* bug`.
 #pragma once
@@ -75,7 +76,7 @@ inline constexpr Semantics half_add_sem(const char* phi, const char* subnormals)
                            "IEEE: -0 + -0 = -0, -0 + +0 = +0", subnormals);
 }
 template <class H>
-H half_add_phi(H old, H a) {
+AS_HD H half_add_phi(H old, H a) {
   return prim::canon_nan(prim::narrow<H>(prim::to_double(old) + prim::to_double(a)));
 }
 

@@ -1,6 +1,10 @@
 // Throughput of the GPU checker (harness/check/gpu_checker.hpp) on valid
 // histories already in device memory: ops checked per second, the time from
 // the call to the verdict on the host (check() synchronises its stream).
+// Then whole trials end to end (expansion, run, check; run_trial), with the
+// host's checker and the GPU's side by side: verified ops per second for the
+// throughput issue's big trial, trials per second for small ones, and the
+// share of the wall time the GPU spent running the code under test.
 // Without a usable GPU it prints a line and exits 77.
 //
 //   atomstress_bench_gpu_checker --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
@@ -16,6 +20,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/check/gpu_checker.hpp"
+#include "harness/pipeline/run_trial.hpp"
 
 namespace gc = atomstress::gpu_check;
 
@@ -153,6 +158,69 @@ void BM_GpuCheckWideU64(benchmark::State& state) {
   run(state, size_t(1) << state.range(0), 1024, Shape::U64Add);
 }
 BENCHMARK(BM_GpuCheckWideU64)->Arg(24)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// ------------------------------------------------------------ end to end
+using atomstress::CheckerKind;
+
+void run_trials(benchmark::State& st, atomstress::TrialSpec s, CheckerKind checker) {
+  atomstress::RunOptions o;
+  o.checker = checker;
+  uint64_t ops = 0, trials = 0, on_gpu = 0;
+  double run_ms = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (auto _ : st) {
+    const atomstress::Outcome out = atomstress::run_trial(s, atomstress::BackendKind::Cuda, o);
+    if (out.verdict != atomstress::Verdict::Pass) {
+      st.SkipWithError(("not a pass: " + out.why()).c_str());
+      break;
+    }
+    ops += out.ops;
+    ++trials;
+    on_gpu += out.checked_on_gpu;
+    run_ms += out.run_ms;
+    ++s.seed;
+  }
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  st.counters["verified_ops_per_s"] = benchmark::Counter(double(ops), benchmark::Counter::kIsRate);
+  st.counters["trials_per_s"] = benchmark::Counter(double(trials), benchmark::Counter::kIsRate);
+  st.counters["gpu_busy"] = wall_ms > 0 ? run_ms / wall_ms : 0;
+  st.counters["checked_on_gpu"] = trials ? double(on_gpu) / double(trials) : 0;
+}
+
+// The throughput issue's big trial: 1056 x 256 threads x 64 ops, 2^20 words.
+void BM_BigTrial(benchmark::State& st, const char* impl, CheckerKind checker) {
+  atomstress::TrialSpec s;
+  s.impl = impl;
+  s.grid = 1056;
+  s.block = 256;
+  s.ops_per_thread = 64;
+  s.pattern = atomstress::Pattern::Uniform;
+  s.k = 1u << 20;
+  s.seed = 1;
+  run_trials(st, s, checker);
+}
+BENCHMARK_CAPTURE(BM_BigTrial, native_add_i32_cpu_checker, "native.add.i32", CheckerKind::Cpu)
+    ->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BigTrial, native_add_i32_gpu_checker, "native.add.i32", CheckerKind::Gpu)
+    ->Iterations(20)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BigTrial, cas_add_f64_cpu_checker, "cas.add.f64", CheckerKind::Cpu)
+    ->Iterations(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BigTrial, cas_add_f64_gpu_checker, "cas.add.f64", CheckerKind::Gpu)
+    ->Iterations(10)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// Small trials, one per run_trial (not packed): `threads` ops each.
+void BM_SmallTrials(benchmark::State& st, CheckerKind checker) {
+  atomstress::TrialSpec s;
+  s.impl = "native.add.i32";
+  s.grid = 1;
+  s.block = uint32_t(st.range(0));
+  s.pattern = atomstress::Pattern::Uniform;
+  s.k = 4;
+  s.seed = 1;
+  run_trials(st, s, checker);
+}
+BENCHMARK_CAPTURE(BM_SmallTrials, cpu_checker, CheckerKind::Cpu)->Arg(32)->Arg(256)->MinTime(1.0)->UseRealTime();
+BENCHMARK_CAPTURE(BM_SmallTrials, gpu_checker, CheckerKind::Gpu)->Arg(32)->Arg(256)->MinTime(1.0)->UseRealTime();
 
 }  // namespace
 

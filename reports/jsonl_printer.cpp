@@ -61,6 +61,7 @@ void JsonlPrinter::trial(const TrialOutcome& t) {
   j["ops"] = t.ops;
   j["run_ms"] = t.run_ms;
   j["check_ms"] = t.check_ms;
+  j["checker"] = t.checked_on_gpu ? "gpu" : "cpu";
   j["total_retries"] = t.total_retries;
   j["max_retries"] = t.max_retries;
   if (t.finding.first_op() >= 0) j["bad_op"] = t.finding.first_op();

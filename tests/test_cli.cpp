@@ -254,6 +254,16 @@ TEST(CliOptions, NoGuessingNoExtrasNoEmptyLists) {
   expect_one_line_error(kCas + "--json ''", "--json");
   expect_one_line_error("check --impl native.add.i32 --backend cpu --pattern single,single", "twice");
 }
+
+// --checker: four words on every command that runs trials; on the cpu
+// backend every one of them checks on the host and gives the same verdict.
+TEST(CliOptions, CheckerTakesFourWords) {
+  for (const char* cmd : {"check --impl native.add.i32 --backend cpu", "repro as1.native.add.i32.1.1.1.0.0.1.1.0.0.1.0",
+                          "selftest --backend cpu", "fuzz --backend cpu --impl native.add.i32"})
+    expect_one_line_error(std::string(cmd) + " --checker fast", "'fast' is not auto, cpu, gpu or both");
+  for (const char* c : {"auto", "cpu", "gpu", "both"})
+    EXPECT_EQ(run(kCas + "--checker " + std::string(c)).status, 0) << c;
+}
 TEST(CliOptions, HelpAndVersion) {
   for (const char* cmd : {"list", "check", "repro", "selftest"}) {
     const auto r = run(std::string(cmd) + " --help");

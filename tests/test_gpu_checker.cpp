@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -13,6 +15,8 @@
 #include <vector>
 
 #include "harness/backend/backend.hpp"
+#include "harness/backend/cuda/resident.hpp"
+#include "harness/pipeline/run_trial.hpp"
 #include "harness/check/checker.hpp"
 #include "test_support.hpp"
 #include "harness/check/gpu_checker.hpp"
@@ -506,6 +510,124 @@ TEST(GpuChecker, MaxOps) {
   const uint64_t m = gpu().max_ops();
   EXPECT_GT(m, uint64_t(1) << 22);
   EXPECT_LE(m, uint64_t(1) << 28);
+}
+
+// ------------------------------------------------- the resident path
+// (harness/backend/cuda/resident.hpp: expanded, run and checked on the device)
+
+// A small random trial of `impl`, or nullopt where its limits refuse it.
+std::optional<TrialSpec> random_spec(const Entry& impl, std::mt19937_64& rng) {
+  TrialSpec s;
+  s.impl = impl.name;
+  s.grid = 1 + rng() % 6;
+  s.block = 1 + rng() % 256;
+  s.ops_per_thread = 1 + rng() % 4;
+  s.pattern = Pattern(rng() % kNumPatterns);
+  s.k = 1 + rng() % 64;
+  s.zipf_s = 1 + rng() % 4;
+  s.space = rng() % 3 == 0 ? Space::Shared : Space::Global;
+  s.dist = rng() % 2 ? Dist::Full : Dist::Small;
+  s.special_permille = std::array<uint32_t, 4>{0, 0, 50, 500}[rng() % 4];
+  s.init = rng() % 4 == 0 ? Init::Zero : Init::Random;
+  s.seed = rng();
+  std::string err;
+  if (!expand_shape(s, err)) return std::nullopt;
+  return s;
+}
+
+std::vector<const Entry*> single_atomics(bool with_buggy) {
+  std::vector<const Entry*> out;
+  for (const Entry& e : catalogue())
+    if (!e.algo && e.run_cuda && (with_buggy || !e.buggy())) out.push_back(&e);
+  return out;
+}
+
+TEST(Resident, DeviceOracleAgreesWithHostPhi) {
+  size_t checked = 0;
+  for (const Entry* e : single_atomics(true)) {
+    if (!e->device_edges) continue;
+    std::string why;
+    EXPECT_TRUE(cuda::device_oracle_agrees(*e, why)) << why;
+    ++checked;
+  }
+  EXPECT_GT(checked, 40u);
+}
+
+TEST(Resident, DeviceExpansionIsTheHostExpansion) {
+  std::mt19937_64 rng(7);
+  size_t compared = 0;
+  for (const Entry* e : single_atomics(false)) {
+    for (int i = 0; i < 12; ++i) {
+      const auto spec = random_spec(*e, rng);
+      if (!spec) continue;
+      std::string err;
+      auto shape = expand_shape(*spec, err);
+      ASSERT_TRUE(shape) << err;
+      auto setup = e->family->setup(*shape, err);
+      ASSERT_TRUE(setup) << err;
+      RunOptions o;
+      o.device_resident = true;
+      History h;
+      ASSERT_TRUE(run_workload(*shape, *setup, BackendKind::Cuda, o, h, err)) << describe(*spec) << ": " << err;
+      ASSERT_TRUE(h.resident) << describe(*spec);
+      ASSERT_TRUE(cuda::copy_back_resident(*shape, h, err)) << err;
+      const auto host = expand(*spec, err);
+      ASSERT_TRUE(host) << err;
+      EXPECT_EQ(shape->addr, host->addr) << describe(*spec);
+      EXPECT_EQ(shape->a, host->a) << describe(*spec);
+      EXPECT_EQ(shape->b, host->b) << describe(*spec);
+      EXPECT_EQ(shape->init, host->init) << describe(*spec);
+      EXPECT_EQ(h.final_mem.size(), host->init.size());
+      ++compared;
+    }
+  }
+  std::printf("device expansion compared with the host's on %zu specs\n", compared);
+  EXPECT_GT(compared, 300u);
+}
+
+// --checker both: each history judged by the GPU checker and the host's; a
+// disagreement is an Error verdict.  Buggy atomics give failing histories.
+TEST(Resident, BothCheckersJudgeEveryHistoryAlike) {
+  std::mt19937_64 rng(11);
+  RunOptions o;
+  o.checker = CheckerKind::Both;
+  o.retry_budget = 4096;  // the buggy loops that never settle give up soon
+  size_t pass = 0, fail = 0, other = 0, gpu = 0;
+  for (const Entry* e : single_atomics(true)) {
+    for (int i = 0; i < 30; ++i) {
+      const auto spec = random_spec(*e, rng);
+      if (!spec) continue;
+      const Outcome out = run_trial(*spec, BackendKind::Cuda, o);
+      ASSERT_NE(out.verdict, Verdict::Error) << describe(*spec) << ": " << out.why();
+      gpu += out.checked_on_gpu;
+      if (out.verdict == Verdict::Pass) ++pass;
+      else if (out.verdict == Verdict::Fail) ++fail;
+      else ++other;
+    }
+  }
+  std::printf("both checkers on %zu histories: %zu pass, %zu fail (agreeing), %zu hang or crash; %zu on the GPU\n",
+              pass + fail + other, pass, fail, other, gpu);
+  EXPECT_GT(pass, 1000u);
+  EXPECT_GT(fail, 50u);
+  EXPECT_GT(gpu, 1000u);
+}
+
+TEST(Resident, LargeTrialsAgreeAndPass) {
+  for (const char* impl : {"native.add.u32", "cas.add.f32", "native.max.u64", "cas.add.f16"}) {
+    TrialSpec s;
+    s.impl = impl;
+    s.grid = 264;
+    s.block = 256;
+    s.ops_per_thread = 16;
+    s.pattern = Pattern::Uniform;
+    s.k = 4096;
+    s.seed = 3;
+    RunOptions o;
+    o.checker = CheckerKind::Both;
+    const Outcome out = run_trial(s, BackendKind::Cuda, o);
+    EXPECT_EQ(out.verdict, Verdict::Pass) << impl << ": " << out.why();
+    EXPECT_TRUE(out.checked_on_gpu) << impl;
+  }
 }
 
 int main(int argc, char** argv) {

@@ -131,6 +131,7 @@ TEST(TrialJson, ARequestComesBackWithItsOptions) {
   r.run.yield_permille = 1000;
   r.run.bench_reps = 9;
   r.run.isolate = true;
+  r.run.checker = CheckerKind::Both;
   TrialRequest back;
   std::string error;
   ASSERT_TRUE(from_json(json::parse(to_json(r).dump()), back, error)) << error;
@@ -143,6 +144,7 @@ TEST(TrialJson, ARequestComesBackWithItsOptions) {
   EXPECT_EQ(back.run.yield_permille, 1000u);
   EXPECT_EQ(back.run.bench_reps, 9u);
   EXPECT_TRUE(back.run.isolate);
+  EXPECT_EQ(back.run.checker, CheckerKind::Both);
 }
 
 TEST(TrialJson, WhatItDidNotWriteIsRefusedWithTheReason) {

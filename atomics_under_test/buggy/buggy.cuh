@@ -15,7 +15,8 @@ namespace atomstress::buggy {
   static constexpr Domain domain = Claims::domain;                 \
   static constexpr Semantics sem = Claims::sem;                    \
   static constexpr const char* bug = Bug;                          \
-  static T phi(T old, T a, T b) { return Claims::phi(old, a, b); }
+  static constexpr bool phi_on_device = true;                      \
+  AS_HD static T phi(T old, T a, T b) { return Claims::phi(old, a, b); }
 
 // Read, add, write: no atomic at all.  Loses updates under contention.
 struct PlainRmw {

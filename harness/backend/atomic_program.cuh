@@ -15,6 +15,7 @@ struct AtomicProgram {
   using M = typename A::T;
   static constexpr bool thread_scheduled = true;  // host: virtual threads, not blocks
   static constexpr bool records_cycles = true;
+  static constexpr bool resident_capable = true;  // cuda: may expand and check on the device (resident.hpp)
   static constexpr uint64_t host_stream = 99;     // the CPU runner's yield stream
   static constexpr const char* name = A::name;
 

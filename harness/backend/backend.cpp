@@ -12,6 +12,22 @@ std::optional<BackendKind> parse_backend(std::string_view s) {
   return std::nullopt;
 }
 
+const char* to_string(CheckerKind c) {
+  switch (c) {
+    case CheckerKind::Auto: return "auto";
+    case CheckerKind::Cpu: return "cpu";
+    case CheckerKind::Gpu: return "gpu";
+    case CheckerKind::Both: return "both";
+  }
+  return "auto";
+}
+
+std::optional<CheckerKind> parse_checker(std::string_view s) {
+  for (CheckerKind c : {CheckerKind::Auto, CheckerKind::Cpu, CheckerKind::Gpu, CheckerKind::Both})
+    if (s == to_string(c)) return c;
+  return std::nullopt;
+}
+
 std::string nvidia_module_version(const std::string& line) {
   // The first word after "Kernel Module" made of digits and dots, with a
   // dot: the proprietary module's line has it next, the open module's after

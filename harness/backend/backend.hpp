@@ -36,9 +36,21 @@ struct History {
   double kernel_ms = 0;             // time of the launch (or of the host threads)
   RunFault fault = RunFault::None;  // set by a runner that returns false
   bool block_scope_calls = false;   // a user's code called a block-scope intrinsic (RetryShared)
+  // cuda, RunOptions::device_resident: the arrays above are empty, the
+  // inputs and results are in the runner's device buffers (cuda/resident.hpp).
+  bool resident = false;
 };
 
 enum class BackendKind : uint8_t { Cuda, Cpu };
+
+// Which checker decides a single atomic's trial on the cuda backend: the
+// host's (cpu), the device's (gpu: expanded, run and checked on the device;
+// a trial it cannot pass is copied back and explained by the host's), both
+// on the same history (a disagreement is an error), or gpu where it can
+// (auto).  Algorithms and the cpu backend always use the host's.
+enum class CheckerKind : uint8_t { Auto, Cpu, Gpu, Both };
+const char* to_string(CheckerKind c);
+std::optional<CheckerKind> parse_checker(std::string_view s);
 const char* to_string(BackendKind b);
 std::optional<BackendKind> parse_backend(std::string_view s);
 
@@ -53,6 +65,8 @@ struct RunOptions {
   // worker process (harness/pipeline/execute_trial.hpp), so that a hang,
   // trap or fault costs one verdict.
   bool isolate = false;
+  CheckerKind checker = CheckerKind::Auto;
+  bool device_resident = false;  // set by the pipeline for the gpu checker (History::resident)
 };
 
 // The options a reproduction token carries (harness/trial/token.hpp).

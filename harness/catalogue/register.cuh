@@ -16,6 +16,7 @@
 #include "harness/backend/cpu/run_program.hpp"
 #include "harness/backend/cuda/run_program.cuh"
 #include "harness/backend/form_program.cuh"
+#include "harness/check/device_oracle.cuh"
 #include "harness/registry/registry.hpp"
 
 namespace atomstress::registration {
@@ -85,6 +86,7 @@ EntryDraft atomic_draft(uint64_t order) {
   if constexpr (requires { I::phi; }) {  // (a user's entry may take its spec's)
     e.phi = &phi_bits<I>;
     e.phi_shared = &phi_shared_bits<I>;
+    if constexpr (requires { I::phi_on_device; }) e.device_edges = &device_edges<I>;
   }
   if constexpr (cpu_capable<I>()) {
     e.run_cpu = &run_cpu_program<AtomicProgram<I>>;

@@ -42,6 +42,7 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
       "yield", bounded<uint32_t>(&o.run.yield_permille, 0, 1000)->default_value(20),
       "cpu backend: per mille chance of yielding at an interleaving point (0 to 1000)")(
       "isolate", cli::isolation(&o.run.isolate), cli::kIsolationHelp)(
+      "checker", cli::checker_kind(&o.run.checker), cli::kCheckerHelp)(
       "profile", bounded<uint32_t>(&o.profile, 0, 1000)->default_value(0)->implicit_value(5),
       "show the N most contended addresses of each implementation's busiest trial")(
       "skip-without-gpu", po::bool_switch(&o.skip_without_gpu),

@@ -89,6 +89,7 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "yield", bounded<uint32_t>(&o.run.yield_permille, 0, 1000)->default_value(20),
       "cpu backend: per mille chance of yielding at an interleaving point (0 to 1000)")(
       "isolate", isolation(&o.run.isolate), kIsolationHelp)(
+      "checker", checker_kind(&o.run.checker), kCheckerHelp)(
       "corpus", non_empty(&o.corpus), "directory of failure cases: replayed first, new failures added")(
       "state", non_empty(&o.state), "state file for --resume (default: CORPUS/fuzz-state[-i-of-N].json)")(
       "resume", po::bool_switch(&o.resume), "continue a killed run from its state file")(
@@ -246,7 +247,8 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
                {"watchdog_ms", std::to_string(o.run.watchdog_ms)}, {"budget", std::to_string(o.run.retry_budget)},
                {"shard", std::to_string(shard.index) + "/" + std::to_string(shard.count)},
                {"corpus", o.corpus}, {"resumed", resumed ? "true" : "false"},
-               {"isolate", o.run.isolate ? "on" : "off"}};
+               {"isolate", o.run.isolate ? "on" : "off"},
+               {"checker", to_string(o.run.checker)}};
   if (!o.devices.empty()) h.options.emplace_back("devices", o.devices);
   if (!o.lane.empty()) h.options.emplace_back("lane", o.lane + " (device " + std::to_string(o.lane_device) + ")");
 

@@ -40,6 +40,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
       "shrink-time", seconds(&shrink_s, kMaxBudgetSeconds)->default_value(60),
       "seconds the shrinking may take, more than 0 and at most 3600")(
       "isolate", isolation(&opt.isolate), kIsolationHelp)(
+      "checker", checker_kind(&opt.checker), kCheckerHelp)(
       "json", non_empty(&json_path), "append one JSON line per run to FILE");
   po::positional_options_description pos;
   pos.add("token", 1);

@@ -36,6 +36,7 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
       "watchdog-ms", bounded<uint64_t>(&cfg.run.watchdog_ms, 0, kMaxWatchdogMs)->default_value(0),
       "per-trial watchdog, at most 3600000 (0: automatic)")(
       "isolate", isolation(&cfg.run.isolate), kIsolationHelp)(
+      "checker", checker_kind(&cfg.run.checker), kCheckerHelp)(
       "json", non_empty(&json_path), "append one JSON line per caught bug to FILE")(
       "skip-without-gpu", po::bool_switch(&skip_without_gpu),
       "exit 77 when no GPU is usable (with --backend cuda or auto)");

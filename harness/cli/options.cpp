@@ -6,6 +6,19 @@
 
 namespace po = boost::program_options;
 
+namespace atomstress {
+
+std::istream& operator>>(std::istream& in, CheckerKind& c) {
+  std::string word;
+  in >> word;
+  if (const auto parsed = parse_checker(word)) c = *parsed;
+  else in.setstate(std::ios::failbit);
+  return in;
+}
+std::ostream& operator<<(std::ostream& out, CheckerKind c) { return out << to_string(c); }
+
+}  // namespace atomstress
+
 namespace atomstress::cli {
 
 namespace {
@@ -116,6 +129,26 @@ class IsolationValue : public po::typed_value<bool> {
 po::typed_value<bool>* isolation(bool* store) {
   auto* v = new IsolationValue(store);
   v->default_value(true, "auto");
+  return v;
+}
+
+namespace {
+class CheckerValue : public po::typed_value<CheckerKind> {
+ public:
+  using po::typed_value<CheckerKind>::typed_value;
+  void xparse(boost::any& out, const std::vector<std::string>& tokens) const override {
+    po::validators::check_first_occurrence(out);
+    const std::string& token = po::validators::get_single_string(tokens);
+    const auto c = parse_checker(token);
+    if (!c) throw bad_number(token, "is not auto, cpu, gpu or both");
+    out = *c;
+  }
+};
+}  // namespace
+
+po::typed_value<CheckerKind>* checker_kind(CheckerKind* store) {
+  auto* v = new CheckerValue(store);
+  v->default_value(CheckerKind::Auto, "auto");
   return v;
 }
 

@@ -7,12 +7,21 @@
 
 #include <boost/program_options.hpp>
 
+#include "harness/backend/backend.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace atomstress {
+// Boost's value type for --checker needs the stream operators (found by
+// argument-dependent lookup, so here); the option parses with parse_checker.
+std::istream& operator>>(std::istream& in, CheckerKind& c);
+std::ostream& operator<<(std::ostream& out, CheckerKind c);
+}  // namespace atomstress
 
 namespace atomstress::cli {
 
@@ -71,6 +80,15 @@ boost::program_options::typed_value<bool>* isolation(bool* store);
 inline constexpr const char* kIsolationHelp =
     "on, off or auto (on): run each trial in a worker process, so that a hang, trap or fault costs one verdict "
     "(HANG, CRASH) and the run goes on; off runs them in this process (for debugging)";
+
+// --checker auto|cpu|gpu|both (RunOptions::checker).
+boost::program_options::typed_value<CheckerKind>* checker_kind(CheckerKind* store);
+inline constexpr const char* kCheckerHelp =
+    "auto, cpu, gpu or both (auto): which checker judges a single atomic's trial on the cuda backend. gpu expands, "
+    "runs and checks it on the device and copies back only a trial it cannot pass (the host's checker explains "
+    "it); cpu copies every history back; both checks every history with each and makes a disagreement an "
+    "error; auto is gpu for trials of 2048 ops or more where the entry's device oracle agrees with its host phi "
+    "and the history fits the GPU checker. Algorithms and the cpu backend always use the host's checker";
 
 // A string option that must not be empty (a file name, a list).
 boost::program_options::typed_value<std::string>* non_empty(std::string* store);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "harness/backend/cuda/resident.hpp"
+
 namespace atomstress {
 
 const char* to_string(Verdict v) {
@@ -94,6 +96,10 @@ std::optional<Setup> setup_trial(const Workload& w, std::string& error) { return
 
 bool run_workload(const Workload& w, const Setup& s, BackendKind backend, const RunOptions& opt, History& h,
                   std::string& error) {
+  if (w.arrays_elsewhere && !(backend == BackendKind::Cuda && opt.device_resident && !w.impl->algo)) {
+    error = "a workload expanded without its arrays (expand_shape) runs only resident on the cuda backend";
+    return false;
+  }
   const RunFn run = backend == BackendKind::Cuda ? w.impl->run_cuda : w.impl->run_cpu;
   if (!run) {
     error = std::string(w.impl->name) + " uses warp intrinsics: it needs the cuda backend";
@@ -121,24 +127,48 @@ Finding check_trial(const Workload& w, const Setup& s, const History& h) {
   return family.check(w, s, h);
 }
 
+namespace {
+
+// Whether a trial is expanded, run and checked on the device (resident.hpp):
+// a single atomic with a device oracle that agrees with its host phi, a
+// history the GPU checker takes, nothing asked of the per-op arrays.
+// Under auto, only trials of at least kResidentMinOps ops: below that the
+// device's dozen launches and two synchronisations cost more than the host's
+// check (H100: 32-op trials 5.6k/s resident, 9.5k/s on the host).
+constexpr uint64_t kResidentMinOps = 2048;
+
+bool use_resident(const Entry& entry, BackendKind backend, const RunOptions& opt, size_t hotspots, uint64_t ops) {
+  if (backend != BackendKind::Cuda || opt.checker == CheckerKind::Cpu || opt.bench_reps || hotspots) return false;
+  if (opt.checker == CheckerKind::Auto && ops < kResidentMinOps) return false;
+  if (entry.algo || !entry.device_edges) return false;
+  std::string why;
+  return cuda::device_oracle_agrees(entry, why) && ops <= cuda::gpu_checker_max_ops();
+}
+
+}  // namespace
+
 Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
   Outcome out;
   out.spec = spec;
   out.knobs = knobs_of(opt);
   out.backend = backend;
   std::string error;
-  auto w = expand(spec, error);
+  auto w = expand_shape(spec, error);
   if (!w) return refused(std::move(out), FindingKind::InvalidTrial, error);
   out.ops = w->ops();
   const Entry& entry = *w->impl;
   const Family& family = *entry.family;
-  const auto setup = family.setup(*w, error);
-  if (!setup) return refused(std::move(out), FindingKind::InvalidTrial, error);
   if (!(backend == BackendKind::Cuda ? entry.run_cuda : entry.run_cpu))
     return refused(std::move(out), FindingKind::InvalidTrial,
                    std::string(entry.name) + " uses warp intrinsics: it needs the cuda backend");
+  RunOptions run_opt = opt;
+  run_opt.device_resident = use_resident(entry, backend, opt, hotspots, w->ops());
+  if (!run_opt.device_resident) w = expand(spec, error);  // (validated above: cannot fail)
+  if (!w) return refused(std::move(out), FindingKind::InvalidTrial, error);
+  auto setup = family.setup(*w, error);
+  if (!setup) return refused(std::move(out), FindingKind::InvalidTrial, error);
   History h;
-  if (!run_workload(*w, *setup, backend, opt, h, error)) {
+  if (!run_workload(*w, *setup, backend, run_opt, h, error)) {
     // A fault of the code under test is a found failure; anything else is
     // a trial that could not run.
     if (h.fault == RunFault::None) return refused(std::move(out), FindingKind::BackendError, error);
@@ -148,9 +178,25 @@ Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& 
     return out;
   }
   out.run_ms = h.kernel_ms;
-  for (uint64_t o = 0; o < h.retries.size(); ++o) {
-    out.total_retries += h.retries[o];
-    out.max_retries = std::max(out.max_retries, h.retries[o]);
+  // The device's verdict; a trial it cannot pass alone (and every trial
+  // under --checker both) is copied back for the host's checker.
+  std::optional<cuda::ResidentVerdict> device;
+  if (h.resident) {
+    device.emplace();
+    if (!cuda::check_resident(*w, *device, error)) return refused(std::move(out), FindingKind::BackendError, error);
+    out.checked_on_gpu = true;
+    out.check_ms = device->check_ms;
+    out.total_retries = device->total_retries;
+    out.max_retries = device->max_retries;
+    if (device->ok && !device->needs_host && opt.checker != CheckerKind::Both) return out;
+    if (!cuda::copy_back_resident(*w, h, error)) return refused(std::move(out), FindingKind::BackendError, error);
+    setup = family.setup(*w, error);
+    if (!setup) return refused(std::move(out), FindingKind::BackendError, error);
+  } else {
+    for (uint64_t o = 0; o < h.retries.size(); ++o) {
+      out.total_retries += h.retries[o];
+      out.max_retries = std::max(out.max_retries, h.retries[o]);
+    }
   }
   if (hotspots && family.profiles_addresses()) out.hotspots = hottest_addresses(*w, h, hotspots);
   if (Finding f = hang_rule(*w, h, opt); !f.ok()) {
@@ -168,8 +214,18 @@ Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& 
   }
   const auto t0 = std::chrono::steady_clock::now();
   out.finding = check_trial(*w, *setup, h);
-  out.check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  out.check_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!out.finding.ok()) out.verdict = Verdict::Fail;
+  // Where only the trail test decides (no host-only rule applied), both
+  // checkers judged the same history: they must agree.
+  if (device && !device->needs_host && device->ok != out.finding.ok()) {
+    out.verdict = Verdict::Error;
+    out.finding = make_finding(FindingKind::BackendError,
+                               std::string("the GPU checker ") + (device->ok ? "passed" : "failed") +
+                                   " a history the host's checker " + (device->ok ? "failed" : "passed") +
+                                   " (a fault of atomstress; please report it with the repro line): " +
+                                   out.finding.explanation);
+  }
   return out;
 }
 

@@ -48,12 +48,14 @@ json to_json(const Outcome& o) {
     hotspots.push_back({{"addr", h.addr}, {"ops", h.ops}, {"retries", h.retries}, {"cycles", h.cycles}});
   return {{"token", encode_token(o.spec, o.knobs)}, {"backend", to_string(o.backend)}, {"verdict", to_string(o.verdict)},
           {"finding", to_json(o.finding)}, {"ops", o.ops}, {"run_ms", o.run_ms}, {"check_ms", o.check_ms},
+          {"checked_on_gpu", o.checked_on_gpu},
           {"total_retries", o.total_retries}, {"max_retries", o.max_retries}, {"hotspots", hotspots}};
 }
 
 json to_json(const RunOptions& o) {
   return {{"retry_budget", o.retry_budget}, {"watchdog_ms", o.watchdog_ms}, {"cpu_threads", o.cpu_threads},
-          {"yield_permille", o.yield_permille}, {"bench_reps", o.bench_reps}, {"isolate", o.isolate}};
+          {"yield_permille", o.yield_permille}, {"bench_reps", o.bench_reps}, {"isolate", o.isolate},
+          {"checker", to_string(o.checker)}};
 }
 
 bool from_json(const json& j, TrialRequest& r, std::string& error) {
@@ -95,6 +97,7 @@ bool from_json(const json& j, Outcome& o, std::string& error) {
   get(j, "ops", o.ops, error);
   get(j, "run_ms", o.run_ms, error);
   get(j, "check_ms", o.check_ms, error);
+  get(j, "checked_on_gpu", o.checked_on_gpu, error);
   get(j, "total_retries", o.total_retries, error);
   get(j, "max_retries", o.max_retries, error);
   o.hotspots.clear();
@@ -119,6 +122,7 @@ bool from_json(const json& j, RunOptions& o, std::string& error) {
   get(j, "yield_permille", o.yield_permille, error);
   get(j, "bench_reps", o.bench_reps, error);
   get(j, "isolate", o.isolate, error);
+  read_enum(j, "checker", o.checker, parse_checker, error);
   return error.empty();
 }
 

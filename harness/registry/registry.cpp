@@ -28,13 +28,7 @@ const Family* find_family(const char* name) {
 VK Family::value_kind(const Entry& entry) const { return entry.algo ? entry.algo->atomic().kind : entry.kind; }
 Domain Family::value_domain(const Entry& entry) const { return entry.algo ? Domain::Int : entry.domain; }
 
-uint64_t Entry::canon_nan(uint64_t bits) const {
-  if (kind == VK::F32 && (bits & 0x7fffffffu) > 0x7f800000u) return prim::kCanonicalNanF32;
-  if (kind == VK::F64 && (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return prim::kCanonicalNanF64;
-  if (kind == VK::F16 && (bits & 0x7fffu) > 0x7c00u) return prim::kCanonicalNanF16;
-  if (kind == VK::BF16 && (bits & 0x7fffu) > 0x7f80u) return prim::kCanonicalNanBF16;
-  return bits;
-}
+uint64_t Entry::canon_nan(uint64_t bits) const { return canonical_nan_bits(kind, bits); }
 
 // ------------------------------------------------------------ the catalogue
 namespace {
@@ -93,6 +87,7 @@ void resolve_named_specs(Store& st) {
     e.sem = spec.sem;
     e.phi = spec.phi;
     e.phi_shared = spec.phi_shared;
+    e.device_edges = spec.device_edges;
   }
   std::set<std::string> unfit;
   for (const auto& d : st.drafts) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "atomics_under_test/spec.cuh"
+#include "harness/check/device_oracle.hpp"
 #include "harness/registry/family.hpp"
 #include "harness/registry/value_kind.hpp"
 #include "harness/trial/validate.hpp"
@@ -55,6 +56,7 @@ struct Entry {
   const char* bug = nullptr;    // nullptr for a correct implementation
   PhiFn phi = nullptr;          // sequential semantics on bit patterns
   PhiFn phi_shared = nullptr;   // the same in shared memory (differs for native float add)
+  DeviceEdgesFn device_edges = nullptr;  // phi on the device, for the GPU checker (null: checked on the host)
   size_t index = 0;             // position in catalogue() (never used for seeds)
   bool needs_gpu = false;       // a bug only a GPU can show (the cpu backend cannot catch it)
   bool gpu_only = false;        // the cpu backend cannot run it (gpu_only_reason says why)

@@ -10,6 +10,9 @@
 #include <string_view>
 #include <type_traits>
 
+#include "harness/prim/bits.cuh"
+#include "harness/prim/config.cuh"
+
 namespace atomstress {
 
 // F16 (__half) and BF16 (__nv_bfloat16) are floats; U16 is any other 2-byte
@@ -29,6 +32,16 @@ constexpr VK vk_of() {
   else if constexpr (sizeof(T) == 2) return VK::U16;
   else if constexpr (sizeof(T) == 4) return std::is_signed_v<T> ? VK::I32 : VK::U32;
   else return std::is_signed_v<T> ? VK::I64 : VK::U64;
+}
+
+// Every NaN of a float kind as the one NaN the GPU's arithmetic produces;
+// any other value as it is (host and device: the checkers' "all NaNs one state").
+AS_HD inline uint64_t canonical_nan_bits(VK kind, uint64_t bits) {
+  if (kind == VK::F32 && (bits & 0x7fffffffu) > 0x7f800000u) return prim::kCanonicalNanF32;
+  if (kind == VK::F64 && (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return prim::kCanonicalNanF64;
+  if (kind == VK::F16 && (bits & 0x7fffu) > 0x7c00u) return prim::kCanonicalNanF16;
+  if (kind == VK::BF16 && (bits & 0x7fffu) > 0x7f80u) return prim::kCanonicalNanBF16;
+  return bits;
 }
 
 // "1.5 (0x3fc00000)", "-7", "NaN (0x7fffffff)", "0.33325 (0x3555)".

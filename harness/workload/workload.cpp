@@ -123,6 +123,7 @@ std::optional<Workload> expand_shape(const TrialSpec& spec, std::string& error) 
   w.spec = spec;
   w.region_elems = uint32_t(region_words(spec, impl->limits.value_bytes));
   w.regions = spec.space == Space::Shared ? spec.grid : 1;
+  w.arrays_elsewhere = true;
   return w;
 }
 
@@ -166,6 +167,7 @@ std::optional<Workload> expand(const TrialSpec& spec, std::string& error) {
   const std::vector<double> cdf = zipf_table(spec);
   const expansion::Params p = expansion_params(*w, special_values(w->impl->kind, w->impl->domain).data(), cdf.data());
   const uint64_t n = spec.ops();
+  w->arrays_elsewhere = false;
   w->addr.resize(n);
   w->a.resize(n);
   w->b.resize(n);

@@ -27,7 +27,10 @@ struct Workload {
   std::vector<uint64_t> init; // per element: initial memory bit patterns
 
   uint64_t mem_elems() const { return uint64_t(region_elems) * regions; }
-  uint64_t ops() const { return addr.size(); }
+  // expand_shape's workload: sizes only, the arrays live on the device
+  // (cuda/resident.hpp) until copied back.
+  bool arrays_elsewhere = false;
+  uint64_t ops() const { return arrays_elsewhere ? spec.ops() : addr.size(); }
   // Op o is the (o / threads)-th operation of thread (o % threads).
   uint64_t thread_of(uint64_t op) const { return op % spec.threads(); }
   uint32_t block_of(uint64_t op) const { return uint32_t(thread_of(op) / spec.block); }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "harness/backend/backend.hpp"
+#include "harness/backend/cuda/resident.hpp"
 #include "harness/backend/cuda/util.cuh"
 #include "harness/prim/call_scope.cuh"
 #include "harness/registry/bits.hpp"
@@ -36,6 +37,7 @@ namespace cuda {
 // Device buffers shared by every program (one trial at a time), grow-only.
 struct TrialBuffers {
   DevBuf key, x, y, mem, pristine, out, old, retries, cycles, gave, rs;
+  DevBuf init;  // the resident path: initial values as 64-bit patterns (resident.hpp)
 };
 TrialBuffers& trial_buffers();
 // The host-mapped word a stopped user loop writes before it traps
@@ -54,7 +56,10 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   if (s.smem_bytes > 48 * 1024)
     AS_CUDA_TRY(cudaFuncSetAttribute(program_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      int(s.smem_bytes)));
-  const uint64_t n = w.ops(), words = s.mem_init.size();
+  // Resident (single atomics under the GPU checker, resident.hpp): the
+  // inputs are expanded here and the history stays here.
+  const bool resident = opt.device_resident && P::resident_capable && s.key.empty();
+  const uint64_t n = w.ops(), words = resident ? w.mem_elems() : s.mem_init.size();
   const bool bench = opt.bench_reps > 0;
   const std::vector<uint32_t>& key = s.key.empty() ? w.addr : s.key;
   auto& B = cuda::trial_buffers();
@@ -72,12 +77,17 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   unsigned int* const note = cuda::stop_note(error);
   if (note == nullptr) return false;
   const prim::RetryShared rs_init{0u, note, 0u};
-  std::vector<M> mem(words);
-  for (uint64_t i = 0; i < words; ++i) mem[i] = from_bits<M>(s.mem_init[i]);
-  AS_CUDA_TRY(cudaMemcpy(B.key.p, key.data(), n * 4, cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemcpy(B.x.p, w.a.data(), n * 8, cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemcpy(B.y.p, w.b.data(), n * 8, cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemcpy(B.pristine.p, mem.data(), words * sizeof(M), cudaMemcpyHostToDevice));
+  std::vector<M> mem;
+  if (resident) {
+    if (!cuda::expand_inputs(w, sizeof(M), error)) return false;
+  } else {
+    mem.resize(words);
+    for (uint64_t i = 0; i < words; ++i) mem[i] = from_bits<M>(s.mem_init[i]);
+    AS_CUDA_TRY(cudaMemcpy(B.key.p, key.data(), n * 4, cudaMemcpyHostToDevice));
+    AS_CUDA_TRY(cudaMemcpy(B.x.p, w.a.data(), n * 8, cudaMemcpyHostToDevice));
+    AS_CUDA_TRY(cudaMemcpy(B.y.p, w.b.data(), n * 8, cudaMemcpyHostToDevice));
+    AS_CUDA_TRY(cudaMemcpy(B.pristine.p, mem.data(), words * sizeof(M), cudaMemcpyHostToDevice));
+  }
   AS_CUDA_TRY(cudaMemset(B.old.p, 0, n * 8));
   AS_CUDA_TRY(cudaMemset(B.retries.p, 0, n * 4));
   AS_CUDA_TRY(cudaMemset(B.gave.p, 0, n));
@@ -96,7 +106,7 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   g.out = B.out.as<uint32_t>();
   g.old = bench ? nullptr : B.old.as<uint64_t>();
   g.retries = B.retries.as<uint32_t>();
-  g.cycles = P::records_cycles ? B.cycles.as<uint32_t>() : nullptr;
+  g.cycles = P::records_cycles && !resident ? B.cycles.as<uint32_t>() : nullptr;
   g.gave = B.gave.as<uint8_t>();
   g.rs = B.rs.as<prim::RetryShared>();
   g.budget = opt.retry_budget;
@@ -138,6 +148,14 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   }
   h.kernel_ms = total_ms / (bench ? opt.bench_reps : 1);
   if (bench) return true;  // timing only: nothing recorded to copy back
+  if (resident) {
+    prim::RetryShared rs_after{};
+    AS_CUDA_TRY(cudaMemcpy(&rs_after, B.rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));
+    h.block_scope_calls = rs_after.block_scope_calls != 0;
+    h.resident = true;
+    return true;
+  }
+  mem.resize(words);
 
   h.old.resize(n);
   h.retries.resize(n);
