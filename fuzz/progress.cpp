@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "reports/svg_chart.hpp"
+
 namespace atomstress::fuzz {
 
 Progress::Progress(double budget_s, double already_s, double period_s, std::string label)
@@ -35,9 +37,9 @@ void Progress::set_entry(const std::string& name) {
 std::string Progress::status_line() {
   const double el = already_s_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%sfuzz %6.0fs/%.0fs  trials %llu  ops %.3gM  failures %llu  entry %s",
-                label_.c_str(), el, budget_s_,
-                (unsigned long long)trials_, double(ops_) / 1e6, (unsigned long long)failures_, entry_.c_str());
+  std::snprintf(buf, sizeof buf, "%sfuzz %6.0fs/%.0fs  trials %llu  ops %s  failures %llu  entry %s",
+                label_.c_str(), el, budget_s_, (unsigned long long)trials_, svg::tick_label(double(ops_)).c_str(),
+                (unsigned long long)failures_, entry_.c_str());
   return buf;
 }
 
