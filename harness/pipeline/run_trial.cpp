@@ -163,8 +163,7 @@ Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& 
                    std::string(entry.name) + " uses warp intrinsics: it needs the cuda backend");
   RunOptions run_opt = opt;
   run_opt.device_resident = use_resident(entry, backend, opt, hotspots, w->ops());
-  if (!run_opt.device_resident) w = expand(spec, error);  // (validated above: cannot fail)
-  if (!w) return refused(std::move(out), FindingKind::InvalidTrial, error);
+  if (!run_opt.device_resident) expand_arrays(*w);
   auto setup = family.setup(*w, error);
   if (!setup) return refused(std::move(out), FindingKind::InvalidTrial, error);
   History h;

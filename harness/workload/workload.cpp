@@ -161,19 +161,22 @@ expansion::Params expansion_params(const Workload& w, const uint64_t* special, c
   return p;
 }
 
+void expand_arrays(Workload& w) {
+  const std::vector<double> cdf = zipf_table(w.spec);
+  const expansion::Params p = expansion_params(w, special_values(w.impl->kind, w.impl->domain).data(), cdf.data());
+  const uint64_t n = w.spec.ops();
+  w.arrays_elsewhere = false;
+  w.addr.resize(n);
+  w.a.resize(n);
+  w.b.resize(n);
+  for (uint64_t o = 0; o < n; ++o) expansion::op_inputs(p, o, w.addr[o], w.a[o], w.b[o]);
+  w.init.resize(w.mem_elems());
+  for (uint64_t e = 0; e < w.init.size(); ++e) w.init[e] = expansion::init_value(p, e);
+}
+
 std::optional<Workload> expand(const TrialSpec& spec, std::string& error) {
   auto w = expand_shape(spec, error);
-  if (!w) return std::nullopt;
-  const std::vector<double> cdf = zipf_table(spec);
-  const expansion::Params p = expansion_params(*w, special_values(w->impl->kind, w->impl->domain).data(), cdf.data());
-  const uint64_t n = spec.ops();
-  w->arrays_elsewhere = false;
-  w->addr.resize(n);
-  w->a.resize(n);
-  w->b.resize(n);
-  for (uint64_t o = 0; o < n; ++o) expansion::op_inputs(p, o, w->addr[o], w->a[o], w->b[o]);
-  w->init.resize(w->mem_elems());
-  for (uint64_t e = 0; e < w->init.size(); ++e) w->init[e] = expansion::init_value(p, e);
+  if (w) expand_arrays(*w);
   return w;
 }
 

@@ -42,6 +42,8 @@ std::optional<Workload> expand(const TrialSpec& spec, std::string& error);
 // The same validation and sizes, arrays left empty: for a backend that
 // expands on the device (expand_device.hpp), from the same functions.
 std::optional<Workload> expand_shape(const TrialSpec& spec, std::string& error);
+// Fills a shape's arrays on the host (expand is expand_shape, then this).
+void expand_arrays(Workload& w);
 // What the expansion functions (draw.hpp) read: `special` points to the
 // kind's special values and `cdf` to zipf_table(spec), wherever they live.
 expansion::Params expansion_params(const Workload& w, const uint64_t* special, const double* cdf);

@@ -47,7 +47,7 @@ struct Tables {
   VK kind{};
   Domain domain{};
   bool special_valid = false;
-  std::vector<double> cdf_host;
+  uint32_t cdf_k = 0, cdf_s = 0;  // the Zipf table on the device (a pure function of k and s); k 0: none
 };
 Tables& tables() {
   static Tables t;
@@ -152,11 +152,13 @@ bool expand_inputs(const Workload& w, unsigned elem_bytes, std::string& error) {
     T.domain = domain;
     T.special_valid = true;
   }
-  std::vector<double> cdf = zipf_table(w.spec);
-  if (!cdf.empty() && cdf != T.cdf_host) {
+  if (w.spec.pattern == Pattern::Zipf && (T.cdf_k != std::max<uint32_t>(w.spec.k, 1) || T.cdf_s != w.spec.zipf_s)) {
+    const std::vector<double> cdf = zipf_table(w.spec);
+    T.cdf_k = 0;  // (invalid until the copy is done)
     AS_CUDA_TRY(T.cdf.ensure(cdf.size() * 8));
     AS_CUDA_TRY(cudaMemcpy(T.cdf.p, cdf.data(), cdf.size() * 8, cudaMemcpyHostToDevice));
-    T.cdf_host = std::move(cdf);
+    T.cdf_k = uint32_t(cdf.size());
+    T.cdf_s = w.spec.zipf_s;
   }
   expansion::Params p = expansion_params(w, T.special.as<uint64_t>(), T.cdf.as<double>());
   if (p.bytes != elem_bytes) {
