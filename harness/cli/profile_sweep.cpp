@@ -232,6 +232,9 @@ void add_sweep_options(po::options_description& desc, SweepOptions& o) {
       "stop timing a point when the relative noise of its batches is under this percentage")(
       "max-time-per-point", seconds(&o.max_time_s, kMaxBudgetSeconds)->default_value(2),
       "... or when its timing has taken this many seconds")(
+      "batch-time", seconds(&o.batch_s, 60)->default_value(0.01),
+      "seconds of launches averaged into one timing sample (longer batches: less noise between samples of "
+      "slow launches that vary from launch to launch)")(
       "baseline", po::bool_switch(&o.baseline),
       "also time a bare atomicAdd kernel (native add of i32/u32/f32/f64) and report the ratio (cuda)")(
       "cold", po::bool_switch(&o.cold),
@@ -258,6 +261,7 @@ bool parse_sweep(const SweepOptions& o, Sweep& sweep, std::string& error) {
   s.run = o.run;
   s.max_noise = *noise / 100;
   s.max_time_s = o.max_time_s;
+  s.target_batch_s = o.batch_s;
   s.hotspots = o.hotspots;
   s.baseline = o.baseline;
   s.cold = o.cold;

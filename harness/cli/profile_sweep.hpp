@@ -21,6 +21,7 @@ struct SweepOptions {
   // The measurement.
   std::string max_noise = "5";  // percent
   double max_time_s = 2;
+  double batch_s = 0.01;  // a batch repeats launches up to about this long
   bool baseline = false, cold = false;
   uint32_t hotspots = 8;
   uint64_t seed = 1;
@@ -29,7 +30,7 @@ struct SweepOptions {
 
 // Adds the axes (--impl, --k, --pattern, --grid, --block, --ops-per-thread,
 // --space, --dist) and the measurement's options (--max-noise,
-// --max-time-per-point, --baseline, --cold, --hotspots, --seed, --budget,
+// --max-time-per-point, --batch-time, --baseline, --cold, --hotspots, --seed, --budget,
 // --watchdog-ms) to `desc`, stored into `o`.
 void add_sweep_options(boost::program_options::options_description& desc, SweepOptions& o);
 
