@@ -20,6 +20,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/check/gpu_checker.hpp"
+#include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/run_trial.hpp"
 
 namespace gc = atomstress::gpu_check;
@@ -221,6 +222,43 @@ void BM_SmallTrials(benchmark::State& st, CheckerKind checker) {
 }
 BENCHMARK_CAPTURE(BM_SmallTrials, cpu_checker, CheckerKind::Cpu)->Arg(32)->Arg(256)->MinTime(1.0)->UseRealTime();
 BENCHMARK_CAPTURE(BM_SmallTrials, gpu_checker, CheckerKind::Gpu)->Arg(32)->Arg(256)->MinTime(1.0)->UseRealTime();
+
+// Small trials packed (run_packed.hpp): a batch of 4096 instances of
+// `threads` ops per iteration, run in few launches and each judged as its own
+// trial on the host's cores (this process, not isolated: the benchmark has
+// no worker command).
+void BM_PackedInstances(benchmark::State& st) {
+  constexpr size_t kBatch = 4096;
+  std::vector<atomstress::TrialSpec> specs(kBatch);
+  uint64_t seed = 1, instances = 0, ops = 0;
+  double run_ms = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (auto _ : st) {
+    for (auto& s : specs) {
+      s.impl = "native.add.i32";
+      s.grid = 1;
+      s.block = uint32_t(st.range(0));
+      s.pattern = atomstress::Pattern::Uniform;
+      s.k = 4;
+      s.seed = seed++;
+    }
+    const auto results = atomstress::run_packed_trials(specs, atomstress::BackendKind::Cuda, {}, seed);
+    for (const auto& r : results) {
+      if (!r || r->verdict != atomstress::Verdict::Pass) {
+        st.SkipWithError(r ? ("not a pass: " + r->why()).c_str() : "an instance was not judged in its pack");
+        return;
+      }
+      ++instances;
+      ops += r->ops;
+      run_ms += r->run_ms;  // its share of its launch
+    }
+  }
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  st.counters["instances_per_s"] = benchmark::Counter(double(instances), benchmark::Counter::kIsRate);
+  st.counters["verified_ops_per_s"] = benchmark::Counter(double(ops), benchmark::Counter::kIsRate);
+  st.counters["gpu_busy"] = wall_ms > 0 ? run_ms / wall_ms : 0;
+}
+BENCHMARK(BM_PackedInstances)->Arg(32)->Arg(256)->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

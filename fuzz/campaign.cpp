@@ -2,7 +2,13 @@
 
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
+
+#include "fuzz/shrink_spec.hpp"
+#include "harness/pipeline/execute_trial.hpp"
+#include "harness/pipeline/run_packed.hpp"
 
 namespace atomstress::fuzz {
 
@@ -14,7 +20,21 @@ struct QuietListener final : rc::detail::TestListener {
   void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 };
+// The packed round's generator: the campaign's entries that have a packed
+// runner, in small geometries.  Null when none has.
+std::optional<rc::Gen<TrialSpec>> packed_generator(const properties::GenConfig& gen, BackendKind backend) {
+  if (backend != BackendKind::Cuda) return std::nullopt;
+  properties::GenConfig small = gen;
+  std::erase_if(small.impls, [](const ImplInfo* e) { return e->algo != nullptr || e->run_cuda_packed == nullptr; });
+  if (small.impls.empty()) return std::nullopt;
+  small.max_ops = std::min(small.max_ops, kPackedMaxOps);
+  small.max_grid = std::min(small.max_grid, kPackedMaxGrid);
+  return properties::gen_trial_spec(small);
+}
+
 }  // namespace
+
+uint32_t default_pack(BackendKind backend) { return backend == BackendKind::Cuda ? 2048 : 0; }
 
 CampaignResult run_campaign(const CampaignConfig& cfg) {
   CampaignResult res;
@@ -48,9 +68,50 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
     res.why = ev.why;
     RC_FAIL(ev.why);
   };
+  const auto packed_gen = cfg.pack ? packed_generator(cfg.gen, cfg.gen.backend) : std::nullopt;
+  // A packed round: its specs drawn from (seed, round), run packed; the
+  // first failure is kept with its spec for shrinking.
+  auto packed_round = [&](uint64_t round) {
+    const uint64_t n = std::min<uint64_t>(cfg.pack, cfg.max_specs - res.specs);
+    // Only specs that pack (a spread-out pattern's memory may be too large):
+    // the rest of the search draws the others.
+    std::vector<TrialSpec> specs;
+    for (uint64_t i = 0; specs.size() < n && i < 2 * n; ++i) {
+      TrialSpec s = (*packed_gen)(rc::Random(cfg.seed * 0x9e3779b97f4a7c15ull + round * 0x100000001b3ull + i)).value();
+      if (packs(s, cfg.gen.backend)) specs.push_back(std::move(s));
+    }
+    const auto outcomes =
+        execute_packed(specs, cfg.gen.backend, cfg.run, cfg.seed ^ (round * 0xd1b54a32d192ed03ull), true);
+    uint64_t ran = 0, ops = 0;
+    const Outcome* failure = nullptr;
+    size_t failing = 0;
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      if (!outcomes[i]) continue;  // not run: an earlier one failed
+      ++ran;
+      ops += specs[i].ops();
+      if (failure == nullptr && outcomes[i]->verdict != Verdict::Pass) {
+        failure = &*outcomes[i];
+        failing = i;
+      }
+    }
+    res.specs += ran;
+    res.runs += ran;
+    res.ops += ops;
+    if (cfg.on_evaluated) cfg.on_evaluated(ran, ops);
+    if (failure == nullptr) return false;
+    res.found = true;
+    res.first = res.shrunk = specs[failing];
+    res.verdict = failure->verdict;
+    res.why = failure->why();
+    res.time_to_catch_s = elapsed();
+    return true;
+  };
+  bool found_packed = false;
   rc::detail::TestMetadata md;
   md.id = "atomstress";
   for (uint64_t round = 0; !res.found && elapsed() < cfg.budget_s && res.specs < cfg.max_specs; ++round) {
+    if (packed_gen && (found_packed = packed_round(round))) break;
+    if (res.specs >= cfg.max_specs) break;
     rc::detail::TestParams params;
     params.seed = cfg.seed * 0x9e3779b97f4a7c15ull + round;
     params.maxSuccess = int(std::min<uint64_t>(20, cfg.max_specs - res.specs));
@@ -64,7 +125,25 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
       break;
     }
   }
-  if (res.found && res.verdict != Verdict::Error) {
+  if (found_packed && res.verdict != Verdict::Error) {
+    // Found packed: shrunk from its spec (no generation history to walk),
+    // each candidate run alone, and its rate measured alone.
+    ShrinkConfig sc;
+    sc.backend = cfg.gen.backend;
+    sc.run = cfg.run;
+    sc.reruns = std::max<uint32_t>(cfg.reruns, 2);
+    sc.rate_runs = cfg.rate_runs;
+    sc.max_seconds = std::max(2 * cfg.budget_s, 1.0);
+    const reports::ShrunkCase sh = shrink_spec(res.first, res.verdict, res.why, sc);
+    res.shrunk = sh.spec;
+    if (!sh.why.empty()) res.why = sh.why;
+    res.specs += sh.candidates;
+    res.rate_failures = sh.rate_failures;
+    res.rate_runs = sh.rate_runs;
+    res.runs += sh.rate_runs;
+    res.ops += sh.rate_runs * res.shrunk.ops();
+    res.flaky = sh.rate_failures == 0;
+  } else if (res.found && res.verdict != Verdict::Error) {
     // Each measurement may take one more budget's time (at least one run):
     // a case that hangs costs its watchdog per run.
     const auto rate = properties::measure_rate(res.shrunk, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);

@@ -21,6 +21,12 @@ struct CampaignConfig {
   uint32_t reruns = 2;       // runs per spec evaluation (and per shrink candidate)
   uint32_t rate_runs = 10;   // reruns of the shrunk case to measure its failure rate (within budget_s more)
   uint64_t seed = 1;
+  // Packed rounds (cuda): before each RapidCheck round, this many small
+  // specs of the entries' single atomics (at most kPackedMaxOps ops, a few
+  // blocks) run packed into few launches (run_packed.hpp), each checked as
+  // its own trial; a failure among them is shrunk from its spec
+  // (shrink_spec.hpp).  0: none.
+  uint32_t pack = 0;
   // Called after each evaluation during the search (not while shrinking):
   // live progress for long campaigns.  Optional.
   std::function<void(uint64_t runs, uint64_t ops)> on_evaluated;
@@ -38,6 +44,11 @@ struct CampaignResult {
   uint32_t rate_failures = 0, rate_runs = 0;
   bool flaky = false;            // the shrunk case (and the first) never failed again
 };
+
+inline constexpr uint64_t kPackedMaxOps = 1024;
+inline constexpr uint32_t kPackedMaxGrid = 8;
+// The pack size the commands use on cuda (0 elsewhere).
+uint32_t default_pack(BackendKind backend);
 
 CampaignResult run_campaign(const CampaignConfig& cfg);
 

@@ -119,6 +119,7 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
       cc.budget_s = std::min(slice, state.budget_s - state.elapsed_s);
       cc.reruns = cfg.reruns;
       cc.rate_runs = cfg.rate_runs;
+      cc.pack = default_pack(cfg.backend);
       // From the name, not the position: a slice's specs do not depend on which
       // other entries (or shards) run.
       cc.seed = state.seed * 0x9e3779b97f4a7c15ull + fnv1a64(entry.name) + state.round * 1000003ull;

@@ -73,6 +73,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
     bug_cfg.budget_s = budget_s;
     bug_cfg.reruns = reruns;
     bug_cfg.seed = seed;
+    bug_cfg.pack = fuzz::default_pack(backend);
     const auto r = fuzz::run_campaign(bug_cfg);
     if (r.verdict == Verdict::Error) {
       std::fprintf(stderr, "atomstress: error: %s: %s\n", impl->name, r.why.c_str());

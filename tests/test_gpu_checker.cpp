@@ -1,5 +1,5 @@
 // The GPU checker against the CPU checker (check_history) and a brute-force
-// search over every order.  Exits 77 (CTest: skipped) where no CUDA device
+// search over every order; the resident path; packed instances.  Exits 77 (CTest: skipped) where no CUDA device
 // is usable.
 #include <gtest/gtest.h>
 
@@ -16,6 +16,8 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/backend/cuda/resident.hpp"
+#include "harness/backend/packed.hpp"
+#include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/check/checker.hpp"
 #include "test_support.hpp"
@@ -628,6 +630,127 @@ TEST(Resident, LargeTrialsAgreeAndPass) {
     EXPECT_EQ(out.verdict, Verdict::Pass) << impl << ": " << out.why();
     EXPECT_TRUE(out.checked_on_gpu) << impl;
   }
+}
+
+// ------------------------------------------------- packed instances
+// (harness/backend/packed.hpp: many small trials in one launch)
+
+std::vector<const Entry*> packed_atomics(bool with_buggy) {
+  std::vector<const Entry*> out;
+  for (const Entry* e : single_atomics(with_buggy))
+    if (e->run_cuda_packed) out.push_back(e);
+  return out;
+}
+
+// A one-thread instance runs its ops in order on its own memory, so its
+// packed history must be, word for word, the one it has alone; and its
+// verdict too.  Buggy entries included: their wrong results are their own.
+TEST(Packed, OneThreadInstancesHaveTheirOwnHistory) {
+  std::mt19937_64 rng(21);
+  RunOptions o;
+  o.retry_budget = 4096;
+  size_t compared = 0, entries = 0;
+  for (const Entry* e : packed_atomics(true)) {
+    std::vector<std::optional<Workload>> ws;
+    std::vector<atomstress::Setup> ss;
+    std::vector<TrialSpec> specs;
+    for (int i = 0; i < 40; ++i) {
+      auto spec = random_spec(*e, rng);
+      if (!spec) continue;
+      spec->grid = spec->block = 1;
+      spec->ops_per_thread = 1 + rng() % 24;
+      std::string err;
+      auto w = expand(*spec, err);
+      if (!w || !packable(*w)) continue;
+      auto st = e->family->setup(*w, err);
+      ASSERT_TRUE(st) << err;
+      ws.push_back(std::move(w));
+      ss.push_back(std::move(*st));
+      specs.push_back(*spec);
+    }
+    std::vector<History> alone(ws.size()), packed(ws.size());
+    std::vector<PackItem> items;
+    bool gave_up = false;
+    for (size_t i = 0; i < ws.size(); ++i) {
+      std::string err;
+      ASSERT_TRUE(run_workload(*ws[i], ss[i], BackendKind::Cuda, o, alone[i], err)) << describe(specs[i]) << ": " << err;
+      for (uint8_t g : alone[i].gave_up) gave_up |= (g & ~kBlockScopeBit) != 0;
+      items.push_back(PackItem{&*ws[i], &ss[i], &packed[i]});
+    }
+    if (gave_up || items.empty()) continue;  // a loop that gave up stops its whole launch: not comparable
+    std::string err;
+    ASSERT_TRUE(e->run_cuda_packed(items.data(), items.size(), o, rng(), err)) << e->name << ": " << err;
+    ++entries;
+    for (size_t i = 0; i < ws.size(); ++i) {
+      EXPECT_EQ(packed[i].old, alone[i].old) << describe(specs[i]);
+      EXPECT_EQ(packed[i].final_mem, alone[i].final_mem) << describe(specs[i]);
+      EXPECT_EQ(packed[i].gave_up, alone[i].gave_up) << describe(specs[i]);
+      Outcome a, p;
+      a.backend = p.backend = BackendKind::Cuda;
+      judge_on_host(*ws[i], ss[i], alone[i], o, a);
+      judge_on_host(*ws[i], ss[i], packed[i], o, p);
+      EXPECT_EQ(a.verdict, p.verdict) << describe(specs[i]) << ": " << a.why() << " / " << p.why();
+      ++compared;
+    }
+  }
+  std::printf("packed one-thread instances compared with their runs alone: %zu, over %zu entries\n", compared,
+              entries);
+  EXPECT_GT(compared, 1000u);
+}
+
+// Many-thread instances of the correct catalogue, packed by the thousand:
+// every one judged in the pack, and none fails.
+TEST(Packed, CorrectCatalogueFailsNothingPacked) {
+  std::mt19937_64 rng(23);
+  RunOptions o;
+  std::vector<TrialSpec> specs;
+  for (const Entry* e : packed_atomics(false))
+    for (int i = 0; i < 60; ++i)
+      if (auto s = random_spec(*e, rng); s && s->ops() <= kPackMaxOps && packs(*s, BackendKind::Cuda))
+        specs.push_back(*s);
+  const auto results = run_packed_trials(specs, BackendKind::Cuda, o, 99);
+  size_t judged = 0, shared = 0;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    ASSERT_TRUE(results[i]) << describe(specs[i]) << " was not judged in its pack";
+    EXPECT_EQ(results[i]->verdict, Verdict::Pass) << describe(specs[i]) << ": " << results[i]->why();
+    ++judged;
+    shared += specs[i].space == Space::Shared;
+  }
+  std::printf("packed instances of the correct catalogue: %zu judged (%zu in shared memory), all pass\n", judged,
+              shared);
+  EXPECT_GT(judged, 2000u);
+}
+
+// A buggy atomic's racy failures show packed too: many-thread instances of
+// the lost-update bugs fail (not necessarily every one).
+TEST(Packed, RacyBugsFailPacked) {
+  std::mt19937_64 rng(29);
+  RunOptions o;
+  o.retry_budget = 4096;
+  size_t failing = 0, judged = 0;
+  for (const char* name : {"buggy.exch_store.add.i32", "buggy.plain_rmw.add.i32"}) {
+    const Entry* e = find_impl(name);
+    if (e == nullptr) continue;
+    std::vector<TrialSpec> specs;
+    for (int i = 0; i < 200; ++i) {
+      TrialSpec s;
+      s.impl = name;
+      s.grid = 1 + rng() % 4;
+      s.block = 32 + rng() % 200;
+      s.ops_per_thread = 1 + rng() % 4;
+      s.pattern = Pattern::Single;
+      s.seed = rng();
+      specs.push_back(s);
+    }
+    for (const auto& r : run_packed_trials(specs, BackendKind::Cuda, o, 5)) {
+      if (!r) continue;
+      ++judged;
+      failing += r->verdict == Verdict::Fail;
+    }
+  }
+  std::printf("packed racy-bug instances: %zu of %zu fail\n", failing, judged);
+  EXPECT_GT(judged, 0u);
+  EXPECT_GT(failing, 0u);
 }
 
 int main(int argc, char** argv) {

@@ -147,6 +147,40 @@ TEST(TrialJson, ARequestComesBackWithItsOptions) {
   EXPECT_EQ(back.run.checker, CheckerKind::Both);
 }
 
+TEST(TrialJson, APackAndItsResultsComeBack) {
+  PackRequest r;
+  for (uint32_t i = 0; i < 3; ++i) {
+    TrialSpec s = every_field_set().spec;
+    s.seed = i;
+    r.specs.push_back(s);
+  }
+  r.backend = BackendKind::Cuda;
+  r.run.watchdog_ms = 777;
+  r.seed = ~0ull;
+  PackRequest back;
+  std::string error;
+  ASSERT_TRUE(from_json(json::parse(to_json(r).dump()), back, error)) << error;
+  EXPECT_EQ(back.specs, r.specs);
+  EXPECT_EQ(back.backend, r.backend);
+  EXPECT_EQ(back.run.watchdog_ms, 777u);
+  EXPECT_EQ(back.seed, ~0ull);
+  // A packed outcome carries what its reader does not know already.
+  const Outcome o = every_field_set();
+  Outcome p;
+  p.spec = o.spec;
+  p.knobs = o.knobs;
+  p.backend = o.backend;
+  p.hotspots = o.hotspots;
+  ASSERT_TRUE(from_packed_json(json::parse(to_packed_json(o).dump()), p, error)) << error;
+  expect_same(o, p);
+  json bad = to_packed_json(o);
+  bad.erase("finding");
+  EXPECT_FALSE(from_packed_json(bad, p, error));
+  json broken = to_json(r);
+  broken["pack"][1] = "as2.garbage";
+  EXPECT_FALSE(from_json(broken, back, error));
+}
+
 TEST(TrialJson, WhatItDidNotWriteIsRefusedWithTheReason) {
   const json good = to_json(every_field_set());
   auto refused = [&](json j, const std::string& reason) {
@@ -336,6 +370,41 @@ TEST(Isolation, TheReproLineOfACrashCrashesAgain) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("failed 3 of 3 runs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("run 1: CRASH: "), std::string::npos) << r.out;
+}
+
+// The worker takes a pack and answers one result per spec, in order; on the
+// cpu backend nothing packs, so every result is empty (run alone).  A pack
+// it cannot read is refused, and it serves the next request.
+TEST(Isolation, AWorkerAnswersAPackWithOneResultPerSpec) {
+  WorkerProcess w;
+  std::string error, line;
+  ASSERT_TRUE(w.start(program(), {"atomstress_outside_entry", "worker", "--backend", "cpu"}, error)) << error;
+  ASSERT_EQ(w.receive(line, Clock::now() + std::chrono::seconds(60)), WorkerProcess::Read::Line);
+  EXPECT_NE(line.find("\"ready\":true"), std::string::npos) << line;
+  PackRequest pack;
+  pack.backend = BackendKind::Cpu;
+  for (uint64_t i = 0; i < 3; ++i) {
+    TrialSpec s;
+    s.impl = "outside.add.u32";
+    s.seed = i;
+    pack.specs.push_back(s);
+  }
+  ASSERT_TRUE(w.send(to_json(pack).dump()));
+  ASSERT_EQ(w.receive(line, Clock::now() + std::chrono::seconds(60)), WorkerProcess::Read::Line);
+  const json j = json::parse(line);
+  ASSERT_TRUE(j["results"].is_array()) << line;
+  ASSERT_EQ(j["results"].size(), 3u) << line;
+  for (const json& r : j["results"]) EXPECT_TRUE(r.is_null()) << line;
+  json bad = to_json(pack);
+  bad["pack"] = 5;
+  ASSERT_TRUE(w.send(bad.dump()));
+  ASSERT_EQ(w.receive(line, Clock::now() + std::chrono::seconds(60)), WorkerProcess::Read::Line);
+  EXPECT_NE(line.find("malformed request"), std::string::npos) << line;
+  ASSERT_TRUE(w.send(to_json(TrialRequest{pack.specs[0], BackendKind::Cpu, {}, 0}).dump()));
+  ASSERT_EQ(w.receive(line, Clock::now() + std::chrono::seconds(60)), WorkerProcess::Read::Line);
+  EXPECT_NE(line.find("\"verdict\":\"PASS\""), std::string::npos) << line;
+  w.stop(std::chrono::seconds(10));
+  EXPECT_EQ(w.death(), "exited with status 0");
 }
 
 TEST(Isolation, JsonLinesWrittenBeforeACrashSurvive) {

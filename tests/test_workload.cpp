@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <cmath>
 #include <cstdio>
 
 #include "harness/trial/spec.hpp"
 #include "harness/backend/backend.hpp"
+#include "harness/backend/packed.hpp"
 #include "harness/trial/token.hpp"
 #include "harness/registry/bits.hpp"
 #include "harness/workload/workload.hpp"
@@ -234,4 +237,151 @@ TEST(Backend, ReadsTheNvidiaKernelModuleVersion) {
   EXPECT_EQ(nvidia_module_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  Release Build"),
             "580.65.06");  // the open module names the architecture first
   EXPECT_EQ(nvidia_module_version(""), "");
+}
+
+// ------------------------------------------------------------ packing
+// (harness/backend/packed.hpp; the packed launch itself is tested on the GPU)
+
+namespace {
+struct PackFixture {
+  std::vector<Workload> ws;
+  std::vector<Setup> ss;
+  std::vector<History> hs;
+  std::vector<PackItem> items;
+  explicit PackFixture(const std::vector<TrialSpec>& specs) {
+    ws.reserve(specs.size());
+    ss.reserve(specs.size());
+    hs.resize(specs.size());
+    for (const auto& s : specs) {
+      std::string err;
+      auto w = expand(s, err);
+      EXPECT_TRUE(w) << err;
+      ws.push_back(std::move(*w));
+      auto st = ws.back().impl->family->setup(ws.back(), err);
+      EXPECT_TRUE(st) << err;
+      ss.push_back(std::move(*st));
+    }
+    for (size_t i = 0; i < ws.size(); ++i) items.push_back(PackItem{&ws[i], &ss[i], &hs[i]});
+  }
+};
+
+std::vector<TrialSpec> mixed_small_specs(const char* impl, size_t n) {
+  std::vector<TrialSpec> v;
+  for (size_t i = 0; i < n; ++i) {
+    TrialSpec s;
+    s.impl = impl;
+    s.grid = 1 + uint32_t(i % 5);
+    s.block = std::array<uint32_t, 6>{1, 7, 32, 33, 200, 1024}[i % 6];
+    s.ops_per_thread = 1 + uint32_t(i % 3);
+    s.space = i % 4 == 1 ? Space::Shared : Space::Global;
+    s.pattern = Pattern(i % kNumPatterns);
+    s.k = 1 + uint32_t(i % 40);
+    s.seed = i;
+    normalise(s, find_impl(impl)->limits, kPackMaxOps);
+    std::string err;
+    if (const auto w = expand(s, err); w && packable(*w)) v.push_back(s);
+  }
+  return v;
+}
+}  // namespace
+
+// Every logical thread runs exactly once; a logical block lives in one
+// physical block, with only blocks of its memory space; shared copies do
+// not overlap; each instance's memory starts on its own line and no two
+// overlap; ops follow one another.
+TEST(Packing, EveryThreadOnceBlocksWholeMemoryApart) {
+  for (const char* impl : {"native.add.i32", "cas.add.u16", "native.add.u64"}) {
+    PackFixture f(mixed_small_specs(impl, 120));
+    const uint32_t bytes = vk_bytes(f.ws[0].impl->kind);
+    std::string err;
+    const auto plan = plan_pack(f.items, bytes, 7, 48 * 1024, err);
+    ASSERT_TRUE(plan) << err;
+    ASSERT_EQ(plan->slots.size(), size_t(plan->blocks) * plan->block_threads);
+    std::vector<std::vector<uint32_t>> seen(f.ws.size());  // physical block of each logical thread
+    for (size_t i = 0; i < f.ws.size(); ++i) seen[i].assign(f.ws[i].spec.threads(), ~0u);
+    std::vector<int> kind(plan->blocks, -1);
+    for (size_t p = 0; p < plan->slots.size(); ++p) {
+      const PackSlot& sl = plan->slots[p];
+      if (sl.instance == kIdleSlot) continue;
+      ASSERT_LT(sl.instance, f.ws.size());
+      ASSERT_LT(sl.thread, f.ws[sl.instance].spec.threads());
+      EXPECT_EQ(seen[sl.instance][sl.thread], ~0u) << "a logical thread placed twice";
+      const uint32_t pb = uint32_t(p / plan->block_threads);
+      seen[sl.instance][sl.thread] = pb;
+      const int k = plan->instances[sl.instance].shared;
+      if (kind[pb] == -1) kind[pb] = k;
+      EXPECT_EQ(kind[pb], k) << "shared and global instances in one physical block";
+    }
+    uint64_t op = 0, mem = 0;
+    for (size_t i = 0; i < f.ws.size(); ++i) {
+      const auto& in = plan->instances[i];
+      const uint32_t block = f.ws[i].spec.block;
+      for (uint64_t t = 0; t < seen[i].size(); ++t) {
+        ASSERT_NE(seen[i][t], ~0u) << "a logical thread never placed";
+        EXPECT_EQ(seen[i][t], seen[i][t / block * block]) << "a logical block split across physical blocks";
+      }
+      EXPECT_EQ(in.op_base, op);
+      op += f.ws[i].ops();
+      EXPECT_EQ(in.mem_base * bytes % 128, 0u);
+      EXPECT_GE(in.mem_base, mem);
+      mem = in.mem_base + f.ss[i].mem_init.size();
+    }
+    EXPECT_EQ(plan->ops, op);
+    EXPECT_GE(plan->mem_elems, mem);
+    EXPECT_LE(uint64_t(plan->smem_elems) * bytes, 48u * 1024);
+    // Shared copies in a physical block do not overlap: per physical block,
+    // each logical block's [start, start + region) apart from the others.
+    std::map<uint32_t, std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>>> copies;
+    for (size_t p = 0; p < plan->slots.size(); ++p) {
+      const PackSlot& sl = plan->slots[p];
+      if (sl.instance == kIdleSlot || !plan->instances[sl.instance].shared) continue;
+      const auto& in = plan->instances[sl.instance];
+      copies[uint32_t(p / plan->block_threads)][{sl.instance, sl.thread / in.block}] = {sl.smem_elem,
+                                                                                         in.region_elems};
+    }
+    size_t shared_blocks = 0;
+    for (const auto& [pb, blocks] : copies) {
+      std::vector<std::pair<uint32_t, uint32_t>> ranges;
+      for (const auto& [who, range] : blocks) ranges.push_back(range);
+      std::sort(ranges.begin(), ranges.end());
+      for (size_t r = 1; r < ranges.size(); ++r)
+        EXPECT_LE(ranges[r - 1].first + ranges[r - 1].second, ranges[r].first) << "overlapping copies in block " << pb;
+      EXPECT_LE(ranges.back().first + ranges.back().second, plan->smem_elems);
+      shared_blocks += blocks.size();
+    }
+    EXPECT_GT(shared_blocks, 10u);
+    // Another seed, another layout.
+    const auto other = plan_pack(f.items, bytes, 8, 48 * 1024, err);
+    ASSERT_TRUE(other);
+    const bool same = other->slots.size() == plan->slots.size() &&
+                      std::equal(other->slots.begin(), other->slots.end(), plan->slots.begin(),
+                                 [](const PackSlot& a, const PackSlot& b) {
+                                   return a.instance == b.instance && a.thread == b.thread;
+                                 });
+    EXPECT_FALSE(same);
+  }
+}
+
+TEST(Packing, WhatDoesNotFitIsRefusedOrNotPacked) {
+  TrialSpec s;
+  s.impl = "native.add.i32";
+  s.grid = 4;
+  s.block = 1024;
+  s.ops_per_thread = 2;  // 8192 ops: run alone
+  std::string err;
+  EXPECT_FALSE(packable(*expand(s, err)));
+  s.ops_per_thread = 1;
+  EXPECT_TRUE(packable(*expand(s, err)));
+  s.impl = "sum.block@native.add.i32";  // algorithms run alone
+  EXPECT_FALSE(packable(*expand(s, err)));
+  // A shared-memory block larger than the physical block's shared memory.
+  TrialSpec big;
+  big.impl = "native.add.u64";
+  big.space = Space::Shared;
+  big.pattern = Pattern::PerLine;
+  big.k = 64;  // 64 lines of 128 bytes = 8 KiB per block
+  PackFixture f({big});
+  EXPECT_FALSE(plan_pack(f.items, 8, 1, 4096, err));
+  EXPECT_NE(err.find("does not fit"), std::string::npos) << err;
+  EXPECT_FALSE(plan_pack({}, 8, 1, 4096, err));
 }

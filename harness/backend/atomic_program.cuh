@@ -28,6 +28,20 @@ struct AtomicProgram {
     g.gave[o] = static_cast<uint8_t>(r.gave_up | (r.block_scope ? kBlockScopeBit : 0u));
   }
 
+  // Op o on the device, on `target`: the call timed, its result recorded
+  // (the packed runner calls it too: cuda/packed_program.cuh).
+  AS_HD AS_FI static void device_op(const Args& g, M* target, uint64_t o) {
+    prim::Retry r = make_retry(g);
+    const M av = prim::from_bits<M>(g.x[o]), bv = prim::from_bits<M>(g.y[o]);
+    const long long c0 = prim::clock_cycles();
+    const M ov = A{}(target, av, bv, r);
+    const uint64_t ob = prim::to_bits(ov);
+    prim::order_after(ob);  // the clock read below waits for the result
+    const long long c1 = prim::clock_cycles();
+    if (g.cycles) g.cycles[o] = static_cast<uint32_t>(c1 - c0);
+    record(g, o, ob, r);  // nothing when timing only (g.old null)
+  }
+
   // A block, as the device runs it.
   template <class Ctx>
   AS_HD static void run(Ctx& c, const Args& g) {
@@ -45,16 +59,7 @@ struct AtomicProgram {
       for (uint32_t k = 0; k < g.per_thread; ++k) {
         const uint64_t o = uint64_t(k) * g.threads + tid;
         // Addresses are global element indices; in shared memory, the block's copy.
-        M* target = g.shared ? s + (g.key[o] - region_off) : mem + g.key[o];
-        prim::Retry r = make_retry(g);
-        const M av = prim::from_bits<M>(g.x[o]), bv = prim::from_bits<M>(g.y[o]);
-        const long long c0 = prim::clock_cycles();
-        const M ov = A{}(target, av, bv, r);
-        const uint64_t ob = prim::to_bits(ov);
-        prim::order_after(ob);  // the clock read below waits for the result
-        const long long c1 = prim::clock_cycles();
-        if (g.cycles) g.cycles[o] = static_cast<uint32_t>(c1 - c0);
-        record(g, o, ob, r);  // nothing when timing only (g.old null)
+        device_op(g, g.shared ? s + (g.key[o] - region_off) : mem + g.key[o], o);
       }
     });
     if (g.shared) {

@@ -14,6 +14,7 @@
 #include "atomics_under_test/algorithms/forms.cuh"
 #include "harness/backend/atomic_program.cuh"
 #include "harness/backend/cpu/run_program.hpp"
+#include "harness/backend/cuda/packed_program.cuh"
 #include "harness/backend/cuda/run_program.cuh"
 #include "harness/backend/form_program.cuh"
 #include "harness/check/device_oracle.cuh"
@@ -95,6 +96,7 @@ EntryDraft atomic_draft(uint64_t order) {
     e.gpu_only_reason = cpu_unavailable_reason<I>();
   }
   e.run_cuda = &run_cuda_program<AtomicProgram<I>>;
+  e.run_cuda_packed = &run_cuda_packed<AtomicProgram<I>>;
   return d;
 }
 

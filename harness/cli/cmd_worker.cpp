@@ -1,7 +1,8 @@
 // atomstress worker (hidden): the far side of isolated trials
 // (harness/pipeline/isolated.cpp).  It says {"ready":true} once started (a
 // CUDA context created on --backend cuda), then reads one TrialRequest per
-// line on stdin, runs it in this process and writes its Outcome as one JSON
+// line on stdin (or a PackRequest: packed trials, run_packed.hpp), runs it in
+// this process and writes its Outcome (or the pack's results) as one JSON
 // line, flushed.  After a trial that lost the CUDA context it says so
 // ("exits") and exits, and its supervisor starts a fresh worker.  It ends
 // at the end of its input, or with its supervisor.
@@ -17,6 +18,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
+#include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/trial_json.hpp"
 
 namespace po = boost::program_options;
@@ -72,13 +74,26 @@ int cmd_worker(const std::vector<std::string>& args) {
   std::string line;
   while (std::getline(std::cin, line)) {
     const json j = json::parse(line, nullptr, false);
-    TrialRequest request;
     std::string error = j.is_object() ? "" : "not a JSON object";
-    if (!error.empty() || !from_json(j, request, error)) {
-      reply(out, {{"error", "malformed request: " + error}});
-      continue;
+    json answer;
+    if (error.empty() && j.contains("pack")) {
+      PackRequest pack;
+      if (!from_json(j, pack, error)) {
+        reply(out, {{"error", "malformed request: " + error}});
+        continue;
+      }
+      auto results = json::array();
+      for (const auto& r : run_packed_trials(pack.specs, pack.backend, pack.run, pack.seed))
+        results.push_back(r ? to_packed_json(*r) : json());
+      answer = {{"results", std::move(results)}};
+    } else {
+      TrialRequest request;
+      if (!error.empty() || !from_json(j, request, error)) {
+        reply(out, {{"error", "malformed request: " + error}});
+        continue;
+      }
+      answer = to_json(run_trial(request.spec, request.backend, request.run, request.hotspots));
     }
-    json answer = to_json(run_trial(request.spec, request.backend, request.run, request.hotspots));
     const bool lost = cuda_context_lost(why);
     if (lost) answer["exits"] = true;
     reply(out, answer);

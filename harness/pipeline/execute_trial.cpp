@@ -1,9 +1,11 @@
 #include "harness/pipeline/execute_trial.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 #include "harness/pipeline/isolated.hpp"
+#include "harness/pipeline/run_packed.hpp"
 
 namespace atomstress {
 
@@ -26,6 +28,25 @@ Outcome execute_trial(const TrialSpec& spec, BackendKind backend, const RunOptio
   if (opt.isolate) return run_trial_isolated(spec, backend, opt, hotspots);
   if (std::string why; cuda_context_lost(why)) stop_in_process(why);
   return run_trial(spec, backend, opt, hotspots);
+}
+
+std::vector<std::optional<Outcome>> execute_packed(std::span<const TrialSpec> specs, BackendKind backend,
+                                                   const RunOptions& opt, uint64_t seed, bool until_failure) {
+  std::vector<std::optional<Outcome>> results;
+  if (opt.isolate) {
+    results = run_packed_isolated(specs, backend, opt, seed);
+  } else {
+    if (std::string why; cuda_context_lost(why)) stop_in_process(why);
+    results = run_packed_trials(specs, backend, opt, seed);
+  }
+  auto failed = [](const std::optional<Outcome>& r) { return r && r->verdict != Verdict::Pass; };
+  if (until_failure && std::any_of(results.begin(), results.end(), failed)) return results;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (results[i]) continue;
+    results[i] = execute_trial(specs[i], backend, opt);
+    if (until_failure && failed(results[i])) break;
+  }
+  return results;
 }
 
 }  // namespace atomstress

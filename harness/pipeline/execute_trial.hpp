@@ -6,6 +6,10 @@
 // that call the pipeline directly).
 #pragma once
 
+#include <optional>
+#include <span>
+#include <vector>
+
 #include "harness/pipeline/run_trial.hpp"
 
 namespace atomstress {
@@ -15,5 +19,14 @@ namespace atomstress {
 // telling the user to run isolated, and exit status 3.  Reports already
 // written (JSON lines, corpus cases, the fuzz state) are kept.
 Outcome execute_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
+
+// Many small trials at once, packed into few launches (run_packed.hpp), in
+// a worker or in this process as RunOptions::isolate says, then the trials
+// the packs could not judge run alone through execute_trial, in order: one
+// result per spec.  With `until_failure`, once any result is not a pass
+// nothing more runs, and what did not run stays empty (a pack that hung as
+// a whole then costs its first trial run alone, not all of them).
+std::vector<std::optional<Outcome>> execute_packed(std::span<const TrialSpec> specs, BackendKind backend,
+                                                   const RunOptions& opt, uint64_t seed, bool until_failure);
 
 }  // namespace atomstress

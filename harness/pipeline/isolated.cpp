@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/trial_json.hpp"
 #include "harness/pipeline/worker_process.hpp"
 
@@ -32,9 +33,13 @@ std::string last_words(const WorkerProcess& w) {
 class Supervisor {
  public:
   Outcome run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots);
+  std::vector<std::optional<Outcome>> run_pack(std::span<const TrialSpec> specs, BackendKind backend,
+                                               const RunOptions& opt, uint64_t seed);
 
  private:
   bool ensure_started(BackendKind backend, std::string& error);
+  // Sends a request line, starting (or, once, restarting) the worker.
+  bool deliver(const std::string& line, BackendKind backend, std::string& error);
 
   WorkerProcess worker_;
   BackendKind backend_ = BackendKind::Cpu;
@@ -72,18 +77,8 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
   request.run.isolate = false;  // the worker runs it in its own process
   const std::string line_out = to_json(request).dump();
   std::string error;
-  // A worker that exited since the last trial (it does after losing its
-  // CUDA context) is found out here and replaced, once.
-  for (int attempt = 0;; ++attempt) {
-    if (!ensure_started(backend, error))
-      return with_finding(std::move(out), Verdict::Error, FindingKind::BackendError,
-                          "cannot start a trial worker: " + error);
-    if (worker_.send(line_out)) break;
-    worker_.kill();
-    if (attempt == 1)
-      return with_finding(std::move(out), Verdict::Error, FindingKind::BackendError,
-                          "the trial worker took no request: it " + worker_.death());
-  }
+  if (!deliver(line_out, backend, error))
+    return with_finding(std::move(out), Verdict::Error, FindingKind::BackendError, error);
   const uint64_t watchdog = effective_watchdog_ms(opt, spec.ops()), grace = isolation_grace_ms(spec.ops());
   const pid_t pid = worker_.pid();
   std::string line_in;
@@ -115,13 +110,72 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
   return answer;
 }
 
+bool Supervisor::deliver(const std::string& line, BackendKind backend, std::string& error) {
+  // A worker that exited since the last trial (it does after losing its
+  // CUDA context) is found out here and replaced, once.
+  for (int attempt = 0;; ++attempt) {
+    if (!ensure_started(backend, error)) {
+      error = "cannot start a trial worker: " + error;
+      return false;
+    }
+    if (worker_.send(line)) return true;
+    worker_.kill();
+    if (attempt == 1) {
+      error = "the trial worker took no request: it " + worker_.death();
+      return false;
+    }
+  }
+}
+
+// A pack whose worker hangs, dies or answers nonsense judges nothing: its
+// trials run alone (isolated), where the culprit costs one verdict.
+std::vector<std::optional<Outcome>> Supervisor::run_pack(std::span<const TrialSpec> specs, BackendKind backend,
+                                                         const RunOptions& opt, uint64_t seed) {
+  std::vector<std::optional<Outcome>> results(specs.size());
+  PackRequest request{{specs.begin(), specs.end()}, backend, opt, seed};
+  request.run.isolate = false;
+  uint64_t ops = 0;
+  for (const TrialSpec& s : specs) ops += s.ops();
+  std::string error, line_in;
+  if (!deliver(to_json(request).dump(), backend, error)) return results;
+  const uint64_t wait_ms = packed_deadline_ms(specs, opt) + isolation_grace_ms(ops) + specs.size() / 100;
+  const auto got = worker_.receive(line_in, Clock::now() + std::chrono::milliseconds(wait_ms));
+  if (got == WorkerProcess::Read::TimedOut) worker_.kill();
+  if (got != WorkerProcess::Read::Line) return results;
+  const json j = json::parse(line_in, nullptr, false);
+  if (!j.is_object() || !j.contains("results") || !j["results"].is_array() || j["results"].size() != specs.size()) {
+    worker_.kill();
+    return results;
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const json& r = j["results"][i];
+    if (r.is_null()) continue;
+    Outcome o;
+    o.spec = specs[i];
+    o.knobs = knobs_of(opt);
+    o.backend = backend;
+    if (std::string why; from_packed_json(r, o, why)) results[i] = std::move(o);
+  }
+  if (j.value("exits", false)) worker_.stop(std::chrono::seconds(10));
+  return results;
+}
+
+Supervisor& supervisor() {
+  static Supervisor s;  // its worker is stopped when the program ends
+  return s;
+}
+
 }  // namespace
+
+std::vector<std::optional<Outcome>> run_packed_isolated(std::span<const TrialSpec> specs, BackendKind backend,
+                                                        const RunOptions& opt, uint64_t seed) {
+  return supervisor().run_pack(specs, backend, opt, seed);
+}
 
 uint64_t isolation_grace_ms(uint64_t ops) { return 2000 + ops / 5000; }
 
 Outcome run_trial_isolated(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
-  static Supervisor supervisor;  // its worker is stopped when the program ends
-  return supervisor.run(spec, backend, opt, hotspots);
+  return supervisor().run(spec, backend, opt, hotspots);
 }
 
 }  // namespace atomstress

@@ -8,6 +8,10 @@
 // dispatches `worker`) can run isolated trials.
 #pragma once
 
+#include <optional>
+#include <span>
+#include <vector>
+
 #include "harness/pipeline/run_trial.hpp"
 
 namespace atomstress {
@@ -18,6 +22,12 @@ namespace atomstress {
 // the signal or exit status, with its last stderr lines.  A worker that
 // cannot be started gives Error.
 Outcome run_trial_isolated(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
+
+// run_packed_trials in the worker.  A pack that hangs, kills its worker or
+// is answered with nonsense judges nothing (every result empty: the caller
+// runs those trials alone, isolated, where the culprit costs one verdict).
+std::vector<std::optional<Outcome>> run_packed_isolated(std::span<const TrialSpec> specs, BackendKind backend,
+                                                        const RunOptions& opt, uint64_t seed);
 
 // Beyond the watchdog, what an answer may take: 2 s, plus 0.2 us per op for
 // the copies back, the check and the reply (the checker alone does about 50

@@ -84,6 +84,13 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
   return {};
 }
 
+void add_retries(const History& h, Outcome& out) {
+  for (uint64_t o = 0; o < h.retries.size(); ++o) {
+    out.total_retries += h.retries[o];
+    out.max_retries = std::max(out.max_retries, h.retries[o]);
+  }
+}
+
 Outcome refused(Outcome out, FindingKind kind, std::string why) {
   out.verdict = Verdict::Error;
   out.finding = make_finding(kind, std::move(why));
@@ -125,6 +132,29 @@ Finding check_trial(const Workload& w, const Setup& s, const History& h) {
                             " has threads of several blocks update the same word through it: a data race under "
                             "the PTX memory model (scope violation), whatever this run returned");
   return family.check(w, s, h);
+}
+
+bool judge_on_host(Workload& w, const Setup& s, const History& h, const RunOptions& opt, Outcome& out) {
+  if (Finding f = hang_rule(w, h, opt); !f.ok()) {
+    out.verdict = Verdict::Hang;
+    out.finding = std::move(f);
+    return false;
+  }
+  // A user's float code on the CPU backend ran on the host's FPU, whose NaN
+  // payloads are not the device's: there, every NaN is one state.
+  const Entry& entry = *w.impl;
+  Entry host_float_entry;
+  if (out.backend == BackendKind::Cpu && entry.user_code && vk_is_float(entry.kind) && !entry.algo) {
+    host_float_entry = entry;
+    host_float_entry.sem.nan_states_equal = true;
+    w.impl = &host_float_entry;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  out.finding = check_trial(w, s, h);
+  out.check_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  w.impl = &entry;
+  if (!out.finding.ok()) out.verdict = Verdict::Fail;
+  return true;
 }
 
 namespace {
@@ -192,29 +222,10 @@ Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& 
     setup = family.setup(*w, error);
     if (!setup) return refused(std::move(out), FindingKind::BackendError, error);
   } else {
-    for (uint64_t o = 0; o < h.retries.size(); ++o) {
-      out.total_retries += h.retries[o];
-      out.max_retries = std::max(out.max_retries, h.retries[o]);
-    }
+    add_retries(h, out);
   }
   if (hotspots && family.profiles_addresses()) out.hotspots = hottest_addresses(*w, h, hotspots);
-  if (Finding f = hang_rule(*w, h, opt); !f.ok()) {
-    out.verdict = Verdict::Hang;
-    out.finding = std::move(f);
-    return out;
-  }
-  // A user's float code on the CPU backend ran on the host's FPU, whose NaN
-  // payloads are not the device's: there, every NaN is one state.
-  Entry host_float_entry;
-  if (backend == BackendKind::Cpu && entry.user_code && vk_is_float(entry.kind) && !entry.algo) {
-    host_float_entry = entry;
-    host_float_entry.sem.nan_states_equal = true;
-    w->impl = &host_float_entry;
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  out.finding = check_trial(*w, *setup, h);
-  out.check_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  if (!out.finding.ok()) out.verdict = Verdict::Fail;
+  if (!judge_on_host(*w, *setup, h, opt, out)) return out;
   // Where only the trail test decides (no host-only rule applied), both
   // checkers judged the same history: they must agree.
   if (device && !device->needs_host && device->ok != out.finding.ok()) {

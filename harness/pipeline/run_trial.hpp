@@ -68,6 +68,10 @@ bool run_workload(const Workload& w, const Setup& s, BackendKind backend, const 
                   std::string& error);
 bool run_workload(const Workload& w, BackendKind backend, const RunOptions& opt, History& h, std::string& error);
 Finding check_trial(const Workload& w, const Setup& s, const History& h);
+// The host's verdict on a completed run, into `out` (whose backend is set):
+// the hang rule (false: a Hang, the oracle not asked), then the family's
+// oracle, timed into check_ms.
+bool judge_on_host(Workload& w, const Setup& s, const History& h, const RunOptions& opt, Outcome& out);
 
 // Picks the backend for "auto": cuda when a device is usable, else cpu.
 BackendKind resolve_backend(const std::string& name, std::string& note, std::string& error);

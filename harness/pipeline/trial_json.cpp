@@ -33,6 +33,49 @@ json to_json(const TrialRequest& r) {
           {"hotspots", r.hotspots}};
 }
 
+json to_json(const PackRequest& r) {
+  auto tokens = json::array();
+  for (const TrialSpec& s : r.specs) tokens.push_back(encode_token(s, knobs_of(r.run)));
+  return {{"pack", tokens}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)}, {"seed", r.seed}};
+}
+
+bool from_json(const json& j, PackRequest& r, std::string& error) {
+  if (!j.contains("pack") || !j["pack"].is_array()) error = "missing field 'pack'";
+  r.specs.clear();
+  if (error.empty()) {
+    for (const json& t : j["pack"]) {
+      get_spec(json{{"token", t}}, r.specs.emplace_back(), nullptr, error);
+      if (!error.empty()) break;
+    }
+  }
+  read_enum(j, "backend", r.backend, parse_backend, error);
+  if (error.empty() && !j.contains("run")) error = "missing field 'run'";
+  if (error.empty()) from_json(j["run"], r.run, error);
+  get(j, "seed", r.seed, error);
+  return error.empty();
+}
+
+json to_packed_json(const Outcome& o) {
+  json j = {{"verdict", to_string(o.verdict)}, {"ops", o.ops}, {"run_ms", o.run_ms}, {"check_ms", o.check_ms},
+            {"total_retries", o.total_retries}, {"max_retries", o.max_retries}};
+  if (o.verdict != Verdict::Pass) j["finding"] = to_json(o.finding);
+  return j;
+}
+
+bool from_packed_json(const json& j, Outcome& o, std::string& error) {
+  read_enum(j, "verdict", o.verdict, parse_verdict, error);
+  get(j, "ops", o.ops, error);
+  get(j, "run_ms", o.run_ms, error);
+  get(j, "check_ms", o.check_ms, error);
+  get(j, "total_retries", o.total_retries, error);
+  get(j, "max_retries", o.max_retries, error);
+  if (error.empty() && o.verdict != Verdict::Pass) {
+    if (!j.contains("finding")) error = "missing field 'finding'";
+    else from_json(j["finding"], o.finding, error);
+  }
+  return error.empty();
+}
+
 json to_json(const Finding& f) {
   json j = {{"kind", to_string(f.kind)}, {"address", f.address}, {"ops", f.ops},
             {"value_kind", vk_name(f.value_kind)}, {"explanation", f.explanation}};

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "harness/pipeline/run_trial.hpp"
 
@@ -20,6 +21,21 @@ struct TrialRequest {
   RunOptions run;
   uint64_t hotspots = 0;
 };
+
+// Packed trials (run_packed.hpp) for a worker: the specs as tokens, one
+// answer per spec in order: null (to run alone) or a packed outcome (below).
+struct PackRequest {
+  std::vector<TrialSpec> specs;
+  BackendKind backend = BackendKind::Cuda;
+  RunOptions run;
+  uint64_t seed = 0;
+};
+nlohmann::json to_json(const PackRequest& r);
+bool from_json(const nlohmann::json& j, PackRequest& r, std::string& error);
+// An outcome whose spec, knobs and backend the reader knows (its request
+// said them): a pass is five numbers, not a token and an empty finding.
+nlohmann::json to_packed_json(const Outcome& o);
+bool from_packed_json(const nlohmann::json& j, Outcome& o, std::string& error);
 
 nlohmann::json to_json(const TrialRequest& r);
 nlohmann::json to_json(const Finding& f);

@@ -31,6 +31,15 @@ using PhiFn = uint64_t (*)(uint64_t old, uint64_t a, uint64_t b);
 // device cannot launch).
 using RunFn = bool (*)(const Workload& w, const Setup& s, const RunOptions& o, History& h, std::string& error);
 
+// A backend's packed runner (cuda, single atomics; backend/packed.hpp): runs
+// `n` small trials of the entry in one launch and fills each item's History
+// (old, retries, gave_up, final_mem; kernel_ms is the launch's), the layout
+// shuffled by `seed`.  False when the launch as a whole failed: the first
+// item's History::fault says whether the code under test caused it (then the
+// caller runs the instances one by one to find whose).
+struct PackItem;
+using RunPackedFn = bool (*)(const PackItem* items, size_t n, const RunOptions& o, uint64_t seed, std::string& error);
+
 struct Entry;
 
 // What an algorithm's form says of itself (atomics_under_test/algorithms/),
@@ -67,6 +76,7 @@ struct Entry {
   const Family* family = nullptr;    // its oracle and trial rules
   RunFn run_cpu = nullptr;           // null: the cpu backend cannot run it
   RunFn run_cuda = nullptr;
+  RunPackedFn run_cuda_packed = nullptr;  // single atomics: many small trials in one launch
   Constraints limits{};              // what a trial of it may be
 
   bool buggy() const { return bug != nullptr; }

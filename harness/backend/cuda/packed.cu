@@ -1,0 +1,152 @@
+// The packed runner's body (cuda/packed_program.cuh), compiled once: the
+// plan, the copies in and out through pinned staging buffers, the launch and
+// its bounded wait.  Buffers grow and are reused across launches.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "harness/backend/cuda/packed_program.cuh"
+#include "harness/backend/cuda/run_program.cuh"
+
+namespace atomstress::cuda {
+
+namespace {
+
+// Page-locked host memory, grow-only: the copies run at full speed and
+// nothing is allocated per launch once the buffers are large enough.
+struct PinnedBuf {
+  void* p = nullptr;
+  size_t cap = 0;
+  cudaError_t ensure(size_t bytes) {
+    if (bytes <= cap) return cudaSuccess;
+    if (p) cudaFreeHost(p);
+    p = nullptr;
+    cap = 0;
+    const cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+    if (e == cudaSuccess) cap = bytes;
+    return e;
+  }
+  template <class T>
+  T* as() const { return static_cast<T*>(p); }
+};
+
+struct PackedBuffers {
+  DevBuf slots, instances, key, x, y, mem, old, retries, gave, rs;
+  PinnedBuf h_key, h_x, h_y, h_mem, h_old, h_retries, h_gave;
+};
+PackedBuffers& packed_buffers() {
+  static PackedBuffers b;
+  return b;
+}
+
+}  // namespace
+
+bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaunchFn launch, const char* name,
+                const RunOptions& opt, uint64_t seed, std::string& error) {
+  cudaDeviceProp prop;
+  if (!device_props(prop, error)) return false;
+  const auto plan = plan_pack({items, n}, elem_bytes, seed, prop.sharedMemPerBlockOptin, error);
+  if (!plan) return false;
+  const uint64_t ops = plan->ops, words = plan->mem_elems;
+  auto& B = packed_buffers();
+  AS_CUDA_TRY(B.h_key.ensure(ops * 4 + 4));
+  AS_CUDA_TRY(B.h_x.ensure(ops * 8 + 8));
+  AS_CUDA_TRY(B.h_y.ensure(ops * 8 + 8));
+  AS_CUDA_TRY(B.h_mem.ensure(words * elem_bytes + 16));
+  AS_CUDA_TRY(B.h_old.ensure(ops * 8 + 8));
+  AS_CUDA_TRY(B.h_retries.ensure(ops * 4 + 4));
+  AS_CUDA_TRY(B.h_gave.ensure(ops + 1));
+  AS_CUDA_TRY(B.slots.ensure(plan->slots.size() * sizeof(PackSlot)));
+  AS_CUDA_TRY(B.instances.ensure(plan->instances.size() * sizeof(PackInstance)));
+  AS_CUDA_TRY(B.key.ensure(ops * 4 + 4));
+  AS_CUDA_TRY(B.x.ensure(ops * 8 + 8));
+  AS_CUDA_TRY(B.y.ensure(ops * 8 + 8));
+  AS_CUDA_TRY(B.mem.ensure(words * elem_bytes + 16));
+  AS_CUDA_TRY(B.old.ensure(ops * 8 + 8));
+  AS_CUDA_TRY(B.retries.ensure(ops * 4 + 4));
+  AS_CUDA_TRY(B.gave.ensure(ops + 1));
+  AS_CUDA_TRY(B.rs.ensure(sizeof(prim::RetryShared)));
+  unsigned int* const note = stop_note(error);
+  if (note == nullptr) return false;
+
+  // The inputs, instance by instance, into the staging buffers.
+  unsigned char* const hmem = B.h_mem.as<unsigned char>();
+  std::memset(hmem, 0, words * elem_bytes);  // the padding between instances
+  for (size_t i = 0; i < n; ++i) {
+    const Workload& w = *items[i].w;
+    const Setup& s = *items[i].s;
+    const PackInstance& in = plan->instances[i];
+    const uint64_t m = w.ops();
+    const std::vector<uint32_t>& key = s.key.empty() ? w.addr : s.key;
+    std::memcpy(B.h_key.as<uint32_t>() + in.op_base, key.data(), m * 4);
+    std::memcpy(B.h_x.as<uint64_t>() + in.op_base, w.a.data(), m * 8);
+    std::memcpy(B.h_y.as<uint64_t>() + in.op_base, w.b.data(), m * 8);
+    for (size_t e = 0; e < s.mem_init.size(); ++e)  // a word is its value's low bytes (little-endian)
+      std::memcpy(hmem + (in.mem_base + e) * elem_bytes, &s.mem_init[e], elem_bytes);
+  }
+  AS_CUDA_TRY(cudaMemcpyAsync(B.slots.p, plan->slots.data(), plan->slots.size() * sizeof(PackSlot),
+                              cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.instances.p, plan->instances.data(), plan->instances.size() * sizeof(PackInstance),
+                              cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.key.p, B.h_key.p, ops * 4, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.x.p, B.h_x.p, ops * 8, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.y.p, B.h_y.p, ops * 8, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.mem.p, hmem, words * elem_bytes, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemsetAsync(B.old.p, 0, ops * 8));
+  AS_CUDA_TRY(cudaMemsetAsync(B.retries.p, 0, ops * 4));
+  AS_CUDA_TRY(cudaMemsetAsync(B.gave.p, 0, ops));
+  *reinterpret_cast<volatile unsigned int*>(note) = 0;
+  const prim::RetryShared rs_init{0u, note, 0u};
+  AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));  // also waits for the copies above
+
+  PackedArgs g;
+  g.slots = B.slots.as<PackSlot>();
+  g.instances = B.instances.as<PackInstance>();
+  g.key = B.key.as<uint32_t>();
+  g.x = B.x.as<uint64_t>();
+  g.y = B.y.as<uint64_t>();
+  g.mem = B.mem.p;
+  g.old = B.old.as<uint64_t>();
+  g.retries = B.retries.as<uint32_t>();
+  g.gave = B.gave.as<uint8_t>();
+  g.rs = B.rs.as<prim::RetryShared>();
+  g.budget = opt.retry_budget;
+  const uint64_t watchdog_ms = effective_watchdog_ms(opt, ops);
+  Event e0, e1;
+  AS_CUDA_TRY(e0.create());
+  AS_CUDA_TRY(e1.create());
+  AS_CUDA_TRY(cudaEventRecord(e0.e));
+  const auto launched = std::chrono::steady_clock::now();
+  // A launch that did not start (configuration) is no fault of the code.
+  AS_CUDA_TRY(launch(g, plan->blocks, plan->block_threads, size_t(plan->smem_elems) * elem_bytes, watchdog_ms));
+  AS_CUDA_TRY(cudaEventRecord(e1.e));
+  if (!wait_bounded(e1.e, launched, watchdog_ms, name, items[0].h->fault, error)) return false;
+  float ms = 0;
+  AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
+
+  AS_CUDA_TRY(cudaMemcpyAsync(B.h_old.p, B.old.p, ops * 8, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.h_retries.p, B.retries.p, ops * 4, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.h_gave.p, B.gave.p, ops, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(cudaMemcpyAsync(hmem, B.mem.p, words * elem_bytes, cudaMemcpyDeviceToHost));
+  prim::RetryShared rs_after{};
+  AS_CUDA_TRY(cudaMemcpy(&rs_after, B.rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));  // waits for the copies
+  for (size_t i = 0; i < n; ++i) {
+    History& h = *items[i].h;
+    const PackInstance& in = plan->instances[i];
+    const uint64_t m = items[i].w->ops(), elems = items[i].s->mem_init.size();
+    h.old.assign(B.h_old.as<uint64_t>() + in.op_base, B.h_old.as<uint64_t>() + in.op_base + m);
+    h.retries.assign(B.h_retries.as<uint32_t>() + in.op_base, B.h_retries.as<uint32_t>() + in.op_base + m);
+    h.gave_up.assign(B.h_gave.as<uint8_t>() + in.op_base, B.h_gave.as<uint8_t>() + in.op_base + m);
+    h.cycles.clear();
+    h.out.clear();
+    h.final_mem.assign(elems, 0);
+    for (uint64_t e = 0; e < elems; ++e) std::memcpy(&h.final_mem[e], hmem + (in.mem_base + e) * elem_bytes, elem_bytes);
+    h.kernel_ms = double(ms) / double(n);  // its share of the launch
+    h.block_scope_calls = rs_after.block_scope_calls != 0;
+    h.resident = false;
+  }
+  return true;
+}
+
+}  // namespace atomstress::cuda

@@ -1,0 +1,149 @@
+#include "harness/pipeline/run_packed.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "harness/backend/packed.hpp"
+
+namespace atomstress {
+
+namespace {
+
+// fn(i) for i in [0, n) over the host's cores (at most 16 threads), in
+// batches: expanding and judging small trials is host work that scales.
+template <class Fn>
+void parallel_for(size_t n, Fn&& fn) {
+  const size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  const size_t threads = std::min<size_t>({hw, 16, n / 32 + 1});
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (;;) {
+      const size_t first = next.fetch_add(16);
+      if (first >= n) return;
+      for (size_t i = first; i < std::min(n, first + 16); ++i) fn(i);
+    }
+  };
+  std::vector<std::thread> pool;
+  try {
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  } catch (const std::exception&) {
+    // Fewer threads than asked: the ones started and this one do it all.
+  }
+  work();
+  for (auto& t : pool) t.join();
+}
+
+struct Packed {
+  std::optional<Workload> w;
+  std::optional<Setup> s;
+  History h;
+};
+
+}  // namespace
+
+uint64_t packed_deadline_ms(std::span<const TrialSpec> specs, const RunOptions& opt) {
+  // Launches: one per entry at least, one per kPackLaunchOps ops (a launch
+  // may close up to a spec short of full: twice as many, at most).
+  uint64_t ops = 0;
+  std::map<std::string, int> entries;
+  for (const TrialSpec& s : specs) {
+    ops += s.ops();
+    entries[s.impl] = 1;
+  }
+  const uint64_t launches = entries.size() + 2 * (ops / kPackLaunchOps);
+  return launches * effective_watchdog_ms(opt, kPackLaunchOps);
+}
+
+bool packs(const TrialSpec& spec, BackendKind backend) {
+  if (backend != BackendKind::Cuda) return false;
+  std::string error;
+  const auto w = expand_shape(spec, error);
+  return w && packable(*w);
+}
+
+std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec> specs, BackendKind backend,
+                                                      const RunOptions& opt, uint64_t seed) {
+  std::vector<std::optional<Outcome>> results(specs.size());
+  if (backend != BackendKind::Cuda || specs.empty()) return results;
+  std::vector<Packed> trials(specs.size());
+  parallel_for(specs.size(), [&](size_t i) {
+    std::string error;
+    auto w = expand_shape(specs[i], error);
+    if (!w || !packable(*w)) return;
+    expand_arrays(*w);
+    auto s = w->impl->family->setup(*w, error);
+    if (!s) return;
+    trials[i].w = std::move(w);
+    trials[i].s = std::move(s);
+  });
+  // One launch per entry and at most kPackLaunchOps ops, in spec order.
+  std::map<const Entry*, std::vector<size_t>> by_entry;
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (trials[i].w) by_entry[trials[i].w->impl].push_back(i);
+  std::vector<std::vector<size_t>> launches;
+  for (const auto& [entry, members] : by_entry) {
+    uint64_t ops = kPackLaunchOps;
+    for (size_t i : members) {
+      if (ops + trials[i].w->ops() > kPackLaunchOps) {
+        launches.emplace_back();
+        ops = 0;
+      }
+      launches.back().push_back(i);
+      ops += trials[i].w->ops();
+    }
+  }
+  // Launch n+1 runs while launch n is judged (the GPU and the host's cores
+  // overlap); a launch that failed as a whole judges nothing.
+  auto judge = [&](const std::vector<size_t>& members) {
+    parallel_for(members.size(), [&](size_t j) {
+      Packed& p = trials[members[j]];
+      // A loop that gave up stops every loop of its launch (prim::Retry):
+      // an instance stopped by another's is not judged here.
+      bool own = false, stopped = false;
+      for (const uint8_t g : p.h.gave_up) {
+        const auto why = static_cast<GaveUp>(g & ~kBlockScopeBit);
+        own |= why == GaveUp::Budget || why == GaveUp::Watchdog;
+        stopped |= why == GaveUp::Aborted;
+      }
+      if (stopped && !own) {
+        p = Packed{};
+        return;
+      }
+      Outcome out;
+      out.spec = specs[members[j]];
+      out.knobs = knobs_of(opt);
+      out.backend = backend;
+      out.ops = p.w->ops();
+      out.run_ms = p.h.kernel_ms;
+      for (const uint32_t r : p.h.retries) {
+        out.total_retries += r;
+        out.max_retries = std::max(out.max_retries, r);
+      }
+      judge_on_host(*p.w, *p.s, p.h, opt, out);
+      results[members[j]] = std::move(out);
+      p = Packed{};  // its arrays are no longer needed
+    });
+  };
+  std::thread judging;
+  std::vector<PackItem> items;
+  for (size_t l = 0; l < launches.size(); ++l) {
+    const auto& members = launches[l];
+    items.clear();
+    for (size_t i : members) items.push_back(PackItem{&*trials[i].w, &*trials[i].s, &trials[i].h});
+    const Entry& entry = *trials[members.front()].w->impl;
+    std::string error, lost;
+    const bool ran = entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);
+    if (judging.joinable()) judging.join();
+    if (!ran) {
+      if (cuda_context_lost(lost)) break;  // nothing more runs here
+      continue;                            // these run alone
+    }
+    judging = std::thread(judge, std::cref(members));
+  }
+  if (judging.joinable()) judging.join();
+  return results;
+}
+
+}  // namespace atomstress

@@ -1,0 +1,38 @@
+// Packed trials: many small single-atomic trials run in few launches
+// (backend/packed.hpp) and each judged as its own trial, by the same rules
+// as run_trial (the hang rule, then the family's oracle on the host, whose
+// cost is spread over the host's cores).  What a pack cannot judge is left
+// for the caller to run alone: a trial that is not packable (an algorithm,
+// too many ops, the cpu backend, a bad spec), and every trial of a launch
+// that failed as a whole (a fault or a hang in any one of them: only a run
+// alone says whose).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "harness/pipeline/run_trial.hpp"
+
+namespace atomstress {
+
+// At most this many ops per launch (the rest go in further launches): a
+// launch's watchdog grows with its ops (effective_watchdog_ms: about 6 s
+// here), and a pack that hangs as a whole costs that once.
+inline constexpr uint64_t kPackLaunchOps = uint64_t(1) << 18;
+// The most time a pack of these specs may take in a worker: each launch's
+// watchdog (the launches run one after another).
+uint64_t packed_deadline_ms(std::span<const TrialSpec> specs, const RunOptions& opt);
+
+// One result per spec, in order: its Outcome, or nothing when it must run
+// alone (run_trial / execute_trial).  The layout of each launch is shuffled
+// by `seed`.  In this process: after a launch that lost the CUDA context,
+// nothing further is run (everything left is nothing).
+std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec> specs, BackendKind backend,
+                                                      const RunOptions& opt, uint64_t seed);
+
+// Whether a spec would be packed (cuda, a single atomic with a packed
+// runner, small enough); false for a spec that does not expand.
+bool packs(const TrialSpec& spec, BackendKind backend);
+
+}  // namespace atomstress
