@@ -83,7 +83,9 @@ int cmd_worker(const std::vector<std::string>& args) {
         continue;
       }
       auto results = json::array();
-      for (const auto& r : run_packed_trials(pack.specs, pack.backend, pack.run, pack.seed))
+      // A line per launch: the supervisor's deadline is one launch's.
+      const auto progress = [&](size_t done, size_t of) { reply(out, {{"launched", done}, {"of", of}}); };
+      for (const auto& r : run_packed_trials(pack.specs, pack.backend, pack.run, pack.seed, progress))
         results.push_back(r ? to_packed_json(*r) : json());
       answer = {{"results", std::move(results)}};
     } else {

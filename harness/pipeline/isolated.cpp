@@ -134,15 +134,19 @@ std::vector<std::optional<Outcome>> Supervisor::run_pack(std::span<const TrialSp
   std::vector<std::optional<Outcome>> results(specs.size());
   PackRequest request{{specs.begin(), specs.end()}, backend, opt, seed};
   request.run.isolate = false;
-  uint64_t ops = 0;
-  for (const TrialSpec& s : specs) ops += s.ops();
   std::string error, line_in;
   if (!deliver(to_json(request).dump(), backend, error)) return results;
-  const uint64_t wait_ms = packed_deadline_ms(specs, opt) + isolation_grace_ms(ops) + specs.size() / 100;
-  const auto got = worker_.receive(line_in, Clock::now() + std::chrono::milliseconds(wait_ms));
-  if (got == WorkerProcess::Read::TimedOut) worker_.kill();
-  if (got != WorkerProcess::Read::Line) return results;
-  const json j = json::parse(line_in, nullptr, false);
+  // Each launch gets its watchdog and the grace of its share; the worker
+  // says when each is done (a line {"launched": n}).
+  const uint64_t wait_ms = packed_launch_deadline_ms(opt) + isolation_grace_ms(kPackLaunchOps) + specs.size() / 100;
+  json j;
+  for (;;) {
+    const auto got = worker_.receive(line_in, Clock::now() + std::chrono::milliseconds(wait_ms));
+    if (got == WorkerProcess::Read::TimedOut) worker_.kill();
+    if (got != WorkerProcess::Read::Line) return results;
+    j = json::parse(line_in, nullptr, false);
+    if (!(j.is_object() && j.contains("launched"))) break;
+  }
   if (!j.is_object() || !j.contains("results") || !j["results"].is_array() || j["results"].size() != specs.size()) {
     worker_.kill();
     return results;

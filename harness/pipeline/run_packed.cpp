@@ -43,18 +43,7 @@ struct Packed {
 
 }  // namespace
 
-uint64_t packed_deadline_ms(std::span<const TrialSpec> specs, const RunOptions& opt) {
-  // Launches: one per entry at least, one per kPackLaunchOps ops (a launch
-  // may close up to a spec short of full: twice as many, at most).
-  uint64_t ops = 0;
-  std::map<std::string, int> entries;
-  for (const TrialSpec& s : specs) {
-    ops += s.ops();
-    entries[s.impl] = 1;
-  }
-  const uint64_t launches = entries.size() + 2 * (ops / kPackLaunchOps);
-  return launches * effective_watchdog_ms(opt, kPackLaunchOps);
-}
+uint64_t packed_launch_deadline_ms(const RunOptions& opt) { return effective_watchdog_ms(opt, kPackLaunchOps); }
 
 bool packs(const TrialSpec& spec, BackendKind backend) {
   if (backend != BackendKind::Cuda) return false;
@@ -64,7 +53,8 @@ bool packs(const TrialSpec& spec, BackendKind backend) {
 }
 
 std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec> specs, BackendKind backend,
-                                                      const RunOptions& opt, uint64_t seed) {
+                                                      const RunOptions& opt, uint64_t seed,
+                                                      const std::function<void(size_t, size_t)>& launched) {
   std::vector<std::optional<Outcome>> results(specs.size());
   if (backend != BackendKind::Cuda || specs.empty()) return results;
   std::vector<Packed> trials(specs.size());
@@ -135,6 +125,7 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
     const Entry& entry = *trials[members.front()].w->impl;
     std::string error, lost;
     const bool ran = entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);
+    if (launched) launched(l + 1, launches.size());
     if (judging.joinable()) judging.join();
     if (!ran) {
       if (cuda_context_lost(lost)) break;  // nothing more runs here

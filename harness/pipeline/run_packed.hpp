@@ -8,6 +8,7 @@
 // alone says whose).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -17,19 +18,22 @@
 namespace atomstress {
 
 // At most this many ops per launch (the rest go in further launches): a
-// launch's watchdog grows with its ops (effective_watchdog_ms: about 6 s
-// here), and a pack that hangs as a whole costs that once.
-inline constexpr uint64_t kPackLaunchOps = uint64_t(1) << 18;
-// The most time a pack of these specs may take in a worker: each launch's
-// watchdog (the launches run one after another).
-uint64_t packed_deadline_ms(std::span<const TrialSpec> specs, const RunOptions& opt);
+// launch's watchdog grows with its ops (effective_watchdog_ms: about 2.3 s
+// here), and a pack that hangs costs one launch's.
+inline constexpr uint64_t kPackLaunchOps = uint64_t(1) << 16;
+// The most time one launch of a pack may take in a worker: its watchdog.  A
+// worker says when each launch is done, so a supervisor waits this long per
+// launch, not for the whole pack at once.
+uint64_t packed_launch_deadline_ms(const RunOptions& opt);
 
 // One result per spec, in order: its Outcome, or nothing when it must run
 // alone (run_trial / execute_trial).  The layout of each launch is shuffled
 // by `seed`.  In this process: after a launch that lost the CUDA context,
 // nothing further is run (everything left is nothing).
+// `launched(done, of)` after each launch (the worker's progress lines).
 std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec> specs, BackendKind backend,
-                                                      const RunOptions& opt, uint64_t seed);
+                                                      const RunOptions& opt, uint64_t seed,
+                                                      const std::function<void(size_t, size_t)>& launched = {});
 
 // Whether a spec would be packed (cuda, a single atomic with a packed
 // runner, small enough); false for a spec that does not expand.
