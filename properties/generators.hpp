@@ -16,7 +16,7 @@ struct GenConfig {
   BackendKind backend = BackendKind::Cpu;
   uint32_t max_grid = 16;              // cuda: a few times the SM count
   uint64_t max_ops = 4096;             // cap on grid * block * ops_per_thread
-  bool stress = true;                  // vary the stress incantations (half the specs have none)
+  bool stress = true;                  // vary the stress incantations (half the specs have none); default_config: cuda only
   uint32_t max_stress_blocks = 8;      // cuda: twice the SM count
 };
 
