@@ -1,6 +1,7 @@
 // atomstress selftest: the property campaign against every deliberately
 // wrong implementation (caught or not, time to catch, shrunk case, repro
-// line, mutation score), the same campaign over the correct catalogue (no
+// line, mutation score; the weak-memory bugs' failure rates with and
+// without stress), the same campaign over the correct catalogue (no
 // false failures allowed), and the differential properties.
 #include "fuzz/selftest.hpp"
 
@@ -8,40 +9,11 @@
 #include <cstdio>
 
 #include "campaign.hpp"
+#include "fuzz/stress_rates.hpp"
 #include "harness/pipeline/execute_trial.hpp"
 #include "reports/repro_command.hpp"
 
 namespace atomstress {
-
-namespace {
-
-// A bug the hardware may never show (a lock with no fences): run a small and
-// a contended trial `runs` times each and report how often data was lost.
-void report_rate(const ImplInfo& impl, BackendKind backend, const RunOptions& run, uint32_t runs, uint64_t seed) {
-  const bool cuda = backend == BackendKind::Cuda;
-  const uint32_t wide = cuda ? uint32_t(std::max(1, cuda_sm_count())) : 4;
-  for (auto [grid, block] : {std::pair<uint32_t, uint32_t>{2, 8}, std::pair<uint32_t, uint32_t>{wide, 64}}) {
-    TrialSpec spec;
-    spec.impl = impl.name;
-    spec.grid = grid;
-    spec.block = block;
-    spec.ops_per_thread = 1;
-    spec.pattern = Pattern::Single;
-    spec.dist = Dist::Full;
-    uint32_t lost = 0, other = 0;
-    std::string first;
-    for (uint32_t r = 0; r < runs; ++r) {
-      spec.seed = seed + r;
-      const TrialOutcome t = execute_trial(spec, backend, run);
-      if (t.verdict == Verdict::Fail && lost++ == 0) first = t.why();
-      if (t.verdict == Verdict::Hang || t.verdict == Verdict::Crash || t.verdict == Verdict::Error) ++other;
-    }
-    std::printf("      observed rate, %u x %u x 1 on one lock: data lost in %u of %u runs%s\n", grid, block, lost, runs,
-                other ? (" (" + std::to_string(other) + " runs hung, crashed or could not run)").c_str() : "");
-  }
-}
-
-}  // namespace
 
 int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printer) {
   const BackendKind backend = cfg.backend;
@@ -60,6 +32,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
               "shrunk: grid x block x ops", "rate of shrunk case");
   uint32_t caught = 0;
   std::vector<double> times;
+  std::vector<fuzz::StressRate> rates;  // the weak-memory bugs', with and without stress
   size_t counted = 0;
   for (const ImplInfo* impl : targets) {
     if (impl->needs_gpu && !cuda) {
@@ -96,6 +69,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
     if (r.found) {
       std::printf("      %s\n      repro: %s\n", r.why.c_str(),
                   reports::repro_command(encode_token(r.shrunk, knobs_of(run)), backend).c_str());
+      if (r.shrunk.stress.any()) std::printf("      shrunk case's %s\n", describe(r.shrunk.stress).c_str());
     }
     reports::CampaignRecord rec;
     rec.impl = impl;
@@ -111,9 +85,12 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
     rec.rate_runs = r.rate_runs;
     rec.flaky = r.flaky;
     printer.campaign(rec);
-    if (impl->rate_only) report_rate(*impl, backend, run, rate_runs, seed);
+    if (impl->rate_only || impl->weak_memory)
+      rates.push_back(fuzz::measure_stress_rate(*impl, r.found ? std::optional<Stress>(r.shrunk.stress) : std::nullopt,
+                                                backend, run, rate_runs, seed));
     std::fflush(stdout);
   }
+  fuzz::print_stress_rates(rates);
   std::sort(times.begin(), times.end());
   const double median = times.empty() ? 0 : times[times.size() / 2];
   std::printf("\nmutation score: %u/%zu caught (%.0f%%), median time to catch %.3f s\n", caught, counted,

@@ -32,8 +32,26 @@ rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits) {
     set(c);
     return rc::seq::just(c);
   };
+  // Stress first: off altogether, then each incantation off or smaller, so a
+  // shrunk case keeps only the stress its failure needs.
+  auto stress_field = [s](uint32_t Stress::*f, uint32_t target) {
+    return map(towards<uint32_t>(s.stress.*f, target), [s, f](uint32_t v) {
+      TrialSpec c = s;
+      c.stress.*f = v;
+      return c;
+    });
+  };
+  const Stress& st = s.stress;
+  auto stress = rc::seq::concat(
+      st != Stress{} ? with([](TrialSpec& c) { c.stress = Stress{}; }) : rc::Seq<TrialSpec>(),
+      stress_field(&Stress::blocks, 0), stress_field(&Stress::barrier_us, 0),
+      st.shuffle ? with([](TrialSpec& c) { c.stress.shuffle = false; }) : rc::Seq<TrialSpec>(),
+      st.bank_conflicts ? with([](TrialSpec& c) { c.stress.bank_conflicts = false; }) : rc::Seq<TrialSpec>(),
+      st.blocks ? stress_field(&Stress::lines, 1) : rc::Seq<TrialSpec>(),
+      st.blocks ? stress_field(&Stress::stride, 1) : rc::Seq<TrialSpec>(),
+      st.blocks ? stress_field(&Stress::mem_permille, 0) : rc::Seq<TrialSpec>());
   auto all = rc::seq::concat(
-      field(&TrialSpec::grid, 1), field(&TrialSpec::block, 1), field(&TrialSpec::ops_per_thread, 1),
+      std::move(stress), field(&TrialSpec::grid, 1), field(&TrialSpec::block, 1), field(&TrialSpec::ops_per_thread, 1),
       field(&TrialSpec::k, 1),
       s.pattern != Pattern::Single ? with([](TrialSpec& c) { c.pattern = Pattern::Single; }) : rc::Seq<TrialSpec>(),
       s.space != Space::Global ? with([](TrialSpec& c) { c.space = Space::Global; }) : rc::Seq<TrialSpec>(),

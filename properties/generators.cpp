@@ -20,7 +20,11 @@ GenConfig default_config(BackendKind backend, std::vector<const ImplInfo*> impls
     const int sms = std::max(1, cuda_sm_count());
     c.max_grid = uint32_t(4 * sms);
     c.max_ops = 1u << 18;
+    c.max_stress_blocks = uint32_t(2 * sms);
   }
+  // The cpu backend ignores stress: drawing it there would only clutter
+  // shrunk cases (and change nothing the trial does).
+  c.stress = backend == BackendKind::Cuda;
   return c;
 }
 
@@ -32,6 +36,28 @@ std::vector<Pattern> all_patterns() {
   return v;
 }
 }  // namespace
+
+rc::Gen<Stress> gen_stress(uint32_t max_blocks) {
+  using namespace rc;
+  const uint32_t top = std::max<uint32_t>(1, std::min(max_blocks, kMaxStressBlocks));
+  auto memory = gen::tuple(gen::oneOf(gen::just<uint32_t>(0), gen::element<uint32_t>(1, 2, top / 2 + 1, top),
+                                      gen::inRange<uint32_t>(1, top + 1)),
+                           gen::element<uint32_t>(1000, 500, 250), gen::element<uint32_t>(1, 2, 4, 16, 64),
+                           gen::element<uint32_t>(1, 8, 32, 64, 1024, 4096),
+                           gen::element(StressAccess::LoadLoad, StressAccess::LoadStore, StressAccess::StoreLoad,
+                                        StressAccess::StoreStore));
+  auto timing = gen::tuple(gen::arbitrary<bool>(), gen::element<uint32_t>(0, 10, 100, 1000), gen::arbitrary<bool>());
+  auto some = gen::map(gen::tuple(memory, timing), [top](const auto& t) {
+    const auto& [mem, tim] = t;
+    Stress s;
+    std::tie(s.blocks, s.mem_permille, s.lines, s.stride, s.access) = mem;
+    s.blocks = std::min(s.blocks, top);
+    std::tie(s.shuffle, s.barrier_us, s.bank_conflicts) = tim;
+    normalise_stress(s);
+    return s;
+  });
+  return gen::oneOf(gen::just(Stress{}), some);
+}
 
 rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c) {
   using namespace rc;
@@ -49,15 +75,17 @@ rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c) {
                            gen::oneOf(gen::just<uint32_t>(0), gen::element<uint32_t>(20, 150, 500, 1000),
                                       gen::inRange<uint32_t>(0, 1001)),
                            gen::element(Init::Random, Init::Zero), gen::arbitrary<uint64_t>());
-  return gen::map(gen::tuple(gen::inRange<size_t>(0, impls.size()), geometry, shape, values),
+  auto stress = c.stress ? gen_stress(c.max_stress_blocks) : gen::just(Stress{});
+  return gen::map(gen::tuple(gen::inRange<size_t>(0, impls.size()), geometry, shape, values, stress),
                   [impls, max_ops](const auto& t) {
-                    const auto& [idx, geo, shp, val] = t;
+                    const auto& [idx, geo, shp, val, str] = t;
                     TrialSpec s;
                     const ImplInfo& impl = *impls[idx];
                     s.impl = impl.name;
                     std::tie(s.grid, s.block, s.ops_per_thread) = geo;
                     std::tie(s.space, s.pattern, s.k, s.zipf_s) = shp;
                     std::tie(s.dist, s.special_permille, s.init, s.seed) = val;
+                    s.stress = str;
                     // Keep the trial inside its caps and its entry's rules, whatever was drawn.
                     normalise(s, impl.limits, max_ops);
                     return s;

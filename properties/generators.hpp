@@ -16,13 +16,18 @@ struct GenConfig {
   BackendKind backend = BackendKind::Cpu;
   uint32_t max_grid = 16;              // cuda: a few times the SM count
   uint64_t max_ops = 4096;             // cap on grid * block * ops_per_thread
+  bool stress = true;                  // vary the stress incantations (half the specs have none); default_config: cuda only
+  uint32_t max_stress_blocks = 8;      // cuda: twice the SM count
 };
 
 GenConfig default_config(BackendKind backend, std::vector<const ImplInfo*> impls);
 
 // Shrinks towards one block of one thread, one op, the single-address
-// pattern, global memory, small values, no specials.
+// pattern, global memory, small values, no specials, no stress.
 rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c);
+// Stress incantations: none half the time, else a mix of extra hammering
+// blocks, thread randomisation, a bounded pre-test barrier and skewed warps.
+rc::Gen<Stress> gen_stress(uint32_t max_blocks);
 
 // Values RapidCheck's own float generator never makes, on purpose and often:
 // NaN of either sign with assorted payloads, +-0, +-inf, the smallest and

@@ -68,7 +68,8 @@ TEST(Algorithms, EveryFormFitsTheAtomicsItShould) {
   EXPECT_EQ(find_impl("hist.shared@cas.inc.u64"), nullptr);
   EXPECT_EQ(find_impl("hist.global@cas.dec.u64"), nullptr);
   EXPECT_GE(match_impls("algorithms").size(), 60u);
-  EXPECT_EQ(match_impls("buggy.*@*").size(), 6u);
+  EXPECT_EQ(match_impls("buggy.*@*").size(), 11u);  // buggy/forms.cuh 6, buggy/weak_memory.cuh 5
+  EXPECT_EQ(match_impls("weak_memory").size(), 6u);  // those 5 and buggy.lock.unfenced
 }
 
 TEST(Algorithms, AppendOracleCatchesDuplicatesHolesAndStrayWrites) {
@@ -259,6 +260,67 @@ TEST(Algorithms, LockOracleCatchesALostUpdateAndAHeldLock) {
     lost.h.old[e2] = lost.h.old[e1];
     EXPECT_FALSE(check(lost).ok()) << impl;
   }
+}
+
+// The weak-memory idioms' oracles (algorithms/weak_memory.cuh): each passes
+// its own run and rejects the outcome its bug would give.
+TEST(Algorithms, WeakMemoryLockOraclesCatchALostUpdateAndAHeldLock) {
+  for (const char* impl : {"lock.textbook@native.cas.u32", "lock.l1_cached@native.cas.u32", "lock.ticket@native.add.u32"}) {
+    AlgoRun r = run_cpu(impl, 3, 20, 3, Pattern::Uniform, 2);
+    ASSERT_TRUE(check(r).ok()) << impl << ": " << check(r).explanation;
+    AlgoRun held = r;
+    held.h.final_mem[0] += 1;  // a ticket lock: one ticket taken and never served
+    EXPECT_NE(check(held).explanation.find("still held"), std::string::npos) << impl;
+    AlgoRun lost = r;
+    uint64_t e1 = 0, e2 = 1;
+    while (lost.s.key[e2] != lost.s.key[e1]) ++e2;
+    lost.h.old[e2] = lost.h.old[e1];
+    EXPECT_FALSE(check(lost).ok()) << impl;
+  }
+  std::string err;
+  TrialSpec big;
+  big.impl = "lock.ticket@native.add.u32";
+  big.grid = 2;
+  big.block = 1024;
+  big.ops_per_thread = 40;  // 81920 sections: past the 16-bit tickets
+  EXPECT_FALSE(setup_trial(*expand(big, err), err));
+  EXPECT_NE(err.find("ticket"), std::string::npos) << err;
+}
+
+TEST(Algorithms, MessageOracleCatchesDataSeenBeforeItsFlag) {
+  // One block: the cpu backend runs its threads in turn, so only the last
+  // thread (whose partner, thread 0, has run) sees a flag, in each round.
+  AlgoRun r = run_cpu("message.flag@native.exch.u32", 1, 8, 2);
+  ASSERT_TRUE(check(r).ok()) << check(r).explanation;
+  uint64_t seen = 0;
+  for (uint64_t v : r.h.old) seen += (v >> 32) != 0;
+  ASSERT_EQ(seen, 2u);
+  // A reader that saw the flag but read the initial data.
+  AlgoRun stale = r;
+  for (uint64_t& v : stale.h.old)
+    if (v >> 32) {
+      v &= ~uint64_t(0xffffffffu);
+      break;
+    }
+  EXPECT_NE(check(stale).explanation.find("became visible after the flag"), std::string::npos)
+      << check(stale).explanation;
+  AlgoRun unsent = r;
+  unsent.h.final_mem[0] = 0;  // a flag never raised
+  EXPECT_FALSE(check(unsent).ok());
+}
+
+TEST(Algorithms, LastBlockOracleCatchesAStalePartial) {
+  AlgoRun r = run_cpu("sum.last_block@native.inc.u32", 5, 33, 3);
+  ASSERT_TRUE(check(r).ok()) << check(r).explanation;
+  AlgoRun stale = r;
+  stale.h.final_mem[1] += 7;  // the total from a partial not yet visible
+  EXPECT_NE(check(stale).explanation.find("not visible yet"), std::string::npos) << check(stale).explanation;
+  AlgoRun twice = r;
+  twice.h.old[0] = twice.h.old[33];  // two blocks with one ticket
+  EXPECT_NE(check(twice).explanation.find("ticket"), std::string::npos) << check(twice).explanation;
+  AlgoRun counter = r;
+  counter.h.final_mem[0] = 5;
+  EXPECT_FALSE(check(counter).ok());
 }
 
 TEST(Algorithms, BadInputGetsAOneLineError) {

@@ -64,6 +64,7 @@ struct LockUnfenced : algo::Lock<A, false, false> {
   static constexpr const char* bug = "no __threadfence() in acquire or release and a plain store to release: "
                                      "the protected update may be seen out of order (a data race)";
   static constexpr bool rate_only = true;
+  static constexpr bool weak_memory = true;
 };
 
 }  // namespace atomstress::buggy

@@ -122,6 +122,7 @@ EntryDraft form_draft(uint64_t order) {
     a.is_max = Alg::is_max;
     a.is_cas = Alg::is_cas;
   }
+  if constexpr (requires { Alg::ticket; }) a.ticket_lock = Alg::ticket;
   if constexpr (requires { Alg::block_scope; }) {
     a.block_scope = Alg::block_scope;
     d.max_ops = kMaxLockOps;  // the lock family
@@ -132,6 +133,7 @@ EntryDraft form_draft(uint64_t order) {
   if constexpr (requires { Alg::needs_gpu; }) e.needs_gpu = Alg::needs_gpu;
   else e.needs_gpu = Alg::gpu_only;
   if constexpr (requires { Alg::rate_only; }) e.rate_only = Alg::rate_only;
+  if constexpr (requires { Alg::weak_memory; }) e.weak_memory = Alg::weak_memory;
   e.gpu_only = Alg::gpu_only || !cpu_capable<A>();
   if constexpr (Alg::gpu_only) e.gpu_only_reason = "warp intrinsics";
   else if constexpr (!cpu_capable<A>()) e.gpu_only_reason = cpu_unavailable_reason<A>();

@@ -22,7 +22,7 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
   po::options_description desc("atomstress selftest");
   desc.add_options()("help,h", "this help")(
       "backend", po::value(&backend_name)->default_value("auto"), "cuda, cpu or auto")(
-      "bugs", non_empty(&cfg.bugs)->default_value("buggy"), "which deliberately wrong implementations (glob)")(
+      "bugs", non_empty(&cfg.bugs)->default_value("buggy"), "which deliberately wrong implementations (glob; weak_memory: the weak-memory bugs)")(
       "budget-s", seconds(nullptr, kMaxBudgetSeconds),
       "search time per bug in seconds, more than 0 and at most 3600 (absent: 10 s on cuda, 2 s on cpu)")(
       "correct-specs", bounded<uint64_t>(&correct_specs, 0, kMaxSpecs)->default_value(0),
@@ -30,7 +30,7 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
       "algo-specs", bounded<uint64_t>(&algo_specs, 0, kMaxSpecs)->default_value(0),
       "generated specs over the correct algorithms (0: 10000 on cuda, 300 on cpu)")(
       "rate-runs", bounded<uint32_t>(&cfg.rate_runs, 1, kMaxRuns)->default_value(20),
-      "runs of a contended trial to measure the failure rate of a bug the hardware may not show")(
+      "runs of a contended trial to measure a weak-memory bug's failure rate, without and with stress")(
       "reruns", bounded<uint32_t>(&cfg.reruns, 1, 1000)->default_value(2), "runs per spec evaluation (1 to 1000)")(
       "seed", bounded<uint64_t>(&cfg.seed)->default_value(1), "campaign seed")(
       "watchdog-ms", bounded<uint64_t>(&cfg.run.watchdog_ms, 0, kMaxWatchdogMs)->default_value(0),

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <mutex>
 
 #include "harness/backend/cuda/resident.hpp"
 
@@ -101,6 +103,16 @@ Outcome refused(Outcome out, FindingKind kind, std::string why) {
 
 std::optional<Setup> setup_trial(const Workload& w, std::string& error) { return w.impl->family->setup(w, error); }
 
+void note_cpu_ignores_stress() {
+  // Once per process: a campaign draws stress for most of its specs.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::fprintf(stderr,
+                 "atomstress: note: the cpu backend ignores the GPU-only stress knobs (extra blocks, shuffle, "
+                 "pre-test barrier, bank conflicts): its trials run unstressed\n");
+  });
+}
+
 bool run_workload(const Workload& w, const Setup& s, BackendKind backend, const RunOptions& opt, History& h,
                   std::string& error) {
   if (w.arrays_elsewhere && !(backend == BackendKind::Cuda && opt.device_resident && !w.impl->algo)) {
@@ -108,6 +120,7 @@ bool run_workload(const Workload& w, const Setup& s, BackendKind backend, const 
     return false;
   }
   const RunFn run = backend == BackendKind::Cuda ? w.impl->run_cuda : w.impl->run_cpu;
+  if (backend == BackendKind::Cpu && w.spec.stress.any()) note_cpu_ignores_stress();
   if (!run) {
     error = std::string(w.impl->name) + " uses warp intrinsics: it needs the cuda backend";
     return false;

@@ -63,6 +63,9 @@ Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& 
 // The stages one at a time (tests, benchmarks, differential properties):
 // the family's arrays, a backend's run, the family's oracle.
 std::optional<Setup> setup_trial(const Workload& w, std::string& error);
+// The cpu backend runs stressed specs unstressed; it says so once per
+// process (stderr), not per trial.
+void note_cpu_ignores_stress();
 // False with a one-line `error` when the backend cannot run the entry or fails.
 bool run_workload(const Workload& w, const Setup& s, BackendKind backend, const RunOptions& opt, History& h,
                   std::string& error);

@@ -27,6 +27,22 @@ struct DeviceBlock {
   AS_HD AS_FI void sync() { NV_IF_TARGET(NV_IS_DEVICE, (__syncthreads();)) }
 };
 
+// A block on the device whose logical ids are not its physical ones: the
+// stress runner's thread randomisation (harness/backend/cuda/stress.cuh)
+// runs logical block `b` on some physical block and logical thread `t` on
+// some physical thread; block code sees only the logical ids.
+struct MappedBlock {
+  unsigned char* smem;
+  uint32_t b, t;
+  AS_HD AS_FI uint32_t bid() const { return b; }
+  AS_HD AS_FI uint32_t tid() const { return t; }
+  template <class F>
+  AS_HD AS_FI void each(F&& f) {
+    f(t);
+  }
+  AS_HD AS_FI void sync() { NV_IF_TARGET(NV_IS_DEVICE, (__syncthreads();)) }
+};
+
 // Host-side only in use, but __host__ __device__ so that block code (which
 // is) may call it without a cross-space call.
 struct HostBlock {

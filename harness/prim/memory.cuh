@@ -44,6 +44,15 @@ AS_HD AS_FI void ordinary_store(T* p, T v) {
                     (host_ref(p).store(v, std::memory_order_relaxed); interleave_point();))
 }
 
+// A read through the L1 cache on purpose (__ldca, ld.global.ca): what code
+// that reads shared data through a plain pointer may get from a line the SM
+// cached before another SM wrote it.  Global memory only.
+template <class T>
+AS_HD AS_FI T l1_cached_load(T* p) {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return __ldca(p);),
+                    (interleave_point(); return host_ref(p).load(std::memory_order_relaxed);))
+}
+
 // An atomic (relaxed) read: the first read of a CAS loop.
 template <class T>
 AS_HD AS_FI T load(T* p) {

@@ -51,6 +51,7 @@ struct AlgoInfo {
   bool shared_bins = false;             // Histogram: privatised shared-memory bins
   bool is_max = false, is_cas = false;  // ArgMax
   bool block_scope = false;             // Lock: per-block locks, block fences
+  bool ticket_lock = false;             // Lock: a ticket lock's word (next << 16 | serving), released when equal
   VK mem_kind = VK::U32;                // the words of its memory
   const Entry* atomic_entry = nullptr;  // the atomic it uses
   const Entry& atomic() const { return *atomic_entry; }
@@ -71,6 +72,7 @@ struct Entry {
   bool gpu_only = false;        // the cpu backend cannot run it (gpu_only_reason says why)
   const char* gpu_only_reason = nullptr;  // "warp intrinsics", a user unit that is not host-callable
   bool rate_only = false;       // a bug the hardware may never show: its failure rate is reported
+  bool weak_memory = false;     // a weak-memory bug: selftest measures its rate with and without stress
   bool user_code = false;       // a user's function (ATOMSTRESS_ATOMIC / ATOMSTRESS_LOCK)
   const AlgoInfo* algo = nullptr;    // an algorithm, not a single atomic
   const Family* family = nullptr;    // its oracle and trial rules
@@ -119,7 +121,8 @@ constexpr uint64_t algorithm_order(uint64_t form_rank, uint64_t atomic_order) {
 const std::vector<Entry>& catalogue();
 const Entry* find_impl(std::string_view name);
 // Name, glob (fnmatch), or "all" (correct ones) / "atomics" (correct single
-// atomics) / "algorithms" (correct algorithms) / "buggy" / "everything".
+// atomics) / "algorithms" (correct algorithms) / "buggy" / "weak_memory"
+// (the weak-memory bugs) / "everything".
 std::vector<const Entry*> match_impls(std::string_view pattern);
 
 std::string describe_spec(const Entry& i);

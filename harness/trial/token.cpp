@@ -1,5 +1,7 @@
 #include "harness/trial/token.hpp"
 
+#include "harness/trial/validate.hpp"
+
 #include <charconv>
 #include <cstdio>
 #include <vector>
@@ -18,8 +20,11 @@ uint32_t fnv1a(std::string_view s) {
   return h;
 }
 
-constexpr std::string_view kV1 = "as1", kV2 = "as2";
-constexpr size_t kSpecFields = 11, kKnobFields = 4;
+// as1: the spec; as2: and the tool version and knobs; as3: and the stress
+// fields.  A trial without stress is still written as2, so that builds from
+// before stress replay it.
+constexpr std::string_view kV1 = "as1", kV2 = "as2", kV3 = "as3";
+constexpr size_t kSpecFields = 11, kKnobFields = 4, kStressFields = 8;
 
 // The tool version as one dot-free field ("0.1.0" <-> "0_1_0").
 std::string version_field(std::string v) {
@@ -50,6 +55,13 @@ std::string encode_token(const TrialSpec& s, const TrialKnobs& k) {
                 unsigned(s.dist), s.special_permille, unsigned(s.init), static_cast<unsigned long long>(s.seed),
                 k.yield_permille, k.cpu_threads, static_cast<unsigned long long>(k.watchdog_ms), k.retry_budget);
   std::string body = buf;
+  if (s.stress != Stress{}) {
+    const Stress& t = s.stress;
+    body.replace(0, kV2.size(), kV3);
+    std::snprintf(buf, sizeof buf, ".%u.%u.%u.%u.%u.%u.%u.%u", t.blocks, t.mem_permille, t.lines, t.stride,
+                  unsigned(t.access), unsigned(t.shuffle), t.barrier_us, unsigned(t.bank_conflicts));
+    body += buf;
+  }
   std::snprintf(buf, sizeof buf, ".%08x", fnv1a(body));
   return body + buf;
 }
@@ -65,14 +77,15 @@ std::optional<ReproToken> decode_repro_token(std::string_view token, std::string
       start = i + 1;
     }
   }
-  const bool v2 = !parts.empty() && parts[0] == kV2;
+  const bool v3 = !parts.empty() && parts[0] == kV3;
+  const bool v2 = !parts.empty() && (parts[0] == kV2 || v3);  // as3 is as2 and the stress fields
   if (parts.empty() || (parts[0] != kV1 && !v2)) {
-    error = "malformed reproduction token: it must start with '" + std::string(kV2) + ".' (or the older '" +
-            std::string(kV1) + ".')";
+    error = "malformed reproduction token: it must start with '" + std::string(kV3) + ".' or '" + std::string(kV2) +
+            ".' (or the older '" + std::string(kV1) + ".')";
     return std::nullopt;
   }
   const size_t lead = v2 ? 2 : 1;  // version [, tool version]
-  const size_t numeric = kSpecFields + (v2 ? kKnobFields : 0) + 1;  // + checksum
+  const size_t numeric = kSpecFields + (v2 ? kKnobFields : 0) + (v3 ? kStressFields : 0) + 1;  // + checksum
   if (parts.size() < lead + 1 + numeric) {
     error = "malformed reproduction token: truncated (" + std::to_string(parts.size()) +
             " fields, expected at least " + std::to_string(lead + 1 + numeric) + ")";
@@ -108,6 +121,8 @@ std::optional<ReproToken> decode_repro_token(std::string_view token, std::string
                   v[6] <= UINT32_MAX;
   // The knobs within the command line's own bounds (harness/cli/options.hpp).
   if (v2) in_range = in_range && v[11] <= 1000 && v[12] >= 1 && v[12] <= 256 && v[13] <= 3600000 && v[14] <= UINT32_MAX;
+  if (v3)
+    for (size_t i = 15; i < 23; ++i) in_range = in_range && v[i] <= UINT32_MAX;
   if (!in_range) {
     error = "malformed reproduction token: a field is out of range";
     return std::nullopt;
@@ -129,6 +144,23 @@ std::optional<ReproToken> decode_repro_token(std::string_view token, std::string
   if (v2) {
     r.tool_version = version_from_field(parts[1]);
     r.knobs = TrialKnobs{uint32_t(v[11]), uint32_t(v[12]), v[13], uint32_t(v[14])};
+  }
+  if (v3) {
+    Stress& t = s.stress;
+    t.blocks = uint32_t(v[15]);
+    t.mem_permille = uint32_t(v[16]);
+    t.lines = uint32_t(v[17]);
+    t.stride = uint32_t(v[18]);
+    in_range = v[19] < uint64_t(kNumStressAccesses) && v[20] <= 1 && v[22] <= 1;
+    t.access = StressAccess(v[19] < uint64_t(kNumStressAccesses) ? v[19] : 0);
+    t.shuffle = v[20] != 0;
+    t.barrier_us = uint32_t(v[21]);
+    t.bank_conflicts = v[22] != 0;
+    std::string why;
+    if (!in_range || !validate_stress(t, why)) {
+      error = "malformed reproduction token: a stress field is out of range" + (why.empty() ? "" : " (" + why + ")");
+      return std::nullopt;
+    }
   }
   return r;
 }

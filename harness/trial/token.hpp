@@ -30,11 +30,12 @@ struct ReproToken {
   std::string tool_version;         // "0.1.0"; empty in a version-1 token
 };
 
-// The current token (as2): version, tool version, every spec field, the
-// knobs, and a checksum, so a truncated or altered token is rejected rather
-// than silently run as something else.
+// The current token: version, tool version, every spec field, the knobs,
+// the stress fields when the trial has stress (as3; as2 without, so builds
+// from before stress replay it), and a checksum, so a truncated or altered
+// token is rejected rather than silently run as something else.
 std::string encode_token(const TrialSpec& s, const TrialKnobs& knobs);
-// Decodes as2 and the older as1 (spec only).  Sets `error` to a one-line
+// Decodes as3, as2 (no stress) and the older as1 (spec only, no stress).  Sets `error` to a one-line
 // reason on a malformed token.
 std::optional<ReproToken> decode_repro_token(std::string_view token, std::string& error);
 // The spec alone.

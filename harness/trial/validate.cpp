@@ -95,7 +95,45 @@ bool validate(const TrialSpec& s, const Constraints& c, std::string& error) {
     error = std::string(c.name) + " has block scope: use shared memory or the per_warp / per_block patterns";
     return false;
   }
+  return validate_stress(s.stress, error);
+}
+
+bool validate_stress(const Stress& st, std::string& error) {
+  if (st.blocks > kMaxStressBlocks) {
+    error = "stress: at most " + std::to_string(kMaxStressBlocks) + " extra blocks";
+    return false;
+  }
+  if (st.blocks > 0 && (st.lines < 1 || st.lines > kMaxStressLines || st.stride < 1 || st.stride > kMaxStressStride)) {
+    error = "stress: 1 to " + std::to_string(kMaxStressLines) + " scratchpad lines and a stride of 1 to " +
+            std::to_string(kMaxStressStride) + " words";
+    return false;
+  }
+  if (st.mem_permille > 1000 || unsigned(st.access) >= unsigned(kNumStressAccesses)) {
+    error = "stress: the hammering share is 0-1000 per mille and the access pattern one of four";
+    return false;
+  }
+  if (st.barrier_us > kMaxStressBarrierUs) {
+    error = "stress: the pre-test barrier's bound is at most " + std::to_string(kMaxStressBarrierUs) + " us";
+    return false;
+  }
   return true;
+}
+
+void normalise_stress(Stress& st) {
+  st.blocks = std::min(st.blocks, kMaxStressBlocks);
+  st.barrier_us = std::min(st.barrier_us, kMaxStressBarrierUs);
+  if (st.blocks == 0) {
+    // The memory-stress fields mean nothing without stress blocks: one spelling of "none".
+    st.mem_permille = 0;
+    st.lines = 0;
+    st.stride = 0;
+    st.access = StressAccess::LoadLoad;
+    return;
+  }
+  st.mem_permille = std::min(st.mem_permille, 1000u);
+  st.lines = std::clamp(st.lines, 1u, kMaxStressLines);
+  st.stride = std::clamp(st.stride, 1u, kMaxStressStride);
+  if (unsigned(st.access) >= unsigned(kNumStressAccesses)) st.access = StressAccess::LoadLoad;
 }
 
 void apply_caps(TrialSpec& s, const Constraints& c) {
@@ -128,6 +166,7 @@ void normalise(TrialSpec& s, const Constraints& c, uint64_t max_ops) {
   if (c.block_scope && !block_private(s)) s.space = Space::Shared;
   cap_k(s, bytes);
   apply_caps(s, c);
+  normalise_stress(s.stress);
 }
 
 }  // namespace atomstress

@@ -43,6 +43,12 @@ void cap_k(TrialSpec& s, unsigned value_bytes);
 // A one-line reason in `error` for a spec that cannot run.
 bool validate(const TrialSpec& s, const Constraints& c, std::string& error);
 
+// The stress fields alone (part of validate): within their ranges.
+bool validate_stress(const Stress& st, std::string& error);
+// Clamps the stress fields into their ranges, and clears the memory-stress
+// fields when there are no stress blocks (one spelling of "none").
+void normalise_stress(Stress& st);
+
 // Makes a generated (or planned) spec valid and within the caps: a pattern
 // and space the entry allows, a k that fits shared memory and the line, a
 // block-scope atomic only on addresses private to a block, the generation

@@ -19,6 +19,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/backend/cuda/resident.hpp"
+#include "harness/backend/cuda/stress.cuh"
 #include "harness/backend/cuda/util.cuh"
 #include "harness/prim/call_scope.cuh"
 #include "harness/registry/bits.hpp"
@@ -26,11 +27,20 @@
 namespace atomstress {
 
 template <class P>
-__global__ void program_kernel(Args g, uint64_t watchdog_ms) {
+__global__ void program_kernel(Args g, uint64_t watchdog_ms, cuda::StressLaunch st) {
   extern __shared__ __align__(16) unsigned char smem[];
   g.deadline_ns = prim::deadline_after_ms(prim::now_ns(), watchdog_ms);
-  prim::DeviceBlock c{smem};
+  // Stress (stress.cuh; none when `st` is zero): physical blocks run logical
+  // ones; those past the trial's grid hammer the scratchpad instead.
+  const uint32_t b = cuda::stress_logical_block(st);
+  if (b >= g.grid) {
+    cuda::stress_hammer(st, b - g.grid, g.deadline_ns);
+    return;
+  }
+  prim::MappedBlock c{smem, b, cuda::stress_logical_thread(st)};
+  cuda::stress_before_test(st, smem, b, g.deadline_ns);
   P::run(c, g);
+  cuda::stress_after_test(st);
 }
 
 namespace cuda {
@@ -53,9 +63,12 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   if (!cuda::device_props(prop, error)) return false;
   const auto& spec = w.spec;
   if (!cuda::check_geometry(prop, spec.grid, spec.block, s.smem_bytes, error)) return false;
-  if (s.smem_bytes > 48 * 1024)
-    AS_CUDA_TRY(cudaFuncSetAttribute(program_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     int(s.smem_bytes)));
+  // The launch's blocks and shared memory, with the spec's stress (also sets
+  // the kernel's attribute for more than 48 KiB).
+  cuda::StressPlan stress;
+  if (!cuda::plan_stress(spec, P::thread_scheduled, reinterpret_cast<const void*>(program_kernel<P>), s.smem_bytes,
+                         stress, error))
+    return false;
   // Resident (single atomics under the GPU checker, resident.hpp): the
   // inputs are expanded here and the history stays here.
   const bool resident = opt.device_resident && P::resident_capable && s.key.empty();
@@ -122,12 +135,13 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
     AS_CUDA_TRY(cudaMemcpy(B.mem.p, B.pristine.p, words * sizeof(M), cudaMemcpyDeviceToDevice));
     AS_CUDA_TRY(cudaMemset(B.out.p, 0xff, size_t(s.out_slots) * 4 + 4));
     *reinterpret_cast<volatile unsigned int*>(note) = 0;
+    if (!cuda::arm_stress(stress, error)) return false;
     AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));
     // Cold: the restored memory and the inputs leave L2 before the start event.
     if (bench && opt.flush_l2 && !cuda::flush_l2(error)) return false;
     AS_CUDA_TRY(cudaEventRecord(e0.e));
     const auto launched = std::chrono::steady_clock::now();
-    program_kernel<P><<<spec.grid, spec.block, s.smem_bytes>>>(g, watchdog_ms);
+    program_kernel<P><<<stress.blocks, spec.block, stress.smem_bytes>>>(g, watchdog_ms, stress.launch);
     AS_CUDA_TRY(cudaGetLastError());  // a launch that did not start (configuration): no fault of the code
     AS_CUDA_TRY(cudaEventRecord(e1.e));
     if (!cuda::wait_bounded(e1.e, launched, watchdog_ms, P::name, h.fault, error)) {

@@ -40,6 +40,10 @@ class LockFamily final : public Family {
       error = "impossible geometry: per-block locks exceed the 1 GiB trial memory";
       return std::nullopt;
     }
+    if (a.ticket_lock && w.ops() > 0xffff) {
+      error = "impossible geometry: a ticket lock's 16-bit tickets allow at most 65535 critical sections";
+      return std::nullopt;
+    }
     s.mem_init.assign(2 * locks, 0);
     for (uint64_t j = 0; j < locks; ++j) s.mem_init[locks + j] = w.init[j % s.param];
     return s;
@@ -48,17 +52,21 @@ class LockFamily final : public Family {
   Finding check(const Workload& w, const Setup& s, const History& h) const override {
     const AlgoInfo& a = *w.impl->algo;
     const uint64_t locks = s.mem_init.size() / 2;
-    for (uint64_t j = 0; j < locks; ++j)
-      if (h.final_mem[j] != 0) {
+    for (uint64_t j = 0; j < locks; ++j) {
+      // A ticket lock is free when every ticket taken was served.
+      const uint64_t word = h.final_mem[j];
+      const bool held = a.ticket_lock ? (word >> 16) != (word & 0xffffu) : word != 0;
+      if (held) {
         Finding f = make_finding(FindingKind::LockHeld,
                                  "lock " + std::to_string(j) + " is still held after the kernel (word " +
-                                     std::to_string(h.final_mem[j]) + ")",
+                                     std::to_string(word) + (a.ticket_lock ? ": tickets taken != served" : "") + ")",
                                  -1, int64_t(j));
         f.value_kind = VK::U32;
-        f.expected = 0;
-        f.observed = h.final_mem[j];
+        f.expected = a.ticket_lock ? (word >> 16) * 0x10001u : 0;
+        f.observed = word;
         return f;
       }
+    }
     // The protected update is an add emulated by the lock.
     const Entry* add = find_impl("native.add.u32");
     const uint64_t n = w.ops();
