@@ -20,6 +20,8 @@ void add_slice(reports::FuzzEntryResult& e, const reports::FuzzSliceRecord& s) {
   e.time_to_catch_s = s.time_to_catch_s;
   e.rate_failures = s.rate_failures;
   e.rate_runs = s.rate_runs;
+  e.bare_failures = s.bare_failures;
+  e.bare_runs = s.bare_runs;
   e.flaky = s.flaky;
 }
 

@@ -10,6 +10,7 @@
 #include "fuzz/progress.hpp"
 #include "harness/cli/check_plan.hpp"
 #include "properties/properties.hpp"
+#include "reports/fuzz_collector.hpp"
 #include "reports/repro_command.hpp"
 
 namespace atomstress::fuzz {
@@ -26,8 +27,7 @@ std::string fail_lines(const reports::FuzzEntryResult& e) {
                 (unsigned long long)e.ops, e.time_to_catch_s, e.origin.c_str());
   std::string s = head;
   s += "\n      " + e.why;
-  s += "\n      shrunk: " + e.spec + "  (failed " + std::to_string(e.rate_failures) + " of " +
-       std::to_string(e.rate_runs) + " reruns" + (e.flaky ? ", flaky" : "") + ")";
+  s += "\n      shrunk: " + e.spec + "  (" + reports::FuzzCollector::shrunk_rate(e) + ")";
   s += "\n      repro: " + reports::repro_command(e.token, e.backend);
   return s;
 }
@@ -150,6 +150,14 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
         s.rate_failures = c.rate_failures;
         s.rate_runs = c.rate_runs;
         s.flaky = c.flaky;
+        if (c.shrunk.stress.any()) {
+          // What the stress bought: the same case without it, as many runs.
+          TrialSpec bare = c.shrunk;
+          bare.stress = {};
+          const auto r = properties::measure_rate(bare, cfg.backend, cfg.run, cfg.rate_runs, cc.budget_s);
+          s.bare_failures = r.failures;
+          s.bare_runs = r.runs;
+        }
       }
       if (c.verdict != Verdict::Error) {
         add_slice(result, s);

@@ -25,7 +25,8 @@ json to_json(const FuzzSliceRecord& s) {
   return {{"impl", s.impl}, {"backend", to_string(s.backend)}, {"round", s.round}, {"seconds", s.seconds},
           {"trials", s.trials}, {"ops", s.ops}, {"verdict", to_string(s.verdict)}, {"why", s.why},
           {"token", s.token}, {"spec", s.spec}, {"time_to_catch_s", s.time_to_catch_s},
-          {"rate_failures", s.rate_failures}, {"rate_runs", s.rate_runs}, {"flaky", s.flaky}};
+          {"rate_failures", s.rate_failures}, {"rate_runs", s.rate_runs}, {"bare_failures", s.bare_failures},
+          {"bare_runs", s.bare_runs}, {"flaky", s.flaky}};
 }
 
 json to_json(const FuzzEntryResult& e) {
@@ -33,7 +34,8 @@ json to_json(const FuzzEntryResult& e) {
           {"skipped", e.skipped}, {"skip_why", e.skip_why}, {"origin", e.origin}, {"why", e.why},
           {"token", e.token}, {"spec", e.spec}, {"time_to_catch_s", e.time_to_catch_s},
           {"seconds", e.seconds}, {"trials", e.trials}, {"ops", e.ops}, {"rounds", e.rounds},
-          {"rate_failures", e.rate_failures}, {"rate_runs", e.rate_runs}, {"flaky", e.flaky}};
+          {"rate_failures", e.rate_failures}, {"rate_runs", e.rate_runs}, {"bare_failures", e.bare_failures},
+          {"bare_runs", e.bare_runs}, {"flaky", e.flaky}};
 }
 
 namespace {
@@ -93,6 +95,10 @@ bool from_json(const json& j, FuzzSliceRecord& s, std::string& error) {
   get(j, "time_to_catch_s", s.time_to_catch_s, error);
   get(j, "rate_failures", s.rate_failures, error);
   get(j, "rate_runs", s.rate_runs, error);
+  if (j.contains("bare_runs")) {  // (logs written before stress have none)
+    get(j, "bare_failures", s.bare_failures, error);
+    get(j, "bare_runs", s.bare_runs, error);
+  }
   get(j, "flaky", s.flaky, error);
   return error.empty();
 }
@@ -114,6 +120,10 @@ bool from_json(const json& j, FuzzEntryResult& e, std::string& error) {
   get(j, "rounds", e.rounds, error);
   get(j, "rate_failures", e.rate_failures, error);
   get(j, "rate_runs", e.rate_runs, error);
+  if (j.contains("bare_runs")) {
+    get(j, "bare_failures", e.bare_failures, error);
+    get(j, "bare_runs", e.bare_runs, error);
+  }
   get(j, "flaky", e.flaky, error);
   return error.empty();
 }

@@ -86,7 +86,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
     rec.flaky = r.flaky;
     printer.campaign(rec);
     if (impl->rate_only || impl->weak_memory)
-      rates.push_back(fuzz::measure_stress_rate(*impl, r.found ? std::optional<Stress>(r.shrunk.stress) : std::nullopt,
+      rates.push_back(fuzz::measure_stress_rate(*impl, r.found ? std::optional<TrialSpec>(r.shrunk) : std::nullopt,
                                                 backend, run, rate_runs, seed));
     std::fflush(stdout);
   }

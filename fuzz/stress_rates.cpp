@@ -37,11 +37,11 @@ double reproducibility_score(uint32_t failures) { return 1.0 - std::exp(-double(
 namespace {
 // Failures of `spec` in `runs` runs (seeds seed, seed + 1, ...); runs that
 // hang, crash or cannot run count in `other`.
-uint32_t failures_of(TrialSpec spec, BackendKind backend, const RunOptions& run, uint32_t runs, uint64_t seed,
-                     uint32_t& other) {
+uint32_t failures_of(TrialSpec spec, BackendKind backend, const RunOptions& run, uint32_t runs,
+                     std::optional<uint64_t> seed, uint32_t& other) {
   uint32_t failed = 0;
   for (uint32_t r = 0; r < runs; ++r) {
-    spec.seed = seed + r;
+    if (seed) spec.seed = *seed + r;
     const TrialOutcome t = execute_trial(spec, backend, run);
     if (t.verdict == Verdict::Fail) ++failed;
     else if (t.verdict != Verdict::Pass) ++other;
@@ -50,15 +50,18 @@ uint32_t failures_of(TrialSpec spec, BackendKind backend, const RunOptions& run,
 }
 }  // namespace
 
-StressRate measure_stress_rate(const ImplInfo& impl, const std::optional<Stress>& from_campaign, BackendKind backend,
-                               const RunOptions& run, uint32_t runs, uint64_t seed) {
+StressRate measure_stress_rate(const ImplInfo& impl, const std::optional<TrialSpec>& shrunk, BackendKind backend,
+                               const RunOptions& run, uint32_t runs, uint64_t seed_base) {
   StressRate r;
   r.impl = &impl;
-  r.trial = contended_trial(impl, backend);
+  r.shrunk = shrunk.has_value();
+  r.trial = shrunk ? *shrunk : contended_trial(impl, backend);
+  r.trial.stress = {};
   r.runs = runs;
+  const std::optional<uint64_t> seed = shrunk ? std::nullopt : std::optional<uint64_t>(seed_base);
   r.unstressed = failures_of(r.trial, backend, run, runs, seed, r.other);
   std::vector<std::pair<Stress, const char*>> candidates;
-  if (from_campaign && from_campaign->any()) candidates.emplace_back(*from_campaign, "campaign");
+  if (shrunk && shrunk->stress.any()) candidates.emplace_back(shrunk->stress, "campaign");
   candidates.emplace_back(preset_stress(backend), "preset");
   bool first = true;
   for (const auto& [stress, source] : candidates) {
@@ -78,16 +81,21 @@ StressRate measure_stress_rate(const ImplInfo& impl, const std::optional<Stress>
 void print_stress_rates(const std::vector<StressRate>& rows) {
   if (rows.empty()) return;
   const StressRate& any = rows.front();
-  std::printf("\nweak-memory failure rates: a fixed trial of %u x %u x 1 on one lock (one flag per thread, one "
-              "counter), %u runs per configuration; score 1-e^-x, x = failures per %u runs\n",
-              any.trial.grid, any.trial.block, any.runs, any.runs);
-  std::printf("%-32s %11s %11s %15s  %s\n", "implementation", "unstressed", "stressed", "score", "best stress");
+  std::printf("\nweak-memory failure rates: each bug's shrunk case (or, where its campaign found none, a trial of "
+              "one block per SM x 64 threads x 1 op on one lock), %u runs per configuration, without its stress and "
+              "under the better of its own and a heavy preset; score 1-e^-x, x = failures per %u runs\n",
+              any.runs, any.runs);
+  std::printf("%-44s %-18s %11s %11s %15s  %s\n", "implementation", "trial", "unstressed", "stressed", "score",
+              "best stress");
   for (const StressRate& r : rows) {
     char un[32], st[32], sc[32];
     std::snprintf(un, sizeof un, "%u/%u", r.unstressed, r.runs);
     std::snprintf(st, sizeof st, "%u/%u", r.stressed, r.runs);
     std::snprintf(sc, sizeof sc, "%.3f -> %.3f", reproducibility_score(r.unstressed), reproducibility_score(r.stressed));
-    std::printf("%-32s %11s %11s %15s  %s (%s)%s\n", r.impl->name, un, st, sc, describe(r.best).c_str(),
+    char trial[48];
+    std::snprintf(trial, sizeof trial, "%s %ux%ux%u", r.shrunk ? "shrunk" : "fixed", r.trial.grid, r.trial.block,
+                  r.trial.ops_per_thread);
+    std::printf("%-44s %-18s %11s %11s %15s  %s (%s)%s\n", r.impl->name, trial, un, st, sc, describe(r.best).c_str(),
                 r.best_source.c_str(),
                 r.other ? (" [" + std::to_string(r.other) + " runs hung, crashed or could not run]").c_str() : "");
   }

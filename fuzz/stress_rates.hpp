@@ -1,7 +1,8 @@
-// Weak-memory bugs' failure rates, with and without stress: a fixed
-// contended trial of each bug run `runs` times unstressed, then under each
-// candidate stress (the stress of the case its campaign found, and a heavy
-// preset), keeping the best; with MC Mutants' reproducibility score.
+// Weak-memory bugs' failure rates, with and without stress: a fixed trial
+// of each bug (its campaign's shrunk case, or, when the campaign found
+// none, a contended trial) run `runs` times without stress, then under each
+// candidate stress (the shrunk case's own, and a heavy preset), keeping the
+// best; with MC Mutants' reproducibility score.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@ namespace atomstress::fuzz {
 struct StressRate {
   const ImplInfo* impl = nullptr;
   TrialSpec trial;               // the fixed trial, unstressed
+  bool shrunk = false;           // the trial is the campaign's shrunk case (else contended_trial)
   Stress best;                   // the stress with the most failures (none tried: empty)
   std::string best_source;       // "campaign" or "preset"
   uint32_t runs = 0;             // runs per configuration
@@ -31,7 +33,9 @@ TrialSpec contended_trial(const ImplInfo& impl, BackendKind backend);
 // cache line apart (store/load), shuffled, behind a 1 ms barrier.
 Stress preset_stress(BackendKind backend);
 
-StressRate measure_stress_rate(const ImplInfo& impl, const std::optional<Stress>& from_campaign, BackendKind backend,
+// `shrunk`: the campaign's shrunk case, run as it is (its seed too), with
+// and without its stress; none: contended_trial, a seed per run.
+StressRate measure_stress_rate(const ImplInfo& impl, const std::optional<TrialSpec>& shrunk, BackendKind backend,
                                const RunOptions& run, uint32_t runs, uint64_t seed);
 
 // MC Mutants' reproducibility score: 1 - e^-x, x the failures expected in

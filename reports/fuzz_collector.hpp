@@ -27,6 +27,16 @@ class FuzzCollector : public Printer {
   // The whole document.
   virtual std::string render() const = 0;
 
+  // "failed 9 of 10 reruns (flaky); without its stress, 0 of 10", the
+  // shrunk case's rate as every report says it.
+  static std::string shrunk_rate(const FuzzEntryResult& e) {
+    std::string s = "failed " + std::to_string(e.rate_failures) + " of " + std::to_string(e.rate_runs) + " reruns" +
+                    (e.flaky ? " (flaky)" : "");
+    if (e.bare_runs)
+      s += "; without its stress, " + std::to_string(e.bare_failures) + " of " + std::to_string(e.bare_runs);
+    return s;
+  }
+
  protected:
   // Seconds with one decimal, for the tables.
   static std::string fixed(double v) {

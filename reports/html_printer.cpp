@@ -41,8 +41,7 @@ std::string HtmlPrinter::render() const {
     if (!e.failed() || e.skipped) continue;
     h << "<h2><code>" << esc(e.impl) << "</code>: <span class=\"" << to_string(e.verdict) << "\">"
       << to_string(e.verdict) << "</span> (" << esc(e.origin) << ")</h2>\n";
-    h << "<p>" << esc(e.why) << "</p>\n<p>The shrunk case failed " << e.rate_failures << " of " << e.rate_runs
-      << " reruns" << (e.flaky ? " (flaky)" : "") << ".</p>\n";
+    h << "<p>" << esc(e.why) << "</p>\n<p>The shrunk case " << esc(shrunk_rate(e)) << ".</p>\n";
     h << "<pre>" << esc(repro_command(e.token, e.backend)) << "</pre>\n";
   }
   h << "</body></html>\n";

@@ -60,8 +60,7 @@ std::string JunitPrinter::render() const {
       std::ostringstream body;
       body << "shrunk case: " << e.spec << "\n"
            << "caught after " << seconds(e.time_to_catch_s) << " s (" << e.origin << "), " << e.trials
-           << " trials, " << e.ops << " ops; the shrunk case failed " << e.rate_failures << " of " << e.rate_runs
-           << " reruns" << (e.flaky ? " (flaky)" : "") << "\n"
+           << " trials, " << e.ops << " ops; the shrunk case " << FuzzCollector::shrunk_rate(e) << "\n"
            << "repro: " << repro_command(e.token, e.backend) << "\n";
       x << "      <" << tag << " message=\"" << escape_markup(e.why) << "\" type=\"" << to_string(e.verdict)
         << "\">" << escape_markup(body.str()) << "</" << tag << ">\n";

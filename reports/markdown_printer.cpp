@@ -36,8 +36,7 @@ std::string MarkdownPrinter::render() const {
     if (!e.failed() || e.skipped) continue;
     m << "\n## " << e.impl << ": " << to_string(e.verdict) << " (" << e.origin << ")\n\n";
     m << cell(e.why) << "\n\n";
-    m << "The shrunk case failed " << e.rate_failures << " of " << e.rate_runs << " reruns"
-      << (e.flaky ? " (flaky)" : "") << ".\n\n";
+    m << "The shrunk case " << shrunk_rate(e) << ".\n\n";
     m << "```sh\n" << repro_command(e.token, e.backend) << "\n```\n";
   }
   return m.str();

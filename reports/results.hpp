@@ -99,6 +99,8 @@ struct FuzzSliceRecord {
   std::string why, token, spec;
   double time_to_catch_s = 0;  // the entry's fuzzing time until the catch, over all rounds
   uint32_t rate_failures = 0, rate_runs = 0;
+  // A shrunk case that kept stress (TrialSpec::stress): its rate without it.
+  uint32_t bare_failures = 0, bare_runs = 0;
   bool flaky = false;
 };
 
@@ -114,6 +116,7 @@ struct FuzzEntryResult {
   double time_to_catch_s = 0, seconds = 0;
   uint64_t trials = 0, ops = 0;
   uint32_t rounds = 0, rate_failures = 0, rate_runs = 0;
+  uint32_t bare_failures = 0, bare_runs = 0;  // a stressed shrunk case's rate without its stress
   bool flaky = false;
 
   bool failed() const { return verdict != Verdict::Pass; }

@@ -19,6 +19,7 @@
 
 #include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
+#include "fuzz/records_json.hpp"
 #include "fuzz/shard.hpp"
 #include "harness/trial/token.hpp"
 #include "reports/junit_printer.hpp"
@@ -351,4 +352,36 @@ TEST(FuzzParts, AFixedCorpusCaseIsReportedFixed) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("corpus fixed:         native.add.i32 (0 of 10 runs failed)"), std::string::npos) << r.out;
   EXPECT_TRUE(fs::exists(c.file)) << "a fixed case stays in the corpus";
+}
+
+// A stressed shrunk case's rate without its stress travels through the JSON
+// log (and a log written before it reads as none), and every report says it.
+TEST(FuzzParts, TheRateWithoutStressIsRecordedAndSaid) {
+  using namespace atomstress;
+  reports::FuzzSliceRecord s;
+  s.impl = "buggy.lock.textbook@native.cas.u32";
+  s.verdict = Verdict::Fail;
+  s.rate_failures = 9;
+  s.rate_runs = 10;
+  s.bare_failures = 1;
+  s.bare_runs = 10;
+  reports::FuzzSliceRecord back;
+  std::string error;
+  ASSERT_TRUE(fuzz::from_json(fuzz::to_json(s), back, error)) << error;
+  EXPECT_EQ(back.bare_failures, 1u);
+  EXPECT_EQ(back.bare_runs, 10u);
+  auto old = fuzz::to_json(s);
+  old.erase("bare_failures");
+  old.erase("bare_runs");
+  reports::FuzzSliceRecord older;
+  ASSERT_TRUE(fuzz::from_json(old, older, error)) << error;
+  EXPECT_EQ(older.bare_runs, 0u);
+  EXPECT_EQ(older.rate_runs, 10u);
+  reports::FuzzEntryResult e;
+  e.rate_failures = 9;
+  e.rate_runs = 10;
+  EXPECT_EQ(reports::FuzzCollector::shrunk_rate(e), "failed 9 of 10 reruns");
+  e.bare_failures = 1;
+  e.bare_runs = 10;
+  EXPECT_EQ(reports::FuzzCollector::shrunk_rate(e), "failed 9 of 10 reruns; without its stress, 1 of 10");
 }

@@ -75,21 +75,34 @@ TEST(Stress, CorrectCataloguePassesStressedTrials) {
   EXPECT_GT(ran, 300u);
 }
 
-// Each weak-memory bug, on one block per SM of 64 threads, under the heavy
-// stress: caught within 50 runs, and never as a hang or crash.
+// Each weak-memory bug the H100 shows (not the rate-only ones), in the
+// small shapes its campaign shrank to (a few blocks of a few threads, one
+// lock or flag each) behind two hammering blocks per SM, a quarter of them
+// hammering, and a pre-test barrier: caught within 50 runs, never as a hang
+// or crash.  (On one block per SM of 64 threads the same stress showed only
+// the message-passing bug in 50 runs.)
 TEST(Stress, EachWeakMemoryBugIsCaughtUnderStress) {
   size_t bugs = 0;
+  Stress st;
+  st.blocks = uint32_t(2 * std::max(1, cuda_sm_count()));
+  st.mem_permille = 250;
+  st.lines = 16;
+  st.stride = 8;
+  st.access = StressAccess::StoreStore;
+  st.barrier_us = 1000;
   for (const ImplInfo* impl : match_impls("buggy")) {
     if (!impl->weak_memory || impl->rate_only) continue;
     ++bugs;
     TrialSpec s;
     s.impl = impl->name;
-    s.grid = uint32_t(std::max(1, cuda_sm_count()));
-    s.block = 64;
     s.dist = Dist::Full;
-    s.stress = stresses().front();
+    s.stress = st;
     uint32_t failed = 0, runs = 0;
     for (; runs < 50 && failed == 0; ++runs) {
+      s.grid = 2 + runs % 2;
+      s.block = 2 + runs % 3;
+      s.ops_per_thread = 1 + runs % 4;
+      normalise(s, impl->limits, uint64_t(1) << 16);
       s.seed = 100 + runs;
       const auto t = run_trial(s, BackendKind::Cuda, RunOptions{});
       ASSERT_TRUE(t.verdict == Verdict::Pass || t.verdict == Verdict::Fail) << describe(s) << ": " << t.why();
@@ -98,5 +111,5 @@ TEST(Stress, EachWeakMemoryBugIsCaughtUnderStress) {
     std::printf("%-36s caught after %u stressed runs%s\n", impl->name, runs, failed ? "" : ": NOT caught");
     EXPECT_GT(failed, 0u) << impl->name << " was not caught in " << runs << " stressed runs";
   }
-  EXPECT_EQ(bugs, 5u);
+  EXPECT_EQ(bugs, 3u);
 }

@@ -34,7 +34,8 @@ struct OpenBlock {
 }  // namespace
 
 bool packable(const Workload& w) {
-  return w.impl != nullptr && w.impl->algo == nullptr && w.impl->run_cuda_packed != nullptr &&
+  // A stressed trial runs alone: its incantations are launch-wide.
+  return w.impl != nullptr && w.impl->algo == nullptr && w.impl->run_cuda_packed != nullptr && !w.spec.stress.any() &&
          w.ops() <= kPackMaxOps && w.spec.block <= kMaxBlockThreads &&
          w.mem_elems() * vk_bytes(w.impl->kind) <= kPackMaxInstanceBytes;
 }

@@ -50,7 +50,8 @@ struct PackPlan {
 };
 
 // Whether a trial may be packed: a single atomic on an entry with a packed
-// runner, at most kPackMaxOps ops, memory within kPackMaxInstanceBytes.
+// runner, unstressed, at most kPackMaxOps ops, memory within
+// kPackMaxInstanceBytes.
 inline constexpr uint64_t kPackMaxOps = 4096;
 inline constexpr uint64_t kPackMaxInstanceBytes = 64 * 1024;
 bool packable(const Workload& w);

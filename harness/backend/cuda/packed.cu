@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "harness/backend/cuda/packed_program.cuh"
 #include "harness/backend/cuda/run_program.cuh"
@@ -12,24 +13,6 @@
 namespace atomstress::cuda {
 
 namespace {
-
-// Page-locked host memory, grow-only: the copies run at full speed and
-// nothing is allocated per launch once the buffers are large enough.
-struct PinnedBuf {
-  void* p = nullptr;
-  size_t cap = 0;
-  cudaError_t ensure(size_t bytes) {
-    if (bytes <= cap) return cudaSuccess;
-    if (p) cudaFreeHost(p);
-    p = nullptr;
-    cap = 0;
-    const cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
-    if (e == cudaSuccess) cap = bytes;
-    return e;
-  }
-  template <class T>
-  T* as() const { return static_cast<T*>(p); }
-};
 
 struct PackedBuffers {
   DevBuf slots, instances, key, x, y, mem, old, retries, gave, rs;
@@ -50,23 +33,16 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   if (!plan) return false;
   const uint64_t ops = plan->ops, words = plan->mem_elems;
   auto& B = packed_buffers();
-  AS_CUDA_TRY(B.h_key.ensure(ops * 4 + 4));
-  AS_CUDA_TRY(B.h_x.ensure(ops * 8 + 8));
-  AS_CUDA_TRY(B.h_y.ensure(ops * 8 + 8));
-  AS_CUDA_TRY(B.h_mem.ensure(words * elem_bytes + 16));
-  AS_CUDA_TRY(B.h_old.ensure(ops * 8 + 8));
-  AS_CUDA_TRY(B.h_retries.ensure(ops * 4 + 4));
-  AS_CUDA_TRY(B.h_gave.ensure(ops + 1));
-  AS_CUDA_TRY(B.slots.ensure(plan->slots.size() * sizeof(PackSlot)));
-  AS_CUDA_TRY(B.instances.ensure(plan->instances.size() * sizeof(PackInstance)));
-  AS_CUDA_TRY(B.key.ensure(ops * 4 + 4));
-  AS_CUDA_TRY(B.x.ensure(ops * 8 + 8));
-  AS_CUDA_TRY(B.y.ensure(ops * 8 + 8));
-  AS_CUDA_TRY(B.mem.ensure(words * elem_bytes + 16));
-  AS_CUDA_TRY(B.old.ensure(ops * 8 + 8));
-  AS_CUDA_TRY(B.retries.ensure(ops * 4 + 4));
-  AS_CUDA_TRY(B.gave.ensure(ops + 1));
-  AS_CUDA_TRY(B.rs.ensure(sizeof(prim::RetryShared)));
+  // Grow-only: nothing is allocated once the buffers are large enough.
+  const std::pair<DevBuf*, size_t> device[] = {
+      {&B.slots, plan->slots.size() * sizeof(PackSlot)}, {&B.instances, plan->instances.size() * sizeof(PackInstance)},
+      {&B.key, ops * 4 + 4}, {&B.x, ops * 8 + 8}, {&B.y, ops * 8 + 8}, {&B.mem, words * elem_bytes + 16},
+      {&B.old, ops * 8 + 8}, {&B.retries, ops * 4 + 4}, {&B.gave, ops + 1}, {&B.rs, sizeof(prim::RetryShared)}};
+  for (const auto& [buf, bytes] : device) AS_CUDA_TRY(buf->ensure(bytes));
+  const std::pair<PinnedBuf*, size_t> pinned[] = {
+      {&B.h_key, ops * 4 + 4}, {&B.h_x, ops * 8 + 8},       {&B.h_y, ops * 8 + 8},
+      {&B.h_mem, words * elem_bytes + 16}, {&B.h_old, ops * 8 + 8}, {&B.h_retries, ops * 4 + 4}, {&B.h_gave, ops + 1}};
+  for (const auto& [buf, bytes] : pinned) AS_CUDA_TRY(buf->ensure(bytes));
   unsigned int* const note = stop_note(error);
   if (note == nullptr) return false;
 

@@ -24,21 +24,30 @@ namespace atomstress::cuda {
     }                                                                                        \
   } while (0)
 
-struct DevBuf {
+// A grow-only buffer: reallocated only to grow, reused across trials.
+template <cudaError_t (*Alloc)(void**, size_t), cudaError_t (*Free)(void*)>
+struct GrowBuf {
   void* p = nullptr;
   size_t cap = 0;
   cudaError_t ensure(size_t bytes) {
     if (bytes <= cap) return cudaSuccess;
-    if (p) cudaFree(p);
+    if (p) Free(p);
     p = nullptr;
     cap = 0;
-    const cudaError_t e = cudaMalloc(&p, bytes);
+    const cudaError_t e = Alloc(&p, bytes);
     if (e == cudaSuccess) cap = bytes;
     return e;
   }
   template <class T>
   T* as() const { return static_cast<T*>(p); }
 };
+inline cudaError_t device_alloc(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+inline cudaError_t device_free(void* p) { return cudaFree(p); }
+inline cudaError_t pinned_alloc(void** p, size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocDefault); }
+inline cudaError_t pinned_free(void* p) { return cudaFreeHost(p); }
+using DevBuf = GrowBuf<device_alloc, device_free>;
+// Page-locked host memory: copies at full speed, asynchronous ones truly so.
+using PinnedBuf = GrowBuf<pinned_alloc, pinned_free>;
 
 // An event destroyed with its scope (error paths included).
 struct Event {
