@@ -30,7 +30,8 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
       "algo-specs", bounded<uint64_t>(&algo_specs, 0, kMaxSpecs)->default_value(0),
       "generated specs over the correct algorithms (0: 10000 on cuda, 300 on cpu)")(
       "rate-runs", bounded<uint32_t>(&cfg.rate_runs, 1, kMaxRuns)->default_value(20),
-      "runs of a contended trial to measure a weak-memory bug's failure rate, without and with stress")(
+      "runs of a weak-memory bug's shrunk case (or, uncaught, a contended trial) to measure its failure rate, "
+      "without and with stress")(
       "reruns", bounded<uint32_t>(&cfg.reruns, 1, 1000)->default_value(2), "runs per spec evaluation (1 to 1000)")(
       "seed", bounded<uint64_t>(&cfg.seed)->default_value(1), "campaign seed")(
       "watchdog-ms", bounded<uint64_t>(&cfg.run.watchdog_ms, 0, kMaxWatchdogMs)->default_value(0),
