@@ -317,11 +317,33 @@ TEST(Profile, BadAxisValuesAreRefusedWithOneLine) {
   expect_refused("--max-noise 0", "percentage");
   expect_refused("--max-noise abc", "percentage");
   expect_refused("--max-time-per-point 0", "max-time-per-point");
+  expect_refused("--batch-time 0", "batch-time");
+  expect_refused("--batch-time 61", "out of range");
   expect_refused("--k pow2:0:20 --grid 1,2,3,4,5,6,7,8 --block 32,64,96,128 --ops-per-thread 1,2,3,4,5,6,7",
                  "4704 points");
   const auto r = profile("--backend cpu --impl no.such.thing");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("unknown implementation"), std::string::npos) << r.out;
+}
+
+// --batch-time is a timing sample's length: longer samples average more
+// launches each (the first launch sizes them).
+TEST(Profile, BatchTimeSetsTheLaunchesPerSample) {
+  const fs::path dir = scratch("batch_time");
+  auto launches_per_batch = [&](const std::string& extra, const char* name) {
+    const fs::path json = dir / name;
+    const auto r = profile("--backend cpu --impl native.add.i32 --k 4 --grid 1 --block 32 --ops-per-thread 1 "
+                           "--max-noise 100 --max-time-per-point 2 --json " + json.string() + " " + extra);
+    EXPECT_EQ(r.status, 0) << r.out;
+    const auto doc = nlohmann::json::parse(slurp(json));
+    const auto& b = doc["benchmarks"].at(0);
+    return double(b["iterations"].get<uint64_t>()) / double(b["batches"].get<uint64_t>());
+  };
+  const double short_batches = launches_per_batch("", "short.json");
+  const double long_batches = launches_per_batch("--batch-time 0.1", "long.json");
+  // (A batch holds at most 1000 launches: on a fast host the long ones may be capped there.)
+  EXPECT_GT(long_batches, 1.5 * short_batches) << short_batches << " vs " << long_batches;
+  std::printf("launches per sample: %.0f (default), %.0f (--batch-time 0.1)\n", short_batches, long_batches);
 }
 
 // A point the entry's family refuses (privatised bins that do not fit shared
