@@ -55,6 +55,7 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
     const auto ev = properties::evaluate(s, cfg.gen.backend, cfg.run, cfg.reruns);
     res.runs += ev.runs;
     res.ops += ev.runs * s.ops();
+    res.run_ms += ev.run_ms;
     if (!shrinking && cfg.on_evaluated) cfg.on_evaluated(ev.runs, ev.runs * s.ops());
     if (ev.verdict == Verdict::Pass) return;
     if (!res.found) {
@@ -89,6 +90,7 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
       if (!outcomes[i]) continue;  // not run: an earlier one failed
       ++ran;
       ops += specs[i].ops();
+      res.run_ms += outcomes[i]->run_ms;
       if (failure == nullptr && outcomes[i]->verdict != Verdict::Pass) {
         failure = &*outcomes[i];
         failing = i;
@@ -151,6 +153,7 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
     res.rate_runs = rate.runs;
     res.runs += rate.runs;
     res.ops += rate.runs * res.shrunk.ops();
+    res.run_ms += rate.run_ms;
     if (rate.failures == 0) {
       const auto again = properties::measure_rate(res.first, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
       res.flaky = again.failures == 0;

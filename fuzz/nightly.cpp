@@ -134,6 +134,7 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
       s.backend = cfg.backend;
       s.round = state.round;
       s.seconds = took;
+      s.run_s = c.run_ms / 1000;
       s.trials = c.runs;
       s.ops = c.ops;
       if (c.verdict == Verdict::Error) {
@@ -199,8 +200,11 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
 
   int status = 0;
   std::printf("\n");
+  double fuzzed_s = 0, ran_s = 0;
   for (const Entry* e : cfg.entries) {
     const auto& r = state.entries[e->name];
+    fuzzed_s += r.seconds;
+    ran_s += r.run_s;
     out.fuzz_entry(r);
     if (r.skipped) std::printf("SKIP  %-32s %s\n", r.impl.c_str(), r.skip_why.c_str());
     else if (r.failed()) std::printf("%s\n", fail_lines(r).c_str());
@@ -209,6 +213,7 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
                   to_string(r.backend), (unsigned long long)r.trials, (unsigned long long)r.ops, r.seconds, r.rounds);
     if (r.failed()) status = 1;
   }
+  std::printf("%s\n", reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend).c_str());
   return status;
 }
 

@@ -11,6 +11,7 @@ Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions
   for (uint32_t r = 0; r < std::max<uint32_t>(1, reruns); ++r) {
     const TrialOutcome t = execute_trial(spec, backend, opt);
     ++ev.runs;
+    ev.run_ms += t.run_ms;
     if (t.verdict != Verdict::Pass) {
       ++ev.failures;
       ev.verdict = t.verdict;
@@ -29,6 +30,7 @@ Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOpt
   for (uint32_t r = 0; r < runs && (r == 0 || spent() < max_seconds); ++r) {
     const TrialOutcome t = execute_trial(spec, backend, opt);
     ++ev.runs;
+    ev.run_ms += t.run_ms;
     if (t.verdict != Verdict::Pass) {
       if (ev.failures++ == 0) {
         ev.verdict = t.verdict;

@@ -25,6 +25,7 @@ struct Evaluation {
   Verdict verdict = Verdict::Pass;  // the first non-pass seen, else Pass
   std::string why;
   uint32_t runs = 0, failures = 0;
+  double run_ms = 0;  // the code under test's time over the runs (cuda: the kernels')
 };
 
 Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t reruns);

@@ -37,7 +37,27 @@ class FuzzCollector : public Printer {
     return s;
   }
 
+  // "time: 150.0 s fuzzed; the code under test ran 12.3 s of it (8%: the
+  // GPU's busy share)": where a run's time went (shrinking and rates
+  // included), in the terminal and the Markdown summary.
+  static std::string busy_line(double fuzzed_s, double ran_s, BackendKind backend) {
+    char b[192];
+    std::snprintf(b, sizeof b, "time: %.1f s fuzzed; the code under test ran %.1f s of it (%.0f%%%s)", fuzzed_s,
+                  ran_s, fuzzed_s > 0 ? 100 * ran_s / fuzzed_s : 0.0,
+                  backend == BackendKind::Cuda ? ": the GPU's busy share" : "");
+    return b;
+  }
+
  protected:
+  // The whole run's busy_line, over the entries kept.
+  std::string busy() const {
+    double fuzzed = 0, ran = 0;
+    for (const auto& e : entries_) {
+      fuzzed += e.seconds;
+      ran += e.run_s;
+    }
+    return busy_line(fuzzed, ran, header_.backend);
+  }
   // Seconds with one decimal, for the tables.
   static std::string fixed(double v) {
     char b[32];

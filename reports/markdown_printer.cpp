@@ -23,7 +23,8 @@ std::string MarkdownPrinter::render() const {
   m << "- run: " << header_.timestamp << ", atomstress " << header_.version
     << (header_.git_revision.empty() ? "" : " (" + header_.git_revision + ")") << "\n";
   m << "- backend: " << to_string(header_.backend) << ", device: " << header_.device
-    << (header_.driver.empty() ? "" : ", driver " + header_.driver) << "\n\n";
+    << (header_.driver.empty() ? "" : ", driver " + header_.driver) << "\n";
+  m << "- " << busy() << "\n\n";
   m << "| entry | verdict | trials | ops | fuzzed (s) | time to catch (s) | shrunk case |\n";
   m << "| --- | --- | ---: | ---: | ---: | ---: | --- |\n";
   for (const auto& e : entries_) {

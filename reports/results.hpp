@@ -94,6 +94,7 @@ struct FuzzSliceRecord {
   BackendKind backend = BackendKind::Cpu;
   uint32_t round = 0;
   double seconds = 0;
+  double run_s = 0;  // of those, the code under test's running time (cuda: the GPU's busy time)
   uint64_t trials = 0, ops = 0;
   Verdict verdict = Verdict::Pass;
   std::string why, token, spec;
@@ -114,6 +115,7 @@ struct FuzzEntryResult {
   std::string origin;  // of a failure: "fuzz" or "corpus"
   std::string why, token, spec;
   double time_to_catch_s = 0, seconds = 0;
+  double run_s = 0;  // of `seconds`, the code under test's running time (cuda: the GPU's busy time)
   uint64_t trials = 0, ops = 0;
   uint32_t rounds = 0, rate_failures = 0, rate_runs = 0;
   uint32_t bare_failures = 0, bare_runs = 0;  // a stressed shrunk case's rate without its stress

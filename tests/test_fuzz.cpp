@@ -141,6 +141,17 @@ TEST(Fuzz, CatchesBugsIntoJunitAndCorpusThenReplaysTheCorpus) {
   }
   expect_parses_as_xml(d / "junit.xml");
   EXPECT_NE(slurp(d / "report" / "summary.md").find("3 of 5 entries failing"), std::string::npos);
+  // Where the time went: the code under test's share of the fuzzed time,
+  // in the closing line, the summary, and each slice's log record.
+  EXPECT_NE(r.out.find(" s fuzzed; the code under test ran "), std::string::npos) << r.out;
+  EXPECT_NE(slurp(d / "report" / "summary.md").find("- time: "), std::string::npos);
+  double ran_s = 0;
+  std::istringstream log(slurp(d / "log.jsonl"));
+  for (std::string line; std::getline(log, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("run_s")) ran_s += j["run_s"].get<double>();
+  }
+  EXPECT_GT(ran_s, 0.0) << "no slice recorded the code under test's time";
   const std::string html = slurp(d / "report" / "index.html");
   EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
