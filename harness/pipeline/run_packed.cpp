@@ -107,10 +107,7 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
       out.backend = backend;
       out.ops = p.w->ops();
       out.run_ms = p.h.kernel_ms;
-      for (const uint32_t r : p.h.retries) {
-        out.total_retries += r;
-        out.max_retries = std::max(out.max_retries, r);
-      }
+      add_retries(p.h, out);
       judge_on_host(*p.w, *p.s, p.h, opt, out);
       results[members[j]] = std::move(out);
       p = Packed{};  // its arrays are no longer needed

@@ -86,13 +86,6 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
   return {};
 }
 
-void add_retries(const History& h, Outcome& out) {
-  for (uint64_t o = 0; o < h.retries.size(); ++o) {
-    out.total_retries += h.retries[o];
-    out.max_retries = std::max(out.max_retries, h.retries[o]);
-  }
-}
-
 Outcome refused(Outcome out, FindingKind kind, std::string why) {
   out.verdict = Verdict::Error;
   out.finding = make_finding(kind, std::move(why));
@@ -145,6 +138,13 @@ Finding check_trial(const Workload& w, const Setup& s, const History& h) {
                             " has threads of several blocks update the same word through it: a data race under "
                             "the PTX memory model (scope violation), whatever this run returned");
   return family.check(w, s, h);
+}
+
+void add_retries(const History& h, Outcome& out) {
+  for (uint64_t o = 0; o < h.retries.size(); ++o) {
+    out.total_retries += h.retries[o];
+    out.max_retries = std::max(out.max_retries, h.retries[o]);
+  }
 }
 
 bool judge_on_host(Workload& w, const Setup& s, const History& h, const RunOptions& opt, Outcome& out) {

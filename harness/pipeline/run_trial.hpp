@@ -71,6 +71,8 @@ bool run_workload(const Workload& w, const Setup& s, BackendKind backend, const 
                   std::string& error);
 bool run_workload(const Workload& w, BackendKind backend, const RunOptions& opt, History& h, std::string& error);
 Finding check_trial(const Workload& w, const Setup& s, const History& h);
+// Adds a history's per-op retries to the outcome's total and maximum.
+void add_retries(const History& h, Outcome& out);
 // The host's verdict on a completed run, into `out` (whose backend is set):
 // the hang rule (false: a Hang, the oracle not asked), then the family's
 // oracle, timed into check_ms.
