@@ -190,66 +190,85 @@ bool use_resident(const Entry& entry, BackendKind backend, const RunOptions& opt
 
 }  // namespace
 
-Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
-  Outcome out;
+void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots, RanTrial& r) {
+  Outcome& out = r.out;
   out.spec = spec;
   out.knobs = knobs_of(opt);
   out.backend = backend;
+  r.opt = opt;
+  r.hotspots = hotspots;
+  r.judged = true;  // until a history waits for the host's judging
+  auto refuse = [&](FindingKind kind, std::string why) { out = refused(std::move(out), kind, std::move(why)); };
   std::string error;
-  auto w = expand_shape(spec, error);
-  if (!w) return refused(std::move(out), FindingKind::InvalidTrial, error);
-  out.ops = w->ops();
-  const Entry& entry = *w->impl;
+  r.w = expand_shape(spec, error);
+  if (!r.w) return refuse(FindingKind::InvalidTrial, error);
+  Workload& w = *r.w;
+  out.ops = w.ops();
+  const Entry& entry = *w.impl;
   const Family& family = *entry.family;
   if (!(backend == BackendKind::Cuda ? entry.run_cuda : entry.run_cpu))
-    return refused(std::move(out), FindingKind::InvalidTrial,
-                   std::string(entry.name) + " uses warp intrinsics: it needs the cuda backend");
+    return refuse(FindingKind::InvalidTrial, std::string(entry.name) + " uses warp intrinsics: it needs the cuda backend");
   RunOptions run_opt = opt;
-  run_opt.device_resident = use_resident(entry, backend, opt, hotspots, w->ops());
-  if (!run_opt.device_resident) expand_arrays(*w);
-  auto setup = family.setup(*w, error);
-  if (!setup) return refused(std::move(out), FindingKind::InvalidTrial, error);
-  History h;
-  if (!run_workload(*w, *setup, backend, run_opt, h, error)) {
+  run_opt.device_resident = use_resident(entry, backend, opt, hotspots, w.ops());
+  if (!run_opt.device_resident) expand_arrays(w);
+  r.setup = family.setup(w, error);
+  if (!r.setup) return refuse(FindingKind::InvalidTrial, error);
+  History& h = r.h;
+  if (!run_workload(w, *r.setup, backend, run_opt, h, error)) {
     // A fault of the code under test is a found failure; anything else is
     // a trial that could not run.
-    if (h.fault == RunFault::None) return refused(std::move(out), FindingKind::BackendError, error);
+    if (h.fault == RunFault::None) return refuse(FindingKind::BackendError, error);
     const bool hang = h.fault == RunFault::Hang;
     out.verdict = hang ? Verdict::Hang : Verdict::Crash;
     out.finding = make_finding(hang ? FindingKind::Hang : FindingKind::Crash, error);
-    return out;
+    return;
   }
   out.run_ms = h.kernel_ms;
   // The device's verdict; a trial it cannot pass alone (and every trial
   // under --checker both) is copied back for the host's checker.
-  std::optional<cuda::ResidentVerdict> device;
   if (h.resident) {
-    device.emplace();
-    if (!cuda::check_resident(*w, *device, error)) return refused(std::move(out), FindingKind::BackendError, error);
+    cuda::ResidentVerdict device;
+    if (!cuda::check_resident(w, device, error)) return refuse(FindingKind::BackendError, error);
     out.checked_on_gpu = true;
-    out.check_ms = device->check_ms;
-    out.total_retries = device->total_retries;
-    out.max_retries = device->max_retries;
-    if (device->ok && !device->needs_host && opt.checker != CheckerKind::Both) return out;
-    if (!cuda::copy_back_resident(*w, h, error)) return refused(std::move(out), FindingKind::BackendError, error);
-    setup = family.setup(*w, error);
-    if (!setup) return refused(std::move(out), FindingKind::BackendError, error);
+    out.check_ms = device.check_ms;
+    out.total_retries = device.total_retries;
+    out.max_retries = device.max_retries;
+    if (device.ok && !device.needs_host && opt.checker != CheckerKind::Both) return;
+    if (!cuda::copy_back_resident(w, h, error)) return refuse(FindingKind::BackendError, error);
+    r.setup = family.setup(w, error);
+    if (!r.setup) return refuse(FindingKind::BackendError, error);
+    if (!device.needs_host) r.device_ok = device.ok;
   } else {
     add_retries(h, out);
   }
-  if (hotspots && family.profiles_addresses()) out.hotspots = hottest_addresses(*w, h, hotspots);
-  if (!judge_on_host(*w, *setup, h, opt, out)) return out;
+  r.judged = false;
+}
+
+Outcome judge_ran_trial(RanTrial& r) {
+  if (r.judged) return std::move(r.out);
+  r.judged = true;
+  Outcome& out = r.out;
+  Workload& w = *r.w;
+  if (r.hotspots && w.impl->family->profiles_addresses()) out.hotspots = hottest_addresses(w, r.h, r.hotspots);
+  if (!judge_on_host(w, *r.setup, r.h, r.opt, out)) return std::move(out);
   // Where only the trail test decides (no host-only rule applied), both
   // checkers judged the same history: they must agree.
-  if (device && !device->needs_host && device->ok != out.finding.ok()) {
+  if (r.device_ok && *r.device_ok != out.finding.ok()) {
+    const bool ok = *r.device_ok;
     out.verdict = Verdict::Error;
     out.finding = make_finding(FindingKind::BackendError,
-                               std::string("the GPU checker ") + (device->ok ? "passed" : "failed") +
-                                   " a history the host's checker " + (device->ok ? "failed" : "passed") +
+                               std::string("the GPU checker ") + (ok ? "passed" : "failed") +
+                                   " a history the host's checker " + (ok ? "failed" : "passed") +
                                    " (a fault of atomstress; please report it with the repro line): " +
                                    out.finding.explanation);
   }
-  return out;
+  return std::move(out);
+}
+
+Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
+  RanTrial r;
+  run_on_backend(spec, backend, opt, hotspots, r);
+  return judge_ran_trial(r);
 }
 
 }  // namespace atomstress

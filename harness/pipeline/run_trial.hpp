@@ -60,6 +60,23 @@ std::vector<Hotspot> hottest_addresses(const Workload& w, const History& h, size
 // (execute_trial.hpp), which can run it in a worker process instead.
 Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
 
+// run_trial in two halves, so that a sequence of trials can judge one on
+// the host while the next runs (run_sequence.hpp): run_on_backend does all
+// that uses the backend (expansion, the run, the device's verdict, copies
+// back); judge_ran_trial what is left, host code only.
+struct RanTrial {
+  Outcome out;
+  bool judged = true;  // `out` is final (refused, a fault, passed on the device)
+  std::optional<Workload> w;
+  std::optional<Setup> setup;
+  History h;
+  std::optional<bool> device_ok;  // the GPU checker's verdict where the trail test alone decided
+  RunOptions opt;
+  size_t hotspots = 0;
+};
+void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots, RanTrial& r);
+Outcome judge_ran_trial(RanTrial& r);
+
 // The stages one at a time (tests, benchmarks, differential properties):
 // the family's arrays, a backend's run, the family's oracle.
 std::optional<Setup> setup_trial(const Workload& w, std::string& error);
