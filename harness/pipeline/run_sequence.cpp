@@ -1,0 +1,97 @@
+#include "harness/pipeline/run_sequence.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <future>
+#include <memory>
+#include <thread>
+
+namespace atomstress {
+
+size_t judging_depth() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return std::clamp<size_t>(cores / 2, 1, 8);
+}
+
+namespace {
+
+// A trial between its run and its report: judged on a thread of its own,
+// or already (in line).
+struct Pending {
+  std::future<Outcome> outcome;
+  uint64_t ops = 0;
+  double device_check_ms = 0;  // of its check_ms, what the backend half spent (the device's checker)
+  bool overlapped = false;
+};
+
+}  // namespace
+
+SequenceStats run_trial_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                                 const std::function<void(Outcome&&)>& each, const SequenceProgress& progress) {
+  SequenceStats stats;
+  std::deque<Pending> pending;  // in order
+  uint64_t pending_ops = 0;
+  bool stopped = false;
+  // Reports the oldest pending trial (waiting for its judging); false once
+  // the sequence stops at a failure.
+  auto report_oldest = [&] {
+    Pending p = std::move(pending.front());
+    pending.pop_front();
+    if (p.overlapped) pending_ops -= p.ops;
+    const auto t0 = std::chrono::steady_clock::now();
+    Outcome out = p.outcome.get();
+    const double waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (p.overlapped) stats.overlapped_ms += std::max(0.0, out.check_ms - p.device_check_ms - waited);
+    if (stopped) return false;
+    if (cfg.until_failure && out.verdict != Verdict::Pass) stopped = true;
+    ++stats.reported;
+    each(std::move(out));
+    return !stopped;
+  };
+  auto ready = [](const Pending& p) {
+    return p.outcome.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  };
+  const size_t depth = judging_depth();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (std::string why; cuda_context_lost(why)) {
+      stats.context_lost = true;
+      break;
+    }
+    // What waits for judging, and this trial's run, stay within the memory
+    // of kOverlapMaxOps ops besides the trial itself (whose footprint was
+    // checked alone).
+    while (!pending.empty() && pending_ops + specs[i].ops() > kOverlapMaxOps)
+      if (!report_oldest()) return stats;
+    if (progress.running) progress.running(i);
+    // Heap-held: judging moves to another thread, the workload with it.
+    auto ran = std::make_unique<RanTrial>();
+    run_on_backend(specs[i], cfg.backend, cfg.run, cfg.hotspots, *ran);
+    if (progress.ran) progress.ran(i);
+    while (!pending.empty() && ready(pending.front()))
+      if (!report_oldest()) return stats;
+    Pending p;
+    p.ops = ran->out.ops;
+    if (ran->judged || ran->out.ops < kOverlapMinOps || p.ops > kOverlapMaxOps) {
+      std::promise<Outcome> now;
+      now.set_value(judge_ran_trial(*ran));
+      p.outcome = now.get_future();
+    } else {
+      while (pending_ops + p.ops > kOverlapMaxOps || pending.size() >= depth)
+        if (!report_oldest()) return stats;
+      p.overlapped = true;
+      p.device_check_ms = ran->out.check_ms;
+      pending_ops += p.ops;
+      p.outcome = std::async(std::launch::async, [r = std::move(ran)] { return judge_ran_trial(*r); });
+    }
+    pending.push_back(std::move(p));
+    // What is judged is reported now, not after the next run.
+    while (!pending.empty() && ready(pending.front()))
+      if (!report_oldest()) return stats;
+  }
+  while (!pending.empty())
+    if (!report_oldest()) break;
+  return stats;
+}
+
+}  // namespace atomstress
