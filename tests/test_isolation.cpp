@@ -181,6 +181,31 @@ TEST(TrialJson, APackAndItsResultsComeBack) {
   EXPECT_FALSE(from_json(broken, back, error));
 }
 
+TEST(TrialJson, ASequenceRequestComesBack) {
+  SequenceRequest r;
+  for (uint32_t i = 0; i < 3; ++i) {
+    TrialSpec s = every_field_set().spec;
+    s.seed = i;
+    r.specs.push_back(s);
+  }
+  r.backend = BackendKind::Cuda;
+  r.run.watchdog_ms = 555;
+  r.hotspots = 4;
+  r.until_failure = true;
+  SequenceRequest back;
+  std::string error;
+  ASSERT_TRUE(from_json(json::parse(to_json(r).dump()), back, error)) << error;
+  EXPECT_EQ(back.specs, r.specs);
+  EXPECT_EQ(back.backend, r.backend);
+  EXPECT_EQ(back.run.watchdog_ms, 555u);
+  EXPECT_EQ(back.hotspots, 4u);
+  EXPECT_TRUE(back.until_failure);
+  json broken = to_json(r);
+  broken.erase("until_failure");
+  EXPECT_FALSE(from_json(broken, back, error));
+  EXPECT_NE(error.find("until_failure"), std::string::npos) << error;
+}
+
 TEST(TrialJson, WhatItDidNotWriteIsRefusedWithTheReason) {
   const json good = to_json(every_field_set());
   auto refused = [&](json j, const std::string& reason) {
@@ -405,6 +430,47 @@ TEST(Isolation, AWorkerAnswersAPackWithOneResultPerSpec) {
   EXPECT_NE(line.find("\"verdict\":\"PASS\""), std::string::npos) << line;
   w.stop(std::chrono::seconds(10));
   EXPECT_EQ(w.death(), "exited with status 0");
+}
+
+// A sequence in a worker: a trial that hangs, and one that kills the
+// worker, in its middle each cost one verdict (the one run_trial_isolated
+// gives), the trials around them pass, in order, and the sequence goes on
+// in a fresh worker; with until_failure it stops at the hang.
+TEST(Isolation, ASequenceGoesOnPastAHangAndACrashInItsMiddle) {
+  set_worker_program(program());
+  std::vector<TrialSpec> specs;
+  for (const char* impl : {"outside.add.u32", "outside.add.u32", "test.spin.forever.u32", "outside.add.u32",
+                           "test.fault.u32", "outside.add.u32"}) {
+    TrialSpec s;
+    s.impl = impl;
+    s.grid = 2;
+    s.block = 32;
+    s.ops_per_thread = 2;
+    s.seed = specs.size();
+    specs.push_back(s);
+  }
+  SequenceConfig cfg;
+  cfg.backend = BackendKind::Cpu;
+  cfg.run.isolate = true;
+  cfg.run.watchdog_ms = 300;
+  std::vector<Outcome> got;
+  const auto t0 = Clock::now();
+  run_sequence_isolated(specs, cfg, [&](Outcome&& o) { got.push_back(std::move(o)); });
+  EXPECT_LT(seconds_since(t0), 30.0);  // the hang's deadline (300 ms + 2 s) and three worker start-ups
+  ASSERT_EQ(got.size(), specs.size());
+  const Verdict want[] = {Verdict::Pass, Verdict::Pass, Verdict::Hang, Verdict::Pass, Verdict::Crash, Verdict::Pass};
+  for (size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(got[i].spec, specs[i]) << i;
+    EXPECT_EQ(got[i].verdict, want[i]) << i << ": " << got[i].why();
+  }
+  EXPECT_NE(got[2].why().find("no result within the trial's watchdog (300 ms)"), std::string::npos) << got[2].why();
+  EXPECT_NE(got[4].why().find("killed by signal 11 (SIGSEGV)"), std::string::npos) << got[4].why();
+  got.clear();
+  cfg.until_failure = true;
+  run_sequence_isolated(specs, cfg, [&](Outcome&& o) { got.push_back(std::move(o)); });
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[2].verdict, Verdict::Hang) << got[2].why();
+  set_worker_program("/proc/self/exe");
 }
 
 TEST(Isolation, JsonLinesWrittenBeforeACrashSurvive) {

@@ -1,9 +1,10 @@
 // atomstress worker (hidden): the far side of isolated trials
 // (harness/pipeline/isolated.cpp).  It says {"ready":true} once started (a
 // CUDA context created on --backend cuda), then reads one TrialRequest per
-// line on stdin (or a PackRequest: packed trials, run_packed.hpp), runs it in
-// this process and writes its Outcome (or the pack's results) as one JSON
-// line, flushed.  After a trial that lost the CUDA context it says so
+// line on stdin (or a PackRequest: packed trials, run_packed.hpp; or a
+// SequenceRequest: trials pipelined, run_sequence.hpp), runs it in this
+// process and writes its Outcome (the pack's results; the sequence's
+// outcomes, one line each) as JSON lines, flushed.  After a trial that lost the CUDA context it says so
 // ("exits") and exits, and its supervisor starts a fresh worker.  It ends
 // at the end of its input, or with its supervisor.
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/run_packed.hpp"
+#include "harness/pipeline/run_sequence.hpp"
 #include "harness/pipeline/trial_json.hpp"
 
 namespace po = boost::program_options;
@@ -88,6 +90,21 @@ int cmd_worker(const std::vector<std::string>& args) {
       for (const auto& r : run_packed_trials(pack.specs, pack.backend, pack.run, pack.seed, progress))
         results.push_back(r ? to_packed_json(*r) : json());
       answer = {{"results", std::move(results)}};
+    } else if (error.empty() && j.contains("sequence")) {
+      SequenceRequest seq;
+      if (!from_json(j, seq, error)) {
+        reply(out, {{"error", "malformed request: " + error}});
+        continue;
+      }
+      // A line around each trial's run (the supervisor's deadline is that
+      // trial's) and one per outcome, as it comes.
+      const SequenceProgress progress{[&](size_t i) { reply(out, {{"running", i}}); },
+                                      [&](size_t i) { reply(out, {{"ran", i}}); }};
+      size_t index = 0;
+      const SequenceStats stats = run_trial_sequence(
+          seq.specs, {seq.backend, seq.run, seq.hotspots, seq.until_failure},
+          [&](Outcome&& o) { reply(out, {{"index", index++}, {"outcome", to_json(o)}}); }, progress);
+      answer = {{"done", stats.reported}, {"overlapped_ms", stats.overlapped_ms}};
     } else {
       TrialRequest request;
       if (!error.empty() || !from_json(j, request, error)) {

@@ -30,6 +30,16 @@ Outcome execute_trial(const TrialSpec& spec, BackendKind backend, const RunOptio
   return run_trial(spec, backend, opt, hotspots);
 }
 
+SequenceStats execute_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                               const std::function<void(Outcome&&)>& each) {
+  if (cfg.run.isolate) return run_sequence_isolated(specs, cfg, each);
+  const SequenceStats stats = run_trial_sequence(specs, cfg, each);
+  // The trials after one that lost the context did not run (execute_trial
+  // would stop before the next one too).
+  if (std::string why; stats.context_lost && cuda_context_lost(why)) stop_in_process(why);
+  return stats;
+}
+
 std::vector<std::optional<Outcome>> execute_packed(std::span<const TrialSpec> specs, BackendKind backend,
                                                    const RunOptions& opt, uint64_t seed, bool until_failure) {
   std::vector<std::optional<Outcome>> results;

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "harness/pipeline/run_sequence.hpp"
 #include "harness/pipeline/run_trial.hpp"
 
 namespace atomstress {
@@ -19,6 +20,12 @@ namespace atomstress {
 // telling the user to run isolated, and exit status 3.  Reports already
 // written (JSON lines, corpus cases, the fuzz state) are kept.
 Outcome execute_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
+
+// Trials one after another, pipelined (run_sequence.hpp), in a worker or in
+// this process as RunOptions::isolate says: `each` gets every outcome in
+// order, as execute_trial would give it.
+SequenceStats execute_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                               const std::function<void(Outcome&&)>& each);
 
 // Many small trials at once, packed into few launches (run_packed.hpp), in
 // a worker or in this process as RunOptions::isolate says, then the trials

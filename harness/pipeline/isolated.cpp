@@ -29,14 +29,29 @@ std::string last_words(const WorkerProcess& w) {
   return tail.empty() ? "" : "; its last lines on stderr: " + tail;
 }
 
+std::string& worker_program() {
+  static std::string program = "/proc/self/exe";
+  return program;
+}
+
 // One worker at a time, started on first use and after each death.
 class Supervisor {
  public:
   Outcome run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots);
   std::vector<std::optional<Outcome>> run_pack(std::span<const TrialSpec> specs, BackendKind backend,
                                                const RunOptions& opt, uint64_t seed);
+  SequenceStats run_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                             const std::function<void(Outcome&&)>& each);
 
  private:
+  // The verdicts of a trial whose worker gave no answer within its watchdog
+  // and grace (killed: Hang) or died under it (Crash).
+  Outcome hung(Outcome out, uint64_t watchdog, uint64_t grace, pid_t pid) const;
+  Outcome died(Outcome out, pid_t pid) const;
+  // One request of a sequence: the outcomes of `specs` from its first, as
+  // far as one worker takes them.  Returns how many specs it settled.
+  size_t sequence_part(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                       const std::function<void(Outcome&&)>& each, SequenceStats& stats);
   bool ensure_started(BackendKind backend, std::string& error);
   // Sends a request line, starting (or, once, restarting) the worker.
   bool deliver(const std::string& line, BackendKind backend, std::string& error);
@@ -49,7 +64,7 @@ bool Supervisor::ensure_started(BackendKind backend, std::string& error) {
   if (worker_.running() && backend_ == backend) return true;
   const std::vector<std::string> argv = {"atomstress", "worker", "--backend", to_string(backend), "--parent",
                                          std::to_string(getpid())};
-  if (!worker_.start("/proc/self/exe", argv, error)) return false;
+  if (!worker_.start(worker_program(), argv, error)) return false;
   backend_ = backend;
   // It says it is ready once its start-up is done.
   std::string line;
@@ -85,14 +100,8 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
   switch (worker_.receive(line_in, Clock::now() + std::chrono::milliseconds(watchdog + grace))) {
     case WorkerProcess::Read::TimedOut:
       worker_.kill();
-      return with_finding(std::move(out), Verdict::Hang, FindingKind::Hang,
-                          "no result within the trial's watchdog (" + std::to_string(watchdog) + " ms) and " +
-                              std::to_string(grace) + " ms of grace: its worker (pid " +
-                              std::to_string(pid) + ") was killed" + last_words(worker_));
-    case WorkerProcess::Read::Died:
-      return with_finding(std::move(out), Verdict::Crash, FindingKind::Crash,
-                          "the worker running the trial (pid " + std::to_string(pid) + ") died: " + worker_.death() +
-                              last_words(worker_));
+      return hung(std::move(out), watchdog, grace, pid);
+    case WorkerProcess::Read::Died: return died(std::move(out), pid);
     case WorkerProcess::Read::Line: break;
   }
   const json j = json::parse(line_in, nullptr, false);
@@ -108,6 +117,124 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
   // It exits after a trial that lost its CUDA context: reap it now.
   if (j.value("exits", false)) worker_.stop(std::chrono::seconds(10));
   return answer;
+}
+
+Outcome Supervisor::hung(Outcome out, uint64_t watchdog, uint64_t grace, pid_t pid) const {
+  return with_finding(std::move(out), Verdict::Hang, FindingKind::Hang,
+                      "no result within the trial's watchdog (" + std::to_string(watchdog) + " ms) and " +
+                          std::to_string(grace) + " ms of grace: its worker (pid " + std::to_string(pid) +
+                          ") was killed" + last_words(worker_));
+}
+
+Outcome Supervisor::died(Outcome out, pid_t pid) const {
+  return with_finding(std::move(out), Verdict::Crash, FindingKind::Crash,
+                      "the worker running the trial (pid " + std::to_string(pid) + ") died: " + worker_.death() +
+                          last_words(worker_));
+}
+
+// The worker runs the sequence and says where it is: {"running": i} and
+// {"ran": i} around trial i's run, each outcome in order, then {"done"}.
+// So a worker that hangs or dies is known to have done it in trial i's run
+// (a run had started and not ended) or in the judging of the first trial
+// still unjudged.  That trial gets the Hang or Crash; a trial before it
+// whose judging was cut short runs again alone; the rest go to a fresh
+// worker.
+size_t Supervisor::sequence_part(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                                 const std::function<void(Outcome&&)>& each, SequenceStats& stats) {
+  auto blank = [&](size_t i) {
+    Outcome o;
+    o.spec = specs[i];
+    o.knobs = knobs_of(cfg.run);
+    o.backend = cfg.backend;
+    o.ops = specs[i].ops();
+    return o;
+  };
+  bool failed = false;
+  auto report = [&](Outcome&& o) {
+    failed = failed || o.verdict != Verdict::Pass;
+    ++stats.reported;
+    each(std::move(o));
+  };
+  SequenceRequest request{{specs.begin(), specs.end()}, cfg.backend, cfg.run, cfg.hotspots, cfg.until_failure};
+  request.run.isolate = false;  // the worker runs them in its own process
+  std::string error, line_in;
+  if (!deliver(to_json(request).dump(), cfg.backend, error)) {
+    report(with_finding(blank(0), Verdict::Error, FindingKind::BackendError, error));
+    return 1;
+  }
+  const pid_t pid = worker_.pid();
+  size_t judged = 0, ran = 0;  // outcomes received; runs ended
+  std::optional<size_t> running;
+  auto watchdog_of = [&](size_t i) { return effective_watchdog_ms(cfg.run, specs[i].ops()); };
+  auto grace_of = [&](size_t i) { return isolation_grace_ms(specs[i].ops()); };
+  for (;;) {
+    // In a run: its watchdog and grace, and the judging it overlaps;
+    // otherwise the grace of the judging awaited.
+    const bool in_run = running && *running >= ran;
+    uint64_t wait_ms = judged < specs.size() ? grace_of(judged) : 2000;
+    if (in_run) wait_ms += watchdog_of(*running) + (*running != judged ? grace_of(*running) : 0);
+    const auto got = worker_.receive(line_in, Clock::now() + std::chrono::milliseconds(wait_ms));
+    if (got != WorkerProcess::Read::Line) {
+      if (got == WorkerProcess::Read::TimedOut) worker_.kill();
+      const size_t culprit = in_run ? *running : judged;
+      if (culprit >= specs.size()) return culprit;  // it died after its last outcome
+      // Its verdict now, while the worker's death and last words are known.
+      Outcome verdict = got == WorkerProcess::Read::TimedOut
+                            ? hung(blank(culprit), watchdog_of(culprit), grace_of(culprit), pid)
+                            : died(blank(culprit), pid);
+      for (size_t i = judged; i < culprit; ++i) {
+        report(run(specs[i], cfg.backend, cfg.run, cfg.hotspots));
+        if (cfg.until_failure && failed) return i + 1;
+      }
+      report(std::move(verdict));
+      return culprit + 1;
+    }
+    const json j = json::parse(line_in, nullptr, false);
+    Outcome o;
+    auto index = [&](const char* key) -> std::optional<size_t> {
+      if (!j.is_object() || !j.contains(key) || !j[key].is_number_unsigned()) return std::nullopt;
+      const size_t i = j[key].get<size_t>();
+      return i < specs.size() ? std::optional<size_t>(i) : std::nullopt;
+    };
+    if (const auto i = index("running")) {
+      running = *i;
+    } else if (const auto i = index("ran")) {
+      ran = *i + 1;
+    } else if (j.is_object() && j.contains("outcome") && judged < specs.size() && from_json(j["outcome"], o, error)) {
+      ++judged;
+      report(std::move(o));
+    } else if (j.is_object() && j.contains("done") && !j.contains("error")) {
+      stats.overlapped_ms += j.value("overlapped_ms", 0.0);
+      if (j.value("exits", false)) worker_.stop(std::chrono::seconds(10));
+      if (judged == 0 && !(cfg.until_failure && failed)) {  // it ran nothing: no worker will
+        report(with_finding(blank(0), Verdict::Error, FindingKind::BackendError,
+                            "the trial worker ran no trial of the sequence"));
+        return 1;
+      }
+      return judged;
+    } else {
+      worker_.kill();
+      const std::string why = j.is_object() && j.contains("error") ? j["error"].dump()
+                              : error.empty()                      ? "not JSON"
+                                                                   : error;
+      report(with_finding(blank(std::min(judged, specs.size() - 1)), Verdict::Error, FindingKind::BackendError,
+                          "the trial worker's answer was refused (" + why + "): '" + line_in.substr(0, 200) + "'"));
+      return std::min(judged, specs.size() - 1) + 1;
+    }
+  }
+}
+
+SequenceStats Supervisor::run_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                                       const std::function<void(Outcome&&)>& each) {
+  SequenceStats stats;
+  bool failed = false;
+  const auto note = [&](Outcome&& o) {
+    failed = failed || o.verdict != Verdict::Pass;
+    each(std::move(o));
+  };
+  for (size_t next = 0; next < specs.size() && !(cfg.until_failure && failed);)
+    next += sequence_part(specs.subspan(next), cfg, note, stats);
+  return stats;
 }
 
 bool Supervisor::deliver(const std::string& line, BackendKind backend, std::string& error) {
@@ -176,10 +303,17 @@ std::vector<std::optional<Outcome>> run_packed_isolated(std::span<const TrialSpe
   return supervisor().run_pack(specs, backend, opt, seed);
 }
 
+void set_worker_program(const std::string& path) { worker_program() = path; }
+
 uint64_t isolation_grace_ms(uint64_t ops) { return 2000 + ops / 5000; }
 
 Outcome run_trial_isolated(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
   return supervisor().run(spec, backend, opt, hotspots);
+}
+
+SequenceStats run_sequence_isolated(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                                    const std::function<void(Outcome&&)>& each) {
+  return supervisor().run_sequence(specs, cfg, each);
 }
 
 }  // namespace atomstress

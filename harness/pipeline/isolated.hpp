@@ -9,9 +9,11 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <span>
 #include <vector>
 
+#include "harness/pipeline/run_sequence.hpp"
 #include "harness/pipeline/run_trial.hpp"
 
 namespace atomstress {
@@ -28,6 +30,17 @@ Outcome run_trial_isolated(const TrialSpec& spec, BackendKind backend, const Run
 // runs those trials alone, isolated, where the culprit costs one verdict).
 std::vector<std::optional<Outcome>> run_packed_isolated(std::span<const TrialSpec> specs, BackendKind backend,
                                                         const RunOptions& opt, uint64_t seed);
+
+// run_trial_sequence in the worker, `each` getting every outcome in order.
+// A trial whose run hangs or kills the worker gets the Hang or Crash that
+// run_trial_isolated would give it, and the sequence goes on in a fresh
+// worker (unless it stops at failures).
+SequenceStats run_sequence_isolated(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                                    const std::function<void(Outcome&&)>& each);
+
+// The program started as the worker (with the argument `worker`): this one
+// (/proc/self/exe) unless set; tests name a CLI built with test entries.
+void set_worker_program(const std::string& path);
 
 // Beyond the watchdog, what an answer may take: 2 s, plus 0.2 us per op for
 // the copies back, the check and the reply (the checker alone does about 50

@@ -33,25 +33,51 @@ json to_json(const TrialRequest& r) {
           {"hotspots", r.hotspots}};
 }
 
-json to_json(const PackRequest& r) {
+namespace {
+// Specs as tokens (with the run's knobs), the form every request carries.
+json spec_tokens(const std::vector<TrialSpec>& specs, const RunOptions& run) {
   auto tokens = json::array();
-  for (const TrialSpec& s : r.specs) tokens.push_back(encode_token(s, knobs_of(r.run)));
-  return {{"pack", tokens}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)}, {"seed", r.seed}};
+  for (const TrialSpec& s : specs) tokens.push_back(encode_token(s, knobs_of(run)));
+  return tokens;
+}
+void read_spec_tokens(const json& j, const char* key, std::vector<TrialSpec>& specs, std::string& error) {
+  if (!j.contains(key) || !j[key].is_array()) error = std::string("missing field '") + key + "'";
+  specs.clear();
+  if (!error.empty()) return;
+  for (const json& t : j[key]) {
+    get_spec(json{{"token", t}}, specs.emplace_back(), nullptr, error);
+    if (!error.empty()) return;
+  }
+}
+void read_backend_and_run(const json& j, BackendKind& backend, RunOptions& run, std::string& error) {
+  read_enum(j, "backend", backend, parse_backend, error);
+  if (error.empty() && !j.contains("run")) error = "missing field 'run'";
+  if (error.empty()) from_json(j["run"], run, error);
+}
+}  // namespace
+
+json to_json(const PackRequest& r) {
+  return {{"pack", spec_tokens(r.specs, r.run)}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)},
+          {"seed", r.seed}};
 }
 
 bool from_json(const json& j, PackRequest& r, std::string& error) {
-  if (!j.contains("pack") || !j["pack"].is_array()) error = "missing field 'pack'";
-  r.specs.clear();
-  if (error.empty()) {
-    for (const json& t : j["pack"]) {
-      get_spec(json{{"token", t}}, r.specs.emplace_back(), nullptr, error);
-      if (!error.empty()) break;
-    }
-  }
-  read_enum(j, "backend", r.backend, parse_backend, error);
-  if (error.empty() && !j.contains("run")) error = "missing field 'run'";
-  if (error.empty()) from_json(j["run"], r.run, error);
+  read_spec_tokens(j, "pack", r.specs, error);
+  read_backend_and_run(j, r.backend, r.run, error);
   get(j, "seed", r.seed, error);
+  return error.empty();
+}
+
+json to_json(const SequenceRequest& r) {
+  return {{"sequence", spec_tokens(r.specs, r.run)}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)},
+          {"hotspots", r.hotspots}, {"until_failure", r.until_failure}};
+}
+
+bool from_json(const json& j, SequenceRequest& r, std::string& error) {
+  read_spec_tokens(j, "sequence", r.specs, error);
+  read_backend_and_run(j, r.backend, r.run, error);
+  get(j, "hotspots", r.hotspots, error);
+  get(j, "until_failure", r.until_failure, error);
   return error.empty();
 }
 

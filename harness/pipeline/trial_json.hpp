@@ -32,6 +32,19 @@ struct PackRequest {
 };
 nlohmann::json to_json(const PackRequest& r);
 bool from_json(const nlohmann::json& j, PackRequest& r, std::string& error);
+
+// A sequence of trials for a worker (run_sequence.hpp): the worker answers
+// {"running": i} and {"ran": i} around each trial's run, {"index": i,
+// "outcome": ...} for each outcome in order, then {"done": n, "overlapped_ms": t}.
+struct SequenceRequest {
+  std::vector<TrialSpec> specs;
+  BackendKind backend = BackendKind::Cpu;
+  RunOptions run;
+  uint64_t hotspots = 0;
+  bool until_failure = false;
+};
+nlohmann::json to_json(const SequenceRequest& r);
+bool from_json(const nlohmann::json& j, SequenceRequest& r, std::string& error);
 // An outcome whose spec, knobs and backend the reader knows (its request
 // said them): a pass is five numbers, not a token and an empty finding.
 nlohmann::json to_packed_json(const Outcome& o);
