@@ -39,6 +39,7 @@ struct ImplSummary {
   uint64_t ops = 0, retries = 0;
   uint32_t max_retries = 0;
   double run_ms = 0, check_ms = 0;
+  double check_overlapped_ms = 0;  // of check_ms, what ran while the next trial ran (run_sequence.hpp)
   TrialOutcome first_failure;   // valid unless Pass
   TrialOutcome most_contended;  // the trial with the most cycles (or retries)
   std::optional<ShrunkCase> shrunk;  // the first failure shrunk (unless --no-shrink)

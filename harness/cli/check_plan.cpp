@@ -199,50 +199,63 @@ ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::fun
   ImplSummary sum;
   sum.impl = &impl;
   sum.backend = plan.backend;
-  uint64_t busiest = 0;
+  std::vector<TrialSpec> specs;
+  std::vector<size_t> skip_at;  // how many trials were planned before each combination that does not apply
   for (Pattern p : plan.patterns) {
     for (Space s : plan.spaces) {
       for (uint32_t t = 0; t < plan.opt.trials; ++t) {
-        const auto spec = plan_trial(plan, impl, p, s, t);
-        if (!spec) {
-          if (sum.skipped++ == 0) {
-            // Keep the reason, in case nothing at all applies.
-            TrialSpec probe;
-            probe.impl = impl.name;
-            probe.grid = plan.opt.grid;
-            probe.block = plan.opt.block;
-            probe.ops_per_thread = plan.opt.ops_per_thread;
-            probe.space = s;
-            probe.pattern = p;
-            probe.k = 1;
-            std::string why;
-            expand(probe, why);
-            sum.first_failure.finding.explanation = why;
-          }
-          break;
+        auto spec = plan_trial(plan, impl, p, s, t);
+        if (spec) {
+          specs.push_back(std::move(*spec));
+          continue;
         }
-        TrialOutcome out = execute_trial(*spec, plan.backend, plan.opt.run, plan.opt.profile);
-        if (each) each(out);
-        ++sum.trials;
-        sum.ops += out.ops;
-        sum.run_ms += out.run_ms;
-        sum.check_ms += out.check_ms;
-        sum.retries += out.total_retries;
-        sum.max_retries = std::max(sum.max_retries, out.max_retries);
-        uint64_t weight = out.total_retries;
-        for (const auto& h : out.hotspots) weight += h.cycles;
-        if (sum.trials == 1 || weight > busiest) {
-          busiest = weight;
-          sum.most_contended = out;
+        skip_at.push_back(specs.size());
+        if (skip_at.size() == 1) {
+          // Keep the reason, in case nothing at all applies.
+          TrialSpec probe;
+          probe.impl = impl.name;
+          probe.grid = plan.opt.grid;
+          probe.block = plan.opt.block;
+          probe.ops_per_thread = plan.opt.ops_per_thread;
+          probe.space = s;
+          probe.pattern = p;
+          probe.k = 1;
+          std::string why;
+          expand(probe, why);
+          sum.first_failure.finding.explanation = why;
         }
-        if (out.verdict != Verdict::Pass) {
-          sum.verdict = out.verdict;
-          sum.first_failure = std::move(out);
-          return sum;
-        }
+        break;
       }
     }
   }
+  // Run in order, pipelined (each trial judged on the host while the next
+  // runs), up to the first failure.
+  uint64_t busiest = 0;
+  const SequenceConfig cfg{plan.backend, plan.opt.run, plan.opt.profile, true};
+  const SequenceStats stats = execute_sequence(specs, cfg, [&](Outcome&& out) {
+    if (each) each(out);
+    ++sum.trials;
+    sum.ops += out.ops;
+    sum.run_ms += out.run_ms;
+    sum.check_ms += out.check_ms;
+    sum.retries += out.total_retries;
+    sum.max_retries = std::max(sum.max_retries, out.max_retries);
+    uint64_t weight = out.total_retries;
+    for (const auto& h : out.hotspots) weight += h.cycles;
+    if (sum.trials == 1 || weight > busiest) {
+      busiest = weight;
+      sum.most_contended = out;
+    }
+    if (out.verdict != Verdict::Pass) {
+      sum.verdict = out.verdict;
+      sum.first_failure = std::move(out);
+    }
+  });
+  sum.check_overlapped_ms = stats.overlapped_ms;
+  // Combinations reached before the first failure, as when each ran in turn.
+  sum.skipped = uint32_t(std::count_if(skip_at.begin(), skip_at.end(), [&](size_t at) {
+    return sum.verdict == Verdict::Pass || at < sum.trials;
+  }));
   if (sum.trials == 0) {
     sum.verdict = Verdict::Error;
     if (sum.first_failure.why().empty()) sum.first_failure.finding.explanation = std::string(impl.name) + ": no trial applies";

@@ -89,22 +89,31 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   std::string first_why;
   sum.spec = spec;
   sum.runs = runs;
-  for (uint32_t r = 0; r < runs; ++r) {
-    const TrialOutcome t = execute_trial(spec, backend, opt);
+  // The runs pipelined (each judged while the next runs), in order.
+  const std::vector<TrialSpec> copies(runs, spec);
+  std::optional<std::string> refused;  // a run that could not run: the same for every run
+  uint32_t r = 0;
+  execute_sequence(copies, {backend, opt, 0, false}, [&](Outcome&& t) {
+    ++r;
+    if (refused) return;
     if (t.verdict == Verdict::Error) {
-      printers.finish();
-      return usage_error(t.why());
+      refused = t.why();
+      return;
     }
     printers.trial(t);
     if (t.verdict != Verdict::Pass) {
       if (sum.failures == 0) {
-        sum.first_failed_run = r + 1;
+        sum.first_failed_run = r;
         sum.first_why = std::string(to_string(t.verdict)) + ": " + t.why();
         first_verdict = t.verdict;
         first_why = t.why();
       }
       ++sum.failures;
     }
+  });
+  if (refused) {
+    printers.finish();
+    return usage_error(*refused);
   }
   printers.repro(sum);
   if (vm.count("shrink") && sum.failures > 0) {
