@@ -21,6 +21,7 @@
 #include "harness/backend/backend.hpp"
 #include "harness/check/gpu_checker.hpp"
 #include "harness/pipeline/run_packed.hpp"
+#include "harness/pipeline/run_sequence.hpp"
 #include "harness/pipeline/run_trial.hpp"
 
 namespace gc = atomstress::gpu_check;
@@ -275,3 +276,56 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   return 0;
 }
+
+// Host-checked trials in a row, one run_trial each against one pipelined
+// sequence (run_sequence.hpp: each trial judged on the host's cores while
+// the next runs), 16 trials per iteration: a single atomic under
+// --checker cpu, and an algorithm (always checked on the host).
+void BM_HostCheckedTrials(benchmark::State& st, const char* impl, bool pipelined) {
+  constexpr size_t kTrials = 16;
+  std::vector<atomstress::TrialSpec> specs(kTrials);
+  atomstress::RunOptions o;
+  o.checker = CheckerKind::Cpu;
+  uint64_t seed = 1, trials = 0, ops = 0;
+  double run_ms = 0;
+  bool failed = false;
+  auto tally = [&](const atomstress::Outcome& out) {
+    if (out.verdict != atomstress::Verdict::Pass && !failed) {
+      failed = true;
+      st.SkipWithError(("not a pass: " + out.why()).c_str());
+    }
+    ++trials;
+    ops += out.ops;
+    run_ms += out.run_ms;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  for (auto _ : st) {
+    for (auto& s : specs) {
+      s.impl = impl;
+      s.grid = 132;
+      s.block = 256;
+      s.ops_per_thread = 16;
+      s.pattern = atomstress::Pattern::Uniform;
+      s.k = 4096;
+      s.seed = seed++;
+    }
+    if (pipelined) {
+      atomstress::run_trial_sequence(specs, {atomstress::BackendKind::Cuda, o, 0, false}, tally);
+    } else {
+      for (const auto& s : specs) tally(atomstress::run_trial(s, atomstress::BackendKind::Cuda, o));
+    }
+    if (failed) return;
+  }
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  st.counters["trials_per_s"] = benchmark::Counter(double(trials), benchmark::Counter::kIsRate);
+  st.counters["verified_ops_per_s"] = benchmark::Counter(double(ops), benchmark::Counter::kIsRate);
+  st.counters["gpu_busy"] = wall_ms > 0 ? run_ms / wall_ms : 0;
+}
+BENCHMARK_CAPTURE(BM_HostCheckedTrials, add_i32_one_by_one, "native.add.i32", false)
+    ->MinTime(2.0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_HostCheckedTrials, add_i32_pipelined, "native.add.i32", true)
+    ->MinTime(2.0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_HostCheckedTrials, hist_global_one_by_one, "hist.global@native.add.u32", false)
+    ->MinTime(2.0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_HostCheckedTrials, hist_global_pipelined, "hist.global@native.add.u32", true)
+    ->MinTime(2.0)->UseRealTime()->Unit(benchmark::kMillisecond);
