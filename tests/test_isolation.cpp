@@ -192,6 +192,7 @@ TEST(TrialJson, ASequenceRequestComesBack) {
   r.run.watchdog_ms = 555;
   r.hotspots = 4;
   r.until_failure = true;
+  r.pipelined = false;
   SequenceRequest back;
   std::string error;
   ASSERT_TRUE(from_json(json::parse(to_json(r).dump()), back, error)) << error;
@@ -200,6 +201,7 @@ TEST(TrialJson, ASequenceRequestComesBack) {
   EXPECT_EQ(back.run.watchdog_ms, 555u);
   EXPECT_EQ(back.hotspots, 4u);
   EXPECT_TRUE(back.until_failure);
+  EXPECT_FALSE(back.pipelined);
   json broken = to_json(r);
   broken.erase("until_failure");
   EXPECT_FALSE(from_json(broken, back, error));

@@ -102,7 +102,7 @@ int cmd_worker(const std::vector<std::string>& args) {
                                       [&](size_t i) { reply(out, {{"ran", i}}); }};
       size_t index = 0;
       const SequenceStats stats = run_trial_sequence(
-          seq.specs, {seq.backend, seq.run, seq.hotspots, seq.until_failure},
+          seq.specs, {seq.backend, seq.run, seq.hotspots, seq.until_failure, seq.pipelined},
           [&](Outcome&& o) { reply(out, {{"index", index++}, {"outcome", to_json(o)}}); }, progress);
       answer = {{"done", stats.reported}, {"overlapped_ms", stats.overlapped_ms}};
     } else {

@@ -1,5 +1,7 @@
 #include "harness/cli/options.hpp"
 
+#include <optional>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -114,21 +116,32 @@ class NonEmptyString : public po::typed_value<std::string> {
 po::typed_value<std::string>* non_empty(std::string* store) { return new NonEmptyString(store); }
 
 namespace {
-class IsolationValue : public po::typed_value<bool> {
+// on or off (and, where `auto_means` is set, auto: that value).
+class SwitchValue : public po::typed_value<bool> {
  public:
-  using po::typed_value<bool>::typed_value;
+  SwitchValue(bool* store, std::optional<bool> auto_means) : po::typed_value<bool>(store), auto_(auto_means) {}
   void xparse(boost::any& out, const std::vector<std::string>& tokens) const override {
     po::validators::check_first_occurrence(out);
     const std::string& token = po::validators::get_single_string(tokens);
-    if (token != "on" && token != "off" && token != "auto") throw bad_number(token, "is not on, off or auto");
-    out = token != "off";
+    if (token == "on" || token == "off") out = token == "on";
+    else if (token == "auto" && auto_) out = *auto_;
+    else throw bad_number(token, auto_ ? "is not on, off or auto" : "is not on or off");
   }
+
+ private:
+  std::optional<bool> auto_;
 };
 }  // namespace
 
 po::typed_value<bool>* isolation(bool* store) {
-  auto* v = new IsolationValue(store);
+  auto* v = new SwitchValue(store, true);
   v->default_value(true, "auto");
+  return v;
+}
+
+po::typed_value<bool>* on_off(bool* store, bool default_on) {
+  auto* v = new SwitchValue(store, std::nullopt);
+  v->default_value(default_on, default_on ? "on" : "off");
   return v;
 }
 

@@ -81,6 +81,9 @@ inline constexpr const char* kIsolationHelp =
     "on, off or auto (on): run each trial in a worker process, so that a hang, trap or fault costs one verdict "
     "(HANG, CRASH) and the run goes on; off runs them in this process (for debugging)";
 
+// A switch spelled on|off.
+boost::program_options::typed_value<bool>* on_off(bool* store, bool default_on);
+
 // --checker auto|cpu|gpu|both (RunOptions::checker).
 boost::program_options::typed_value<CheckerKind>* checker_kind(CheckerKind* store);
 inline constexpr const char* kCheckerHelp =

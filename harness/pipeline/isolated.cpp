@@ -155,7 +155,8 @@ size_t Supervisor::sequence_part(std::span<const TrialSpec> specs, const Sequenc
     ++stats.reported;
     each(std::move(o));
   };
-  SequenceRequest request{{specs.begin(), specs.end()}, cfg.backend, cfg.run, cfg.hotspots, cfg.until_failure};
+  SequenceRequest request{{specs.begin(), specs.end()}, cfg.backend, cfg.run, cfg.hotspots, cfg.until_failure,
+                          cfg.pipelined};
   request.run.isolate = false;  // the worker runs them in its own process
   std::string error, line_in;
   if (!deliver(to_json(request).dump(), cfg.backend, error)) {

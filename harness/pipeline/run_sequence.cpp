@@ -72,7 +72,7 @@ SequenceStats run_trial_sequence(std::span<const TrialSpec> specs, const Sequenc
       if (!report_oldest()) return stats;
     Pending p;
     p.ops = ran->out.ops;
-    if (ran->judged || ran->out.ops < kOverlapMinOps || p.ops > kOverlapMaxOps) {
+    if (!cfg.pipelined || ran->judged || ran->out.ops < kOverlapMinOps || p.ops > kOverlapMaxOps) {
       std::promise<Outcome> now;
       now.set_value(judge_ran_trial(*ran));
       p.outcome = now.get_future();

@@ -24,6 +24,8 @@ struct SequenceConfig {
   // Nothing is reported after the first outcome that is not a pass (the
   // next trial may have run by then: its outcome is dropped).
   bool until_failure = false;
+  // False: each trial is judged before the next runs (run_trial in turn).
+  bool pipelined = true;
 };
 
 // What a sequence did: how many outcomes it reported, and how much of the

@@ -70,7 +70,7 @@ bool from_json(const json& j, PackRequest& r, std::string& error) {
 
 json to_json(const SequenceRequest& r) {
   return {{"sequence", spec_tokens(r.specs, r.run)}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)},
-          {"hotspots", r.hotspots}, {"until_failure", r.until_failure}};
+          {"hotspots", r.hotspots}, {"until_failure", r.until_failure}, {"pipelined", r.pipelined}};
 }
 
 bool from_json(const json& j, SequenceRequest& r, std::string& error) {
@@ -78,6 +78,7 @@ bool from_json(const json& j, SequenceRequest& r, std::string& error) {
   read_backend_and_run(j, r.backend, r.run, error);
   get(j, "hotspots", r.hotspots, error);
   get(j, "until_failure", r.until_failure, error);
+  get(j, "pipelined", r.pipelined, error);
   return error.empty();
 }
 

@@ -42,6 +42,7 @@ struct SequenceRequest {
   RunOptions run;
   uint64_t hotspots = 0;
   bool until_failure = false;
+  bool pipelined = true;
 };
 nlohmann::json to_json(const SequenceRequest& r);
 bool from_json(const nlohmann::json& j, SequenceRequest& r, std::string& error);
