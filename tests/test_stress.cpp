@@ -351,3 +351,76 @@ TEST(Stress, RateTableSearchOnTheCpu) {
   EXPECT_EQ(ok.stressed + ok.unstressed + ok.other, 0u);
   EXPECT_EQ(ok.unstressed_runs, 4u);
 }
+
+// Rate-keeping shrinking (shrink_spec.hpp).
+TEST(Stress, RateKeepingShrinkRule) {
+  // A candidate must fail at least half as often as the current case (ceil), at least once.
+  EXPECT_EQ(fuzz::failures_needed(10, 10), 5u);
+  EXPECT_EQ(fuzz::failures_needed(5, 10), 3u);
+  EXPECT_EQ(fuzz::failures_needed(4, 10), 2u);
+  EXPECT_EQ(fuzz::failures_needed(2, 10), 1u);
+  EXPECT_EQ(fuzz::failures_needed(1, 10), 1u);
+  EXPECT_EQ(fuzz::failures_needed(0, 10), 1u);   // not seen again: any failure
+  EXPECT_EQ(fuzz::failures_needed(30, 10), 5u);  // never more than half the reruns
+  // Which entries shrink by rate: the weak-memory and rate-only bugs.
+  EXPECT_TRUE(fuzz::shrinks_by_rate(*find_impl("buggy.lock.textbook@native.cas.u32")));
+  EXPECT_TRUE(fuzz::shrinks_by_rate(*find_impl("buggy.sum.last_block_nofence@native.inc.u32")));
+  EXPECT_FALSE(fuzz::shrinks_by_rate(*find_impl("buggy.returns_new.add.f32")));
+  EXPECT_FALSE(fuzz::shrinks_by_rate(*find_impl("native.add.i32")));
+}
+
+TEST(Stress, RateKeeperOnADeterministicBug) {
+  // On the cpu a bug that fails every run: measured 10 of 10, so a smaller
+  // candidate needs 5 of 10; one that fails keeps 10, one that passes is
+  // refused once 5 are out of reach (6 runs), and a spent deadline refuses
+  // without a run.
+  TrialSpec s;
+  s.impl = "buggy.returns_new.add.f32";
+  s.grid = 2;
+  s.block = 8;
+  s.dist = Dist::Full;
+  s.seed = 5;
+  RunOptions run;
+  fuzz::RateKeeper keeper(s, Verdict::Fail, BackendKind::Cpu, run, 3, 60);
+  EXPECT_EQ(keeper.reruns(), fuzz::kRateShrinkReruns);
+  EXPECT_EQ(keeper.current_failures(), 10u);
+  EXPECT_EQ(keeper.last().runs, 10u);
+  TrialSpec smaller = s;
+  smaller.grid = 1;
+  EXPECT_TRUE(keeper.accepts(smaller));
+  EXPECT_EQ(keeper.last().failures, 10u);
+  EXPECT_FALSE(keeper.last().why.empty());
+  TrialSpec correct = smaller;
+  correct.impl = "native.add.f32";
+  EXPECT_FALSE(keeper.accepts(correct));
+  EXPECT_EQ(keeper.last().runs, 6u);
+  EXPECT_EQ(keeper.current_failures(), 10u);
+  fuzz::RateKeeper late(s, Verdict::Fail, BackendKind::Cpu, run, 3, -1);
+  EXPECT_EQ(late.last().runs, 0u);
+  EXPECT_FALSE(late.accepts(smaller));
+  EXPECT_EQ(late.last().runs, 0u);
+}
+
+TEST(Stress, ShrinkingByRateStillShrinks) {
+  // by_rate on a deterministic cpu bug: each accepted candidate fails 10 of
+  // 10, so the walk ends where the plain one does, with no stress.
+  TrialSpec s;
+  s.impl = "buggy.returns_new.add.f32";
+  s.grid = 3;
+  s.block = 8;
+  s.dist = Dist::Full;
+  s.seed = 5;
+  s.stress = stressed_spec().stress;
+  RunOptions run;
+  const auto ev = properties::evaluate(s, BackendKind::Cpu, run, 1);
+  ASSERT_EQ(ev.verdict, Verdict::Fail) << ev.why;
+  fuzz::ShrinkConfig cfg;
+  cfg.max_seconds = 20;
+  cfg.rate_runs = 2;
+  cfg.by_rate = true;
+  const auto shrunk = fuzz::shrink_spec(s, ev.verdict, ev.why, cfg);
+  EXPECT_EQ(shrunk.spec.stress, Stress{}) << describe(shrunk.spec);
+  EXPECT_LT(shrunk.spec.ops(), s.ops());
+  EXPECT_EQ(shrunk.rate_failures, shrunk.rate_runs);
+  EXPECT_FALSE(shrunk.timed_out);
+}
