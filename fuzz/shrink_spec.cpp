@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "harness/pipeline/execute_trial.hpp"
 #include "harness/registry/registry.hpp"
 #include "harness/trial/validate.hpp"
 
@@ -80,6 +82,43 @@ rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits) {
 
 }  // namespace
 
+uint32_t failures_needed(uint32_t current_failures, uint32_t reruns) {
+  return std::max<uint32_t>(1, (std::min(current_failures, reruns) + 1) / 2);
+}
+
+bool shrinks_by_rate(const ImplInfo& impl) { return impl.weak_memory || impl.rate_only; }
+
+RateKeeper::RateKeeper(const TrialSpec& failing, Verdict verdict, BackendKind backend, const RunOptions& run,
+                       uint32_t reruns, double max_seconds)
+    : verdict_(verdict), backend_(backend), run_(run), reruns_(std::max(reruns, kRateShrinkReruns)),
+      deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(max_seconds))) {
+  measure(failing, 0);
+  current_ = last_.failures;
+}
+
+bool RateKeeper::measure(const TrialSpec& spec, uint32_t needed) {
+  last_ = {};
+  for (uint32_t r = 0; r < reruns_ && last_.failures + (reruns_ - r) >= needed; ++r) {
+    if (Clock::now() > deadline_) return false;
+    const TrialOutcome t = execute_trial(spec, backend_, run_);
+    ++last_.runs;
+    last_.run_ms += t.run_ms;
+    if (t.verdict != verdict_) continue;
+    if (last_.failures++ == 0) {
+      last_.verdict = t.verdict;
+      last_.why = t.why();
+    }
+  }
+  return true;
+}
+
+bool RateKeeper::accepts(const TrialSpec& candidate) {
+  const uint32_t needed = failures_needed(current_, reruns_);
+  if (!measure(candidate, needed) || last_.failures < needed) return false;
+  current_ = last_.failures;
+  return true;
+}
+
 reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const std::string& why, const ShrinkConfig& cfg) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
@@ -95,12 +134,20 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
     // Fails the same way: a smaller case that fails differently (a hang
     // where a wrong value was) explains another bug.
     std::vector<std::pair<TrialSpec, std::string>> accepted{{failing, why}};
+    std::optional<RateKeeper> keeper;
+    if (cfg.by_rate || shrinks_by_rate(*impl))
+      keeper.emplace(failing, verdict, cfg.backend, cfg.run, cfg.reruns, cfg.max_seconds);
     auto still_fails = [&](const TrialSpec& c) {
       if (elapsed() > cfg.max_seconds) {
         res.timed_out = true;
         return false;
       }
       ++res.candidates;
+      if (keeper) {
+        if (!keeper->accepts(c)) return false;
+        accepted.emplace_back(c, keeper->last().why);
+        return true;
+      }
       const auto ev = properties::evaluate(c, cfg.backend, cfg.run, cfg.reruns);
       if (ev.verdict != verdict) return false;
       accepted.emplace_back(c, ev.why);

@@ -5,9 +5,11 @@
 // tests/test_gpu_stress.cpp.)
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "fuzz/shrink_spec.hpp"
+#include "fuzz/stress_rates.hpp"
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/trial/token.hpp"
 #include "harness/trial/validate.hpp"
@@ -213,4 +215,212 @@ TEST(Stress, CpuBackendIgnoresGpuKnobsWithOneNote) {
   EXPECT_NE(at, std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(note, at + 1), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("failed 0 of 2 runs"), std::string::npos) << r.out;
+}
+
+// Issue 16's rate table: the pure parts, and the search on the cpu.
+TEST(Stress, RateUpperBoundIsTheRuleOfThreeWithNoFailure) {
+  for (uint32_t n : {20u, 200u, 1000u}) {
+    const double b = fuzz::rate_upper_bound(0, n);
+    EXPECT_NEAR(b, 3.0 / n, 0.1 * 3.0 / n) << n;
+    EXPECT_NEAR(std::pow(1 - b, n), 0.05, 1e-6) << n;  // P(no failure | b) = 5%
+  }
+  // More failures, a higher bound; never below the observed rate; 1 at the ends.
+  EXPECT_GT(fuzz::rate_upper_bound(1, 200), fuzz::rate_upper_bound(0, 200));
+  EXPECT_GT(fuzz::rate_upper_bound(5, 20), 5.0 / 20);
+  EXPECT_NEAR(fuzz::rate_upper_bound(1, 20), 0.2161, 1e-3);  // Clopper-Pearson's one-sided 95%
+  EXPECT_EQ(fuzz::rate_upper_bound(20, 20), 1.0);
+  EXPECT_EQ(fuzz::rate_upper_bound(0, 0), 1.0);
+}
+
+TEST(Stress, TargetIsHalfTheRunsOrTenTimesTheUnstressedBound) {
+  using fuzz::Target;
+  EXPECT_EQ(fuzz::target_of(10, 20, 20, 20), Target::Half);  // fails without stress too: still >= 50%
+  EXPECT_EQ(fuzz::target_of(18, 20, 1, 20), Target::Half);
+  // Against 0 of 20 a ratio means nothing (10 x 3/20 > 1) ...
+  EXPECT_EQ(fuzz::target_of(8, 20, 0, 20), Target::NotMet);
+  // ... against 0 of 200 it does: 10 x 1.5% <= 40%, and 3 of 20 just makes it.
+  EXPECT_EQ(fuzz::target_of(8, 20, 0, 200), Target::TenFold);
+  EXPECT_EQ(fuzz::target_of(3, 20, 0, 200), Target::TenFold);
+  EXPECT_EQ(fuzz::target_of(2, 20, 0, 200), Target::NotMet);
+  EXPECT_EQ(fuzz::target_of(0, 20, 0, 200), Target::NotMet);
+  EXPECT_EQ(fuzz::target_of(3, 20, 2, 200), Target::NotMet);  // the unstressed rate is not rare enough
+  EXPECT_STREQ(fuzz::to_string(Target::Half), "met: >=50%");
+  EXPECT_STREQ(fuzz::to_string(Target::TenFold), "met: >=10x");
+  EXPECT_STREQ(fuzz::to_string(Target::NotMet), "not met");
+}
+
+TEST(Stress, UnstressedRunsGoOnWhileTheyCanDecideTenFold) {
+  // The loop measure_stress_rate runs, with a bug that never fails unstressed.
+  auto runs_until_decided = [](uint32_t stressed, uint32_t runs, uint32_t max_runs) {
+    uint32_t n = runs;
+    while (fuzz::more_unstressed_runs_help(stressed, runs, 0, n, max_runs)) ++n;
+    return n;
+  };
+  // 8 of 20 stressed: decided once 10 x 3/n <= 40%, at about 75 runs, not 200.
+  const uint32_t n8 = runs_until_decided(8, 20, 200);
+  EXPECT_GT(n8, 20u);
+  EXPECT_LT(n8, 200u);
+  EXPECT_EQ(fuzz::target_of(8, 20, 0, n8), fuzz::Target::TenFold);
+  EXPECT_NE(fuzz::target_of(8, 20, 0, n8 - 1), fuzz::Target::TenFold);
+  // 3 of 20: needs nearly all of 10 x runs.
+  const uint32_t n3 = runs_until_decided(3, 20, 200);
+  EXPECT_EQ(fuzz::target_of(3, 20, 0, n3), fuzz::Target::TenFold);
+  EXPECT_GT(n3, 150u);
+  // No use: nothing failed stressed; 1 of 20 could not be 10x even against
+  // 0 of 200; already 10x; already at the cap.
+  EXPECT_FALSE(fuzz::more_unstressed_runs_help(0, 20, 0, 20, 200));
+  EXPECT_FALSE(fuzz::more_unstressed_runs_help(1, 20, 0, 20, 200));
+  EXPECT_FALSE(fuzz::more_unstressed_runs_help(8, 20, 0, 100, 200));
+  EXPECT_FALSE(fuzz::more_unstressed_runs_help(20, 20, 0, 200, 200));
+  // A failure unstressed raises the bar: 2 of 20 unstressed, 18 stressed can still make it.
+  EXPECT_TRUE(fuzz::more_unstressed_runs_help(18, 20, 2, 20, 200));
+  EXPECT_FALSE(fuzz::more_unstressed_runs_help(18, 20, 20, 20, 200));  // 20 of 20 unstressed: never 10x
+}
+
+TEST(Stress, PresetGridIsValidAndDiverse) {
+  for (BackendKind backend : {BackendKind::Cpu, BackendKind::Cuda}) {
+    const auto presets = fuzz::stress_presets(backend);
+    EXPECT_GE(presets.size(), 6u);
+    EXPECT_LE(presets.size(), 8u);
+    std::set<std::string> names;
+    std::set<uint32_t> blocks, lines, barriers;
+    std::set<unsigned> accesses;
+    bool shuffled = false, unshuffled = false, bank = false, none = false;
+    for (const auto& p : presets) {
+      EXPECT_TRUE(names.insert(p.name).second) << p.name;
+      std::string err;
+      EXPECT_TRUE(validate_stress(p.stress, err)) << p.name << ": " << err;
+      Stress normal = p.stress;
+      normalise_stress(normal);
+      EXPECT_EQ(normal, p.stress) << p.name << " is not in its one spelling";
+      EXPECT_TRUE(p.stress.any()) << p.name;
+      // As a whole trial too: a weak-memory bug's shrunk shape with the preset.
+      TrialSpec s;
+      s.impl = "buggy.lock.textbook@native.cas.u32";
+      s.grid = 2;
+      s.block = 3;
+      s.stress = p.stress;
+      EXPECT_TRUE(validate(s, find_impl(s.impl)->limits, err)) << p.name << ": " << err;
+      blocks.insert(p.stress.blocks);
+      if (p.stress.blocks) {
+        lines.insert(p.stress.lines);
+        accesses.insert(unsigned(p.stress.access));
+      } else {
+        none = true;
+      }
+      barriers.insert(p.stress.barrier_us);
+      (p.stress.shuffle ? shuffled : unshuffled) = true;
+      bank |= p.stress.bank_conflicts;
+    }
+    EXPECT_EQ(presets.front().name, std::string("heavy"));  // selftest's preset before the search
+    EXPECT_GE(blocks.size(), 3u);  // none, n and 2n
+    EXPECT_TRUE(lines.count(1) && lines.count(4) && lines.count(16) && lines.count(64));
+    EXPECT_EQ(accesses.size(), 4u);
+    EXPECT_TRUE(barriers.count(100) && barriers.count(1000));
+    EXPECT_TRUE(shuffled && unshuffled && bank && none);
+  }
+}
+
+TEST(Stress, RateTableSearchOnTheCpu) {
+  // The cpu backend ignores stress, so a deterministic bug fails under every
+  // candidate and without: each candidate screened (its own stress first),
+  // the first kept on the tie, no more unstressed runs (20 of 20 can never
+  // be 10x), target >= 50%.
+  TrialSpec s;
+  s.impl = "buggy.returns_new.add.f32";
+  s.grid = 2;
+  s.block = 8;
+  s.dist = Dist::Full;
+  s.seed = 5;
+  s.stress = stressed_spec().stress;
+  RunOptions run;
+  const auto r = fuzz::measure_stress_rate(*find_impl(s.impl), s, BackendKind::Cpu, run, 4, 1);
+  EXPECT_EQ(r.candidates, fuzz::stress_presets(BackendKind::Cpu).size() + 1);
+  EXPECT_EQ(r.screened, r.candidates);
+  EXPECT_EQ(r.best_source, "campaign");
+  EXPECT_EQ(r.best, s.stress);
+  EXPECT_EQ(r.stressed, 4u);
+  EXPECT_EQ(r.unstressed, 4u);
+  EXPECT_EQ(r.unstressed_runs, 4u);
+  EXPECT_EQ(r.trial.stress, Stress{});
+  EXPECT_EQ(fuzz::target_of(r.stressed, r.runs, r.unstressed, r.unstressed_runs), fuzz::Target::Half);
+  // A correct entry's contended trial: nothing fails, so no more unstressed runs either.
+  const auto ok = fuzz::measure_stress_rate(*find_impl("native.add.i32"), std::nullopt, BackendKind::Cpu, run, 4, 1);
+  EXPECT_EQ(ok.candidates, fuzz::stress_presets(BackendKind::Cpu).size());
+  EXPECT_EQ(ok.best_source, "preset heavy");
+  EXPECT_EQ(ok.stressed + ok.unstressed + ok.other, 0u);
+  EXPECT_EQ(ok.unstressed_runs, 4u);
+}
+
+// Rate-keeping shrinking (shrink_spec.hpp).
+TEST(Stress, RateKeepingShrinkRule) {
+  // A candidate must fail at least half as often as the current case (ceil), at least once.
+  EXPECT_EQ(fuzz::failures_needed(10, 10), 5u);
+  EXPECT_EQ(fuzz::failures_needed(5, 10), 3u);
+  EXPECT_EQ(fuzz::failures_needed(4, 10), 2u);
+  EXPECT_EQ(fuzz::failures_needed(2, 10), 1u);
+  EXPECT_EQ(fuzz::failures_needed(1, 10), 1u);
+  EXPECT_EQ(fuzz::failures_needed(0, 10), 1u);   // not seen again: any failure
+  EXPECT_EQ(fuzz::failures_needed(30, 10), 5u);  // never more than half the reruns
+  // Which entries shrink by rate: the weak-memory and rate-only bugs.
+  EXPECT_TRUE(fuzz::shrinks_by_rate(*find_impl("buggy.lock.textbook@native.cas.u32")));
+  EXPECT_TRUE(fuzz::shrinks_by_rate(*find_impl("buggy.sum.last_block_nofence@native.inc.u32")));
+  EXPECT_FALSE(fuzz::shrinks_by_rate(*find_impl("buggy.returns_new.add.f32")));
+  EXPECT_FALSE(fuzz::shrinks_by_rate(*find_impl("native.add.i32")));
+}
+
+TEST(Stress, RateKeeperOnADeterministicBug) {
+  // On the cpu a bug that fails every run: measured 10 of 10, so a smaller
+  // candidate needs 5 of 10; one that fails keeps 10, one that passes is
+  // refused once 5 are out of reach (6 runs), and a spent deadline refuses
+  // without a run.
+  TrialSpec s;
+  s.impl = "buggy.returns_new.add.f32";
+  s.grid = 2;
+  s.block = 8;
+  s.dist = Dist::Full;
+  s.seed = 5;
+  RunOptions run;
+  fuzz::RateKeeper keeper(s, Verdict::Fail, BackendKind::Cpu, run, 3, 60);
+  EXPECT_EQ(keeper.reruns(), fuzz::kRateShrinkReruns);
+  EXPECT_EQ(keeper.current_failures(), 10u);
+  EXPECT_EQ(keeper.last().runs, 10u);
+  TrialSpec smaller = s;
+  smaller.grid = 1;
+  EXPECT_TRUE(keeper.accepts(smaller));
+  EXPECT_EQ(keeper.last().failures, 10u);
+  EXPECT_FALSE(keeper.last().why.empty());
+  TrialSpec correct = smaller;
+  correct.impl = "native.add.f32";
+  EXPECT_FALSE(keeper.accepts(correct));
+  EXPECT_EQ(keeper.last().runs, 6u);
+  EXPECT_EQ(keeper.current_failures(), 10u);
+  fuzz::RateKeeper late(s, Verdict::Fail, BackendKind::Cpu, run, 3, -1);
+  EXPECT_EQ(late.last().runs, 0u);
+  EXPECT_FALSE(late.accepts(smaller));
+  EXPECT_EQ(late.last().runs, 0u);
+}
+
+TEST(Stress, ShrinkingByRateStillShrinks) {
+  // by_rate on a deterministic cpu bug: each accepted candidate fails 10 of
+  // 10, so the walk ends where the plain one does, with no stress.
+  TrialSpec s;
+  s.impl = "buggy.returns_new.add.f32";
+  s.grid = 3;
+  s.block = 8;
+  s.dist = Dist::Full;
+  s.seed = 5;
+  s.stress = stressed_spec().stress;
+  RunOptions run;
+  const auto ev = properties::evaluate(s, BackendKind::Cpu, run, 1);
+  ASSERT_EQ(ev.verdict, Verdict::Fail) << ev.why;
+  fuzz::ShrinkConfig cfg;
+  cfg.max_seconds = 20;
+  cfg.rate_runs = 2;
+  cfg.by_rate = true;
+  const auto shrunk = fuzz::shrink_spec(s, ev.verdict, ev.why, cfg);
+  EXPECT_EQ(shrunk.spec.stress, Stress{}) << describe(shrunk.spec);
+  EXPECT_LT(shrunk.spec.ops(), s.ops());
+  EXPECT_EQ(shrunk.rate_failures, shrunk.rate_runs);
+  EXPECT_FALSE(shrunk.timed_out);
 }

@@ -176,7 +176,9 @@ struct MessagePassing {
 // shared memory, thread 0 stores the block's partial sum, fences, and takes
 // a ticket with atomicInc(&count, grid); the block that gets the last
 // ticket sums every block's partial and stores the total (and resets the
-// count).  Memory: count, total, then grid partials (u32, wrapping sums).
+// count).  Fenced twice: the writer's fence before atomicInc, and an
+// acquire fence before the last block reads the partials.  Memory: count,
+// total, then grid partials (u32, wrapping sums).
 template <class A, bool Fenced = true>
 struct LastBlockSum {
   using Atomic = A;
@@ -216,7 +218,10 @@ struct LastBlockSum {
     });
     c.sync();
     if (s[g.block] == 0u) return;  // the same for every thread of the block
-    prim::fence_device();  // acquire: the other blocks' partials
+    // Acquire: the other blocks' partials.  (CUDA's sample has only the
+    // writer's fence; the unfenced twin drops both, so that its last block
+    // reads the partials straight after the __syncthreads.)
+    if constexpr (Fenced) prim::fence_device();
     c.each([&](uint32_t t) {
       M acc = 0;
       for (uint32_t b = t; b < g.grid; b += g.block) acc = plus(acc, prim::ordinary_load(partial + b));

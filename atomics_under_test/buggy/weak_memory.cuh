@@ -63,19 +63,23 @@ struct MessageNoFence : algo::MessagePassing<A, false> {
   static constexpr bool weak_memory = true;
 };
 
-// threadFenceReduction without its __threadfence(): the sample's own comment
-// warns that the last block may otherwise read partial sums not yet visible.
+// threadFenceReduction as people write it from the sample minus its
+// __threadfence(): no fence at all, neither the writer's before atomicInc
+// (the sample's own comment warns that the last block may otherwise read
+// partial sums not yet visible) nor an acquire fence in the last block, which
+// reads the partials straight after the __syncthreads that tells it it is last.
 template <class A>
 struct LastBlockNoFence : algo::LastBlockSum<A, false> {
   static constexpr const char* form = "buggy.sum.last_block_nofence";
-  static constexpr const char* bug = "\"last block\" reduction with no __threadfence() between storing the "
-                                     "block's partial sum and atomicInc on the block counter: the last block may "
-                                     "sum a partial that is not visible yet";
+  static constexpr const char* bug = "\"last block\" reduction with no fence: no __threadfence() between storing "
+                                     "the block's partial sum and atomicInc on the block counter, and none before "
+                                     "the last block reads the partials: it may sum a partial that is not visible yet";
   static constexpr bool needs_gpu = true;
   static constexpr bool weak_memory = true;
-  // Never shown by the H100 (the partial sums are stored through to L2 and
-  // the last block has no stale copy of them in its L1): reported by its
-  // rate, not counted as a catch.
+  // Never shown by the H100 or the H200 with the writer's fence alone
+  // missing (the partial sums are stored through to L2 and the last block
+  // has no stale copy of them in its L1): reported by its rate, not counted
+  // as a catch, until the GPU shows this fenceless version.
   static constexpr bool rate_only = true;
 };
 

@@ -121,6 +121,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
     cfg.backend = backend;
     cfg.run = opt;
     cfg.max_seconds = shrink_s;
+    cfg.by_rate = sum.failures < runs;  // it passed a run: shrunk keeping its rate
     const auto r = fuzz::shrink_spec(spec, first_verdict, first_why, cfg);
     char line[160];
     std::snprintf(line, sizeof line, " (%llu smaller cases tried, %llu accepted, %.1f s%s; failed %u of %u reruns)",
