@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 namespace atomstress {
@@ -16,8 +18,62 @@ size_t judging_depth() {
 
 namespace {
 
-// A trial between its run and its report: judged on a thread of its own,
-// or already (in line).
+// The judging threads, started on first use and kept for the process: the
+// checker's scratch buffers are per thread (check/checker.cpp), and a
+// fresh thread per trial would grow them again (page faults) every time.
+class JudgePool {
+ public:
+  explicit JudgePool(size_t threads) {
+    for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { serve(); });
+  }
+  ~JudgePool() {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  std::future<Outcome> submit(std::unique_ptr<RanTrial> ran) {
+    std::packaged_task<Outcome()> task([r = std::move(ran)] { return judge_ran_trial(*r); });
+    auto outcome = task.get_future();
+    {
+      std::lock_guard lock(mu_);
+      queue_.push_back(std::move(task));
+    }
+    ready_.notify_one();
+    return outcome;
+  }
+
+ private:
+  void serve() {
+    for (;;) {
+      std::packaged_task<Outcome()> task;
+      {
+        std::unique_lock lock(mu_);
+        ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        task = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      task();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::deque<std::packaged_task<Outcome()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+JudgePool& judge_pool() {
+  static JudgePool pool(judging_depth());
+  return pool;
+}
+
+// A trial between its run and its report: being judged by the pool, or
+// judged already (in line).
 struct Pending {
   std::future<Outcome> outcome;
   uint64_t ops = 0;
@@ -82,7 +138,7 @@ SequenceStats run_trial_sequence(std::span<const TrialSpec> specs, const Sequenc
       p.overlapped = true;
       p.device_check_ms = ran->out.check_ms;
       pending_ops += p.ops;
-      p.outcome = std::async(std::launch::async, [r = std::move(ran)] { return judge_ran_trial(*r); });
+      p.outcome = judge_pool().submit(std::move(ran));
     }
     pending.push_back(std::move(p));
     // What is judged is reported now, not after the next run.
