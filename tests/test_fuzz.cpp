@@ -394,5 +394,6 @@ TEST(FuzzParts, TheRateWithoutStressIsRecordedAndSaid) {
   EXPECT_EQ(reports::FuzzCollector::shrunk_rate(e), "failed 9 of 10 reruns");
   e.bare_failures = 1;
   e.bare_runs = 10;
-  EXPECT_EQ(reports::FuzzCollector::shrunk_rate(e), "failed 9 of 10 reruns; without its stress, 1 of 10");
+  EXPECT_EQ(reports::FuzzCollector::shrunk_rate(e),
+            "failed 9 of 10 reruns (score 1.000); without its stress, 1 of 10 (score 0.632)");
 }
