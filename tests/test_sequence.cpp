@@ -103,3 +103,12 @@ TEST(Sequence, AnEmptySequenceReportsNothing) {
   EXPECT_EQ(calls, 0u);
   EXPECT_EQ(stats.reported, 0u);
 }
+
+TEST(Sequence, JudgesOnThePoolOnlyWhereTheCheckIsARealShareOfATrial) {
+  EXPECT_TRUE(worth_overlapping(-1, -1));  // nothing known yet
+  EXPECT_TRUE(worth_overlapping(-1, 20));
+  EXPECT_TRUE(worth_overlapping(50, 1));   // a long check: hide it
+  EXPECT_TRUE(worth_overlapping(5, 20));   // a quarter
+  EXPECT_FALSE(worth_overlapping(4.9, 20));
+  EXPECT_FALSE(worth_overlapping(0, 20));
+}

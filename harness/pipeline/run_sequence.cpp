@@ -11,6 +11,10 @@
 
 namespace atomstress {
 
+bool worth_overlapping(double last_check_ms, double last_backend_ms) {
+  return last_check_ms < 0 || last_backend_ms < 0 || last_check_ms >= kOverlapMinShare * last_backend_ms;
+}
+
 size_t judging_depth() {
   const unsigned cores = std::thread::hardware_concurrency();
   return std::clamp<size_t>(cores / 2, 1, 8);
@@ -78,6 +82,7 @@ struct Pending {
   std::future<Outcome> outcome;
   uint64_t ops = 0;
   double device_check_ms = 0;  // of its check_ms, what the backend half spent (the device's checker)
+  bool on_host = false;        // judged by the host's checker (not refused, not passed on the device)
   bool overlapped = false;
 };
 
@@ -89,6 +94,9 @@ SequenceStats run_trial_sequence(std::span<const TrialSpec> specs, const Sequenc
   std::deque<Pending> pending;  // in order
   uint64_t pending_ops = 0;
   bool stopped = false;
+  // The last judged trial's host check and the last backend half, in ms
+  // (-1: none yet), for worth_overlapping.
+  double last_check_ms = -1, last_backend_ms = -1;
   // Reports the oldest pending trial (waiting for its judging); false once
   // the sequence stops at a failure.
   auto report_oldest = [&] {
@@ -98,6 +106,7 @@ SequenceStats run_trial_sequence(std::span<const TrialSpec> specs, const Sequenc
     const auto t0 = std::chrono::steady_clock::now();
     Outcome out = p.outcome.get();
     const double waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (p.on_host) last_check_ms = out.check_ms - p.device_check_ms;
     if (p.overlapped) stats.overlapped_ms += std::max(0.0, out.check_ms - p.device_check_ms - waited);
     if (stopped) return false;
     if (cfg.until_failure && out.verdict != Verdict::Pass) stopped = true;
@@ -122,13 +131,18 @@ SequenceStats run_trial_sequence(std::span<const TrialSpec> specs, const Sequenc
     if (progress.running) progress.running(i);
     // Heap-held: judging moves to another thread, the workload with it.
     auto ran = std::make_unique<RanTrial>();
+    const auto t0 = std::chrono::steady_clock::now();
     run_on_backend(specs[i], cfg.backend, cfg.run, cfg.hotspots, *ran);
+    last_backend_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (progress.ran) progress.ran(i);
     while (!pending.empty() && ready(pending.front()))
       if (!report_oldest()) return stats;
     Pending p;
     p.ops = ran->out.ops;
-    if (!cfg.pipelined || ran->judged || ran->out.ops < kOverlapMinOps || p.ops > kOverlapMaxOps) {
+    p.on_host = !ran->judged;
+    if (!cfg.pipelined || ran->judged || ran->out.ops < kOverlapMinOps || p.ops > kOverlapMaxOps ||
+        !worth_overlapping(last_check_ms, last_backend_ms)) {
+      p.device_check_ms = ran->out.check_ms;
       std::promise<Outcome> now;
       now.set_value(judge_ran_trial(*ran));
       p.outcome = now.get_future();

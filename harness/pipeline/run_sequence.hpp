@@ -54,6 +54,13 @@ inline constexpr uint64_t kOverlapMinOps = 4096;
 // that a sequence needs at most this much memory beyond one trial's
 // footprint (pipeline/footprint.hpp).
 inline constexpr uint64_t kOverlapMaxOps = uint64_t(1) << 24;
+// Whether to judge a trial on the pool rather than in line, from the last
+// trial's host check and the last backend half (ms; negative: not known
+// yet, then yes).  A check under a quarter of a run saves little and costs
+// its history's trip to another core's cache (on the H100 a histogram's
+// sequence ran 0.82x pipelined without this rule).
+inline constexpr double kOverlapMinShare = 0.25;
+bool worth_overlapping(double last_check_ms, double last_backend_ms);
 // Trials judged at once, at most: half the host's cores, 1 to 8.
 size_t judging_depth();
 
