@@ -147,13 +147,19 @@ TEST(TrialJson, ARequestComesBackWithItsOptions) {
   EXPECT_EQ(back.run.checker, CheckerKind::Both);
 }
 
+// Three specs with every field set, seeds 0, 1, 2.
+std::vector<TrialSpec> three_specs() {
+  std::vector<TrialSpec> v;
+  for (uint32_t i = 0; i < 3; ++i) {
+    v.push_back(every_field_set().spec);
+    v.back().seed = i;
+  }
+  return v;
+}
+
 TEST(TrialJson, APackAndItsResultsComeBack) {
   PackRequest r;
-  for (uint32_t i = 0; i < 3; ++i) {
-    TrialSpec s = every_field_set().spec;
-    s.seed = i;
-    r.specs.push_back(s);
-  }
+  r.specs = three_specs();
   r.backend = BackendKind::Cuda;
   r.run.watchdog_ms = 777;
   r.seed = ~0ull;
@@ -183,11 +189,7 @@ TEST(TrialJson, APackAndItsResultsComeBack) {
 
 TEST(TrialJson, ASequenceRequestComesBack) {
   SequenceRequest r;
-  for (uint32_t i = 0; i < 3; ++i) {
-    TrialSpec s = every_field_set().spec;
-    s.seed = i;
-    r.specs.push_back(s);
-  }
+  r.specs = three_specs();
   r.backend = BackendKind::Cuda;
   r.run.watchdog_ms = 555;
   r.hotspots = 4;

@@ -38,6 +38,26 @@ TrialSpec stressed_spec() {
   return s;
 }
 
+// A deterministic cpu bug under stress (the cpu backend ignores it), shrunk
+// with `by_rate` as asked.
+reports::ShrunkCase shrink_stressed_cpu_bug(uint32_t grid, bool by_rate, TrialSpec& failing) {
+  TrialSpec& s = failing;
+  s.impl = "buggy.returns_new.add.f32";
+  s.grid = grid;
+  s.block = 8;
+  s.dist = Dist::Full;
+  s.seed = 5;
+  s.stress = stressed_spec().stress;
+  RunOptions run;
+  const auto ev = properties::evaluate(s, BackendKind::Cpu, run, 1);
+  EXPECT_EQ(ev.verdict, Verdict::Fail) << ev.why;
+  fuzz::ShrinkConfig cfg;
+  cfg.max_seconds = 20;
+  cfg.rate_runs = 2;
+  cfg.by_rate = by_rate;
+  return fuzz::shrink_spec(s, ev.verdict, ev.why, cfg);
+}
+
 }  // namespace
 
 TEST(Stress, TokensCarryEveryStressField) {
@@ -185,19 +205,8 @@ TEST(Stress, ShrinkingTurnsStressOff) {
   // A bug the cpu backend shows with or without stress (it ignores stress):
   // the shrunk case keeps none of it.
   TrialSpec s;
-  s.impl = "buggy.returns_new.add.f32";
-  s.grid = 2;
-  s.block = 8;
-  s.dist = Dist::Full;
-  s.seed = 5;
-  s.stress = stressed_spec().stress;
-  RunOptions run;
-  const auto ev = properties::evaluate(s, BackendKind::Cpu, run, 1);
-  ASSERT_EQ(ev.verdict, Verdict::Fail) << ev.why;
-  fuzz::ShrinkConfig cfg;
-  cfg.max_seconds = 20;
-  cfg.rate_runs = 2;
-  const auto shrunk = fuzz::shrink_spec(s, ev.verdict, ev.why, cfg);
+  const auto shrunk = shrink_stressed_cpu_bug(2, false, s);
+  ASSERT_FALSE(::testing::Test::HasFailure());
   EXPECT_EQ(shrunk.spec.stress, Stress{}) << describe(shrunk.spec);
   EXPECT_LE(shrunk.spec.ops(), s.ops());
 }
@@ -405,20 +414,8 @@ TEST(Stress, ShrinkingByRateStillShrinks) {
   // by_rate on a deterministic cpu bug: each accepted candidate fails 10 of
   // 10, so the walk ends where the plain one does, with no stress.
   TrialSpec s;
-  s.impl = "buggy.returns_new.add.f32";
-  s.grid = 3;
-  s.block = 8;
-  s.dist = Dist::Full;
-  s.seed = 5;
-  s.stress = stressed_spec().stress;
-  RunOptions run;
-  const auto ev = properties::evaluate(s, BackendKind::Cpu, run, 1);
-  ASSERT_EQ(ev.verdict, Verdict::Fail) << ev.why;
-  fuzz::ShrinkConfig cfg;
-  cfg.max_seconds = 20;
-  cfg.rate_runs = 2;
-  cfg.by_rate = true;
-  const auto shrunk = fuzz::shrink_spec(s, ev.verdict, ev.why, cfg);
+  const auto shrunk = shrink_stressed_cpu_bug(3, true, s);
+  ASSERT_FALSE(::testing::Test::HasFailure());
   EXPECT_EQ(shrunk.spec.stress, Stress{}) << describe(shrunk.spec);
   EXPECT_LT(shrunk.spec.ops(), s.ops());
   EXPECT_EQ(shrunk.rate_failures, shrunk.rate_runs);

@@ -17,6 +17,16 @@ using Clock = WorkerProcess::Clock;
 // within this.
 constexpr auto kStartLimit = std::chrono::seconds(120);
 
+// What is known of a trial before any answer: its spec, options and backend.
+Outcome unanswered(const TrialSpec& spec, BackendKind backend, const RunOptions& opt) {
+  Outcome out;
+  out.spec = spec;
+  out.knobs = knobs_of(opt);
+  out.backend = backend;
+  out.ops = spec.ops();
+  return out;
+}
+
 Outcome with_finding(Outcome out, Verdict v, FindingKind kind, std::string why) {
   out.verdict = v;
   out.finding = make_finding(kind, std::move(why));
@@ -83,11 +93,7 @@ bool Supervisor::ensure_started(BackendKind backend, std::string& error) {
 }
 
 Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
-  Outcome out;
-  out.spec = spec;
-  out.knobs = knobs_of(opt);
-  out.backend = backend;
-  out.ops = spec.ops();
+  Outcome out = unanswered(spec, backend, opt);
   TrialRequest request{spec, backend, opt, hotspots};
   request.run.isolate = false;  // the worker runs it in its own process
   const std::string line_out = to_json(request).dump();
@@ -141,14 +147,7 @@ Outcome Supervisor::died(Outcome out, pid_t pid) const {
 // worker.
 size_t Supervisor::sequence_part(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
                                  const std::function<void(Outcome&&)>& each, SequenceStats& stats) {
-  auto blank = [&](size_t i) {
-    Outcome o;
-    o.spec = specs[i];
-    o.knobs = knobs_of(cfg.run);
-    o.backend = cfg.backend;
-    o.ops = specs[i].ops();
-    return o;
-  };
+  auto blank = [&](size_t i) { return unanswered(specs[i], cfg.backend, cfg.run); };
   bool failed = false;
   auto report = [&](Outcome&& o) {
     failed = failed || o.verdict != Verdict::Pass;
@@ -282,10 +281,7 @@ std::vector<std::optional<Outcome>> Supervisor::run_pack(std::span<const TrialSp
   for (size_t i = 0; i < specs.size(); ++i) {
     const json& r = j["results"][i];
     if (r.is_null()) continue;
-    Outcome o;
-    o.spec = specs[i];
-    o.knobs = knobs_of(opt);
-    o.backend = backend;
+    Outcome o = unanswered(specs[i], backend, opt);
     if (std::string why; from_packed_json(r, o, why)) results[i] = std::move(o);
   }
   if (j.value("exits", false)) worker_.stop(std::chrono::seconds(10));

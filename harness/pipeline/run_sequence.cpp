@@ -135,8 +135,6 @@ SequenceStats run_trial_sequence(std::span<const TrialSpec> specs, const Sequenc
     run_on_backend(specs[i], cfg.backend, cfg.run, cfg.hotspots, *ran);
     last_backend_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (progress.ran) progress.ran(i);
-    while (!pending.empty() && ready(pending.front()))
-      if (!report_oldest()) return stats;
     Pending p;
     p.ops = ran->out.ops;
     p.on_host = !ran->judged;
