@@ -388,6 +388,11 @@ TEST(Isolation, ACrashCostsOneVerdictAndTheRunGoesOn) {
   EXPECT_EQ(pass.rfind("PASS ", 0), 0u) << r.out;
   EXPECT_LT(r.out.find(crash), r.out.find(pass)) << r.out;
   EXPECT_NE(r.out.find("killed by signal 11 (SIGSEGV)"), std::string::npos) << r.out;
+  // The worker said where it died, for addr2line.
+  EXPECT_NE(r.out.find("atomstress worker: fatal signal 11; call stack (offsets into the executable, for "
+                       "addr2line -f -C -e): 0x"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(Isolation, TheReproLineOfACrashCrashesAgain) {

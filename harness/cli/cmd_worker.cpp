@@ -19,6 +19,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
+#include "harness/pipeline/crash_report.hpp"
 #include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/run_sequence.hpp"
 #include "harness/pipeline/trial_json.hpp"
@@ -64,6 +65,8 @@ int cmd_worker(const std::vector<std::string>& args) {
   // (to debug one, reproduce it with --isolate off).
   const rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
+  // ...but a death in the host's code names where it happened.
+  report_fatal_signals();
   FILE* out = take_reply_channel();
   if (!out) return usage_error("worker: cannot set up its reply channel");
 
