@@ -8,6 +8,7 @@
 #include <random>
 
 #include "harness/check/checker.hpp"
+#include "harness/check/value_bins.hpp"
 #include "test_support.hpp"
 #include "harness/registry/bits.hpp"
 #include "harness/workload/workload.hpp"
@@ -198,6 +199,79 @@ TEST(Checker, LargeSingleAddressHistoryPasses) {
   EXPECT_TRUE(check_history(in).ok);
   old[order[n / 2]] = old[order[n / 2 + 1]];
   EXPECT_FALSE(check_history(in).ok);
+}
+
+// One word whose values lie at or above 2^63 (negative i64 and f64
+// patterns), a narrow band of them first: the fast path's value bins once
+// placed their window 2^63 too low there (its midpoint wrapped), and when
+// the range then widened, moving the window wrote far outside its array
+// (a SIGSEGV, or glibc's "free(): invalid next size": the rare worker
+// deaths of native.min.i64, cas.min.f64 and sum.element@cas.add.f64 on the
+// H100).
+TEST(Checker, LargeSingleWordHistoriesOfTopHalfValuesPassAndCorruptionsFail) {
+  on_both_fast_paths([](const char* path) {
+    SCOPED_TRACE(path);
+    const ImplInfo& impl = *find_impl("native.add.u64");
+    for (const uint64_t start : {0xff9ba2578a7d7000ull, 0x8000000000000000ull, 0xfffffffffff00000ull}) {
+      SCOPED_TRACE(start);
+      // In op order (the first pass reads it so): a narrow band of states
+      // first, then steps that widen the range 2^12 and 2^16 times over.
+      const size_t n = size_t(1) << 17;
+      std::vector<uint32_t> addr(n, 0);
+      std::vector<uint64_t> a(n), b(n, 0), old(n), init{start}, fin{0};
+      for (size_t o = 0; o < n; ++o) a[o] = o % 64 == 0 ? 1 : 0;
+      a[5000] = uint64_t(1) << 12;
+      a[20000] = uint64_t(1) << 16;
+      uint64_t state = start;
+      for (size_t o = 0; o < n; ++o) {
+        old[o] = state;
+        state += a[o];
+      }
+      fin[0] = state;
+      CheckInput in{&impl, addr, a, b, old, init, fin, false, uint32_t(n)};
+      EXPECT_TRUE(check_history(in).ok);
+      old[n / 2] = state + 1000;  // a state no op reached
+      EXPECT_FALSE(check_history(in).ok);
+    }
+  });
+}
+
+// Whatever the values, and however the window moves as their range widens,
+// every value seen falls in it, and moving it keeps every count.
+RC_GTEST_PROP(ValueBins, EveryValueFallsInTheWindowAndMovingItKeepsTheCounts, (uint64_t seed)) {
+  std::mt19937_64 rng(seed);
+  ValueBins vb;
+  const size_t n = (size_t(1) << 16) + rng() % (size_t(1) << 22);
+  vb.start(n);
+  // Values around a base anywhere in 64 bits (half of them at or above 2^63),
+  // their spread widening block by block.
+  const uint64_t base = rng();
+  const unsigned first_bits = unsigned(rng() % 16), step = 1 + unsigned(rng() % 12);
+  uint64_t vmin = ~uint64_t(0), vmax = 0;
+  std::vector<uint64_t> seen;
+  for (unsigned block = 0; block < 8; ++block) {
+    const unsigned bits = std::min(63u, first_bits + block * step);
+    std::vector<uint64_t> values(1 + rng() % 32);
+    for (auto& v : values) {
+      v = base + (rng() & ((uint64_t(1) << bits) - 1)) - (uint64_t(1) << bits) / 2;
+      vmin = std::min(vmin, v);
+      vmax = std::max(vmax, v);
+    }
+    if (block > 0 && !vb.on) break;  // (as in the fast path: once off, for good)
+    vb.cover(vmin, vmax);
+    if (!vb.on) break;
+    RC_ASSERT(vb.cnt.size() == vb.bins);
+    for (const uint64_t v : values) {
+      const uint64_t i = (v >> vb.shift) - vb.lo;
+      RC_ASSERT(i < vb.bins);
+      ++vb.cnt[i];
+      seen.push_back(v);
+    }
+  }
+  if (!vb.on) return;
+  std::vector<uint32_t> want(vb.bins, 0);
+  for (const uint64_t v : seen) ++want[(v >> vb.shift) - vb.lo];
+  RC_ASSERT(vb.cnt == want);
 }
 
 // The fast path's multi-bucket code (scatter, per-bucket sort, cross-bucket

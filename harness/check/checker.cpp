@@ -1,4 +1,5 @@
 #include "harness/check/checker.hpp"
+#include "harness/check/value_bins.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -374,9 +375,9 @@ inline thread_local Buf edge_buf, aux_buf, big_buf, small_buf;
 //    words, counted kAddrCopies times over so that runs of one address do
 //    not wait on their own increments;
 //  - value bins (old >> shift) where it has one word (n / 256 bins, at most
-//    kValueBins, the values in half of them: as fine as the count pass's).
+//    ValueBins::kMaxBins, the values in half of them: as fine as the count pass's).
 // cnt == nullptr: none.
-constexpr size_t kAddrBins = 2048, kAddrCopies = 4, kValueBins = size_t(1) << 16, kBinsFrom = size_t(1) << 16;
+constexpr size_t kAddrBins = 2048, kAddrCopies = 4, kBinsFrom = size_t(1) << 16;
 struct KeyBins {
   bool by_addr = false;
   unsigned shift = 0;
@@ -385,48 +386,6 @@ struct KeyBins {
   const uint32_t* cnt = nullptr;
 };
 
-// Value bins over a window of `bins` bins (a power of two) that grows, its
-// bins coarser, as the range of the values seen so far widens.
-struct ValueBins {
-  bool on = false;
-  unsigned shift = 0;
-  uint64_t lo = 0;
-  size_t bins = 0;
-  std::vector<uint32_t> cnt, tmp;
-
-  void start(size_t n) {
-    on = false;
-    bins = std::clamp<size_t>(std::bit_ceil(n >> 8), 256, kValueBins);
-  }
-  // Every value seen so far, and every one still to count, is in [vmin,
-  // vmax]: make the window hold them.
-  void cover(uint64_t vmin, uint64_t vmax) {
-    const unsigned nb = unsigned(std::countr_zero(bins));
-    if (on && (vmin >> shift) >= lo && (vmax >> shift) - lo < bins) return;
-    // At least one step coarser than before (at most 64 moves in all), with
-    // the values in the middle half of the window.
-    const unsigned w = unsigned(std::bit_width(vmax - vmin));
-    const unsigned s = std::max(on ? shift + 1 : 0u, w + 1 > nb ? w + 1 - nb : 0u);
-    if (s >= 63) {
-      on = false;
-      cnt.clear();
-      return;
-    }
-    const uint64_t mid = ((vmin >> s) + (vmax >> s)) / 2, top = ~uint64_t(0) >> s;
-    const uint64_t l = top < bins ? 0 : std::min(mid > bins / 2 ? mid - bins / 2 : 0, top - (bins - 1));
-    if (on) {
-      tmp.assign(bins, 0);
-      for (size_t i = 0; i < bins; ++i)
-        if (cnt[i]) tmp[((lo + i) >> (s - shift)) - l] += cnt[i];
-      cnt.swap(tmp);
-    } else {
-      cnt.assign(bins, 0);
-    }
-    on = true;
-    shift = s;
-    lo = l;
-  }
-};
 inline thread_local ValueBins value_bins;
 
 #define AS_FAST_TARGET
