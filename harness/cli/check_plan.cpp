@@ -43,9 +43,8 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
       "cpu backend: per mille chance of yielding at an interleaving point (0 to 1000)")(
       "isolate", cli::isolation(&o.run.isolate), cli::kIsolationHelp)(
       "checker", cli::checker_kind(&o.run.checker), cli::kCheckerHelp)(
-      "pipeline", cli::on_off(&o.pipeline, false),
-      "on or off (off): on judges each trial on the host while the next runs (experimental: see the README); "
-      "off judges each before the next runs")(
+      "pipeline", cli::on_off(&o.pipeline, true),
+      "on or off (on): judge each trial on the host while the next runs; off judges each before the next runs")(
       "profile", bounded<uint32_t>(&o.profile, 0, 1000)->default_value(0)->implicit_value(5),
       "show the N most contended addresses of each implementation's busiest trial")(
       "skip-without-gpu", po::bool_switch(&o.skip_without_gpu),
@@ -231,8 +230,8 @@ ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::fun
       }
     }
   }
-  // Run in order (with --pipeline on, each trial judged on the host while
-  // the next runs), up to the first failure.
+  // Run in order, pipelined (each trial judged on the host while the next
+  // runs), up to the first failure.
   uint64_t busiest = 0;
   const SequenceConfig cfg{plan.backend, plan.opt.run, plan.opt.profile, true, plan.opt.pipeline};
   const SequenceStats stats = execute_sequence(specs, cfg, [&](Outcome&& out) {

@@ -16,10 +16,7 @@ namespace atomstress {
 struct CheckOptions {
   std::string impl, backend = "auto", pattern = "all", space = "all", dist = "mixed", json;
   bool all = false, skip_without_gpu = false, quiet = false, no_shrink = false;
-  // Judge each trial while the next runs (run_sequence.hpp).  Off by
-  // default: see the README's "Pipelined trials" (a worker crash on the H100
-  // whose cause is not found).
-  bool pipeline = false;
+  bool pipeline = true;  // judge each trial while the next runs (run_sequence.hpp)
   double shrink_s = 30;  // per failure
   uint32_t grid = 0, block = 0, ops_per_thread = 0, k = 0, trials = 2, profile = 0;
   std::optional<uint32_t> special;  // per mille; absent: vary by trial

@@ -89,12 +89,11 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   std::string first_why;
   sum.spec = spec;
   sum.runs = runs;
-  // The runs as one sequence, in order (one worker request; not pipelined:
-  // see the README's "Pipelined trials").
+  // The runs pipelined (each judged while the next runs), in order.
   const std::vector<TrialSpec> copies(runs, spec);
   std::optional<std::string> refused;  // a run that could not run: the same for every run
   uint32_t r = 0;
-  execute_sequence(copies, {backend, opt, 0, false, false}, [&](Outcome&& t) {
+  execute_sequence(copies, {backend, opt, 0, false}, [&](Outcome&& t) {
     ++r;
     if (refused) return;
     if (t.verdict == Verdict::Error) {
