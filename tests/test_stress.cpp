@@ -38,15 +38,22 @@ TrialSpec stressed_spec() {
   return s;
 }
 
-// A deterministic cpu bug under stress (the cpu backend ignores it), shrunk
-// with `by_rate` as asked.
-reports::ShrunkCase shrink_stressed_cpu_bug(uint32_t grid, bool by_rate, TrialSpec& failing) {
-  TrialSpec& s = failing;
+// A bug that fails every run on the cpu backend, unstressed.
+TrialSpec cpu_bug_spec(uint32_t grid) {
+  TrialSpec s;
   s.impl = "buggy.returns_new.add.f32";
   s.grid = grid;
   s.block = 8;
   s.dist = Dist::Full;
   s.seed = 5;
+  return s;
+}
+
+// That bug under stress (the cpu backend ignores it), shrunk with `by_rate`
+// as asked.
+reports::ShrunkCase shrink_stressed_cpu_bug(uint32_t grid, bool by_rate, TrialSpec& failing) {
+  TrialSpec& s = failing;
+  s = cpu_bug_spec(grid);
   s.stress = stressed_spec().stress;
   RunOptions run;
   const auto ev = properties::evaluate(s, BackendKind::Cpu, run, 1);
@@ -335,12 +342,7 @@ TEST(Stress, RateTableSearchOnTheCpu) {
   // candidate and without: each candidate screened (its own stress first),
   // the first kept on the tie, no more unstressed runs (20 of 20 can never
   // be 10x), target >= 50%.
-  TrialSpec s;
-  s.impl = "buggy.returns_new.add.f32";
-  s.grid = 2;
-  s.block = 8;
-  s.dist = Dist::Full;
-  s.seed = 5;
+  TrialSpec s = cpu_bug_spec(2);
   s.stress = stressed_spec().stress;
   RunOptions run;
   const auto r = fuzz::measure_stress_rate(*find_impl(s.impl), s, BackendKind::Cpu, run, 4, 1);
@@ -383,12 +385,7 @@ TEST(Stress, RateKeeperOnADeterministicBug) {
   // candidate needs 5 of 10; one that fails keeps 10, one that passes is
   // refused once 5 are out of reach (6 runs), and a spent deadline refuses
   // without a run.
-  TrialSpec s;
-  s.impl = "buggy.returns_new.add.f32";
-  s.grid = 2;
-  s.block = 8;
-  s.dist = Dist::Full;
-  s.seed = 5;
+  const TrialSpec s = cpu_bug_spec(2);
   RunOptions run;
   fuzz::RateKeeper keeper(s, Verdict::Fail, BackendKind::Cpu, run, 3, 60);
   EXPECT_EQ(keeper.reruns(), fuzz::kRateShrinkReruns);

@@ -7,9 +7,10 @@
 
 namespace atomstress {
 
-// Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (on
-// an alternate stack, so that a stack overflow is reported too).  The
-// process still dies of the signal, as before.
+// Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT
+// (with an alternate stack for the calling thread, so that its stack
+// overflowing is reported too).  The process still dies of the signal, as
+// before.
 void report_fatal_signals();
 
 }  // namespace atomstress
