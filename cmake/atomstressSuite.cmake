@@ -5,12 +5,22 @@
 # SOURCES register with ATOMSTRESS_ATOMIC / ATOMSTRESS_LOCK
 # (<atomstress/atomstress.cuh>).
 #
-# Each source is probed once at configure time: compiled with its device
-# functions made host-callable.  Where that compiles, its entries run on the
-# CPU backend too; where it does not (inline PTX, warp intrinsics, __device__
+# Each source is probed at build time, before its real compile: compiled with
+# its device functions made host-callable, with the suite target's include
+# folders, definitions and options as finally configured (also those set
+# after this call).  Where that compiles, its entries run on the CPU backend
+# too; where it does not (inline PTX, warp intrinsics, __device__
 # variables...) they are built for the GPU only, and `list` and the CPU
-# backend say why.  GPU_ONLY skips the probe.  Editing a source re-runs the
-# probe (the sources are configure dependencies).
+# backend's SKIP name the first construct that kept it off the host
+# (file:line).  The same probe lists the atomics atomstress cannot intercept
+# (cuda::atomic objects, libcu++'s free functions, inline PTX atomics), which
+# `list -v` and every verdict of the unit's entries then mention.  GPU_ONLY
+# skips the probe.  Editing a source probes it again.
+#
+# The suite's CUDA architectures: the project's CMAKE_CUDA_ARCHITECTURES when
+# it chose them (in its CMakeLists, on the command line or through CUDAARCHS),
+# else the architecture of a GPU present at configure time, else the ones
+# atomstress was built for; configure says which, and `--version` prints them.
 include_guard(GLOBAL)
 
 # CMake 3.25 does not know nvcc 13's C++20 flag: tell it (atomstress and its
@@ -20,59 +30,38 @@ if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
   set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
 endif()
 
-function(_atomstress_probe_host_callable src out_ok out_log)
-  get_target_property(suite_includes atomstress::suite INTERFACE_INCLUDE_DIRECTORIES)
-  get_target_property(core_includes atomstress::core INTERFACE_INCLUDE_DIRECTORIES)
-  set(includes)
-  foreach(i IN LISTS suite_includes core_includes)
-    string(REGEX REPLACE "^\\$<BUILD_INTERFACE:(.*)>$" "\\1" i "${i}")
-    if(NOT i MATCHES "^\\$<")
-      list(APPEND includes "${i}")
+set(_ATOMSTRESS_PROBE_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/atomstressProbe.cmake")
+
+# The architectures a suite is built for, and why (see above).
+function(_atomstress_suite_architectures out_archs out_why)
+  get_property(help CACHE CMAKE_CUDA_ARCHITECTURES PROPERTY HELPSTRING)
+  set(cached "$CACHE{CMAKE_CUDA_ARCHITECTURES}")
+  if(DEFINED ENV{CUDAARCHS} AND NOT "$ENV{CUDAARCHS}" STREQUAL "")
+    set(archs "${CMAKE_CUDA_ARCHITECTURES}")
+    set(why "the project's (CUDAARCHS)")
+  elseif(NOT "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "${cached}" OR NOT help STREQUAL "CUDA architectures")
+    # A normal variable set by the project, or a cache entry it or the
+    # command line made (CMake's own default has that help string).
+    set(archs "${CMAKE_CUDA_ARCHITECTURES}")
+    set(why "the project's CMAKE_CUDA_ARCHITECTURES")
+  else()
+    set(archs "")
+    find_program(_atomstress_nvidia_smi nvidia-smi)
+    if(_atomstress_nvidia_smi)
+      execute_process(COMMAND ${_atomstress_nvidia_smi} --query-gpu=compute_cap --format=csv,noheader
+                      OUTPUT_VARIABLE caps RESULT_VARIABLE status ERROR_QUIET TIMEOUT 20)
+      if(status EQUAL 0 AND caps MATCHES "^([0-9]+)\\.([0-9]+)")
+        set(archs "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
+        set(why "the GPU found at configure time")
+      endif()
     endif()
-  endforeach()
-  get_target_property(src_includes ${ARGV3} INCLUDE_DIRECTORIES)
-  if(src_includes)
-    list(APPEND includes ${src_includes})
+    if(archs STREQUAL "")
+      set(archs "${ATOMSTRESS_SUITE_CUDA_ARCHITECTURES}")
+      set(why "atomstress's own (no CMAKE_CUDA_ARCHITECTURES chosen, no GPU found)")
+    endif()
   endif()
-  # The verdict is cached by the source and by atomstress's headers that
-  # make it host-callable (a newer atomstress may compile what an older one
-  # did not); those headers are configure dependencies, like the source.
-  file(SHA1 "${src}" key)
-  foreach(i IN LISTS includes)
-    file(GLOB byo_headers "${i}/atomstress/*.cuh" "${i}/harness/byo/*.cuh")
-    list(SORT byo_headers)
-    foreach(h IN LISTS byo_headers)
-      file(SHA1 "${h}" h_sha)
-      string(APPEND key "${h_sha}")
-      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${h}")
-    endforeach()
-  endforeach()
-  string(SHA1 hash "${key}")
-  string(SUBSTRING "${hash}" 0 16 hash)
-  set(dir "${CMAKE_BINARY_DIR}/atomstress_probe/${hash}")
-  set(log "${CMAKE_BINARY_DIR}/atomstress_probe/${hash}.log")
-  if(DEFINED ATOMSTRESS_PROBE_${hash})
-    set(${out_ok} ${ATOMSTRESS_PROBE_${hash}} PARENT_SCOPE)
-    set(${out_log} "${log}" PARENT_SCOPE)
-    return()
-  endif()
-  set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
-  # The standard flag is given below (CMake 3.25 cannot pass C++20 into a try_compile).
-  unset(CMAKE_CUDA_STANDARD)
-  unset(CMAKE_CUDA_EXTENSIONS)
-  try_compile(ATOMSTRESS_PROBE_RESULT "${dir}"
-    SOURCES "${src}"
-    COMPILE_DEFINITIONS -DATOMSTRESS_HOST_CALLABLE=1 -DATOMSTRESS_PROBE_ONLY=1 -std=c++20 --expt-relaxed-constexpr
-                        -diag-suppress=177
-    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}" "-DCMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES}"
-                "-DCMAKE_AR=${CMAKE_AR}" "-DCMAKE_RANLIB=${CMAKE_RANLIB}"
-    OUTPUT_VARIABLE output)
-  file(WRITE "${log}" "${output}")
-  set(ok ${ATOMSTRESS_PROBE_RESULT})
-  unset(ATOMSTRESS_PROBE_RESULT CACHE)
-  set(ATOMSTRESS_PROBE_${hash} ${ok} CACHE INTERNAL "host probe of ${src}")
-  set(${out_ok} ${ok} PARENT_SCOPE)
-  set(${out_log} "${log}" PARENT_SCOPE)
+  set(${out_archs} "${archs}" PARENT_SCOPE)
+  set(${out_why} "${why}" PARENT_SCOPE)
 endfunction()
 
 function(atomstress_add_suite name)
@@ -86,34 +75,63 @@ function(atomstress_add_suite name)
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "atomstress_add_suite(${name}): give SOURCES")
   endif()
-  add_executable(${name} ${ARG_SOURCES})
+  _atomstress_suite_architectures(archs why)
+  string(REPLACE ";" "," archs_text "${archs}")
+  message(STATUS "atomstress: ${name} is built for CUDA architectures ${archs_text}: ${why}")
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/atomstress_suite/${name}")
+  # --version says what this suite was built for.
+  file(CONFIGURE OUTPUT "${dir}/architectures.cpp" CONTENT
+"// Written by atomstress_add_suite: the suite's CUDA architectures, for --version.
+extern \"C\" const char* const atomstress_suite_cuda_architectures = \"${archs_text} (${why})\";
+")
+  add_executable(${name} ${ARG_SOURCES} "${dir}/architectures.cpp")
   # The registering units are linked whole (nothing references them: they
   # register themselves at start-up).
   target_link_libraries(${name} PRIVATE atomstress::suite atomstress::catalogue)
-  set_target_properties(${name} PROPERTIES CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON CXX_STANDARD 20)
-  if(NOT CMAKE_CUDA_ARCHITECTURES AND ATOMSTRESS_SUITE_CUDA_ARCHITECTURES)
-    set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${ATOMSTRESS_SUITE_CUDA_ARCHITECTURES}")
+  set_target_properties(${name} PROPERTIES CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON CXX_STANDARD 20
+                                           CUDA_ARCHITECTURES "${archs}")
+  if(NOT ARG_GPU_ONLY)
+    # The probe: one wrapper per source, compiled with the suite's own
+    # settings (copied as generator expressions, so whatever is set on the
+    # suite later counts) through a launcher that turns the compile's
+    # outcome into a header for the real compile.
+    add_library(${name}_atomstress_probe OBJECT)
+    target_include_directories(${name}_atomstress_probe PRIVATE $<TARGET_PROPERTY:${name},INCLUDE_DIRECTORIES>)
+    target_compile_definitions(${name}_atomstress_probe PRIVATE $<TARGET_PROPERTY:${name},COMPILE_DEFINITIONS>
+                               ATOMSTRESS_HOST_CALLABLE=1 ATOMSTRESS_PROBE_ONLY=1)
+    target_compile_options(${name}_atomstress_probe PRIVATE $<TARGET_PROPERTY:${name},COMPILE_OPTIONS>
+                           $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -diag-suppress=177>)
+    set_target_properties(${name}_atomstress_probe PROPERTIES
+      CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON CUDA_ARCHITECTURES "${archs}"
+      CUDA_COMPILER_LAUNCHER "${CMAKE_COMMAND};-DRESULT_DIR=${dir};-P;${_ATOMSTRESS_PROBE_SCRIPT};--")
+    add_dependencies(${name} ${name}_atomstress_probe)
   endif()
+  set(i 0)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(abs "${src}" ABSOLUTE)
     get_filename_component(file "${src}" NAME)
-    set(ok FALSE)
-    set(log "")
-    if(NOT ARG_GPU_ONLY)
-      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${abs}")
-      _atomstress_probe_host_callable("${abs}" ok log ${name})
-    endif()
-    if(ok)
-      set_property(SOURCE "${src}" APPEND PROPERTY COMPILE_DEFINITIONS ATOMSTRESS_HOST_CALLABLE=1)
+    math(EXPR i "${i} + 1")
+    set(result "${dir}/${i}_${file}.h")
+    # The real compile includes the probe's verdict first (the source itself
+    # compiles exactly as written), and again when the verdict changes.
+    set_property(SOURCE "${src}" APPEND PROPERTY COMPILE_OPTIONS "--pre-include=${result}")
+    set_property(SOURCE "${src}" APPEND PROPERTY OBJECT_DEPENDS "${result}")
+    if(ARG_GPU_ONLY)
+      file(CONFIGURE OUTPUT "${result}" CONTENT
+"#define ATOMSTRESS_HOST_CALLABLE 0
+#define ATOMSTRESS_GPU_ONLY_REASON \"${file} is built for the GPU only (GPU_ONLY)\"
+")
     else()
-      if(ARG_GPU_ONLY)
-        set(why "${file} is built for the GPU only (GPU_ONLY)")
-      else()
-        set(why "${file} does not compile as host code")
-        message(STATUS "atomstress: ${file}: GPU only (its host probe failed; see ${log})")
+      file(CONFIGURE OUTPUT "${dir}/${i}_${file}.probe.cu" CONTENT
+"#include \"${abs}\"
+")
+      target_sources(${name}_atomstress_probe PRIVATE "${dir}/${i}_${file}.probe.cu")
+      # A newer probe script probes again.
+      set_property(SOURCE "${dir}/${i}_${file}.probe.cu" APPEND PROPERTY OBJECT_DEPENDS "${_ATOMSTRESS_PROBE_SCRIPT}")
+      # Until the first probe has run, the verdict is "not probed yet".
+      if(NOT EXISTS "${result}")
+        file(WRITE "${result}" "#define ATOMSTRESS_HOST_CALLABLE 0\n#define ATOMSTRESS_GPU_ONLY_REASON \"${file}: not probed yet\"\n")
       endif()
-      set_property(SOURCE "${src}" APPEND PROPERTY COMPILE_DEFINITIONS
-        ATOMSTRESS_HOST_CALLABLE=0 "ATOMSTRESS_GPU_ONLY_REASON=\"${why}\"")
     endif()
   endforeach()
 endfunction()

@@ -33,5 +33,5 @@ configure_package_config_file(cmake/atomstressConfig.cmake.in ${CMAKE_CURRENT_BI
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/atomstressConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/atomstressConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/atomstressConfigVersion.cmake
-              cmake/atomstressSuite.cmake cmake/atomstressEntryTests.cmake cmake/atomstressEntryTestsAdd.cmake
+              cmake/atomstressSuite.cmake cmake/atomstressProbe.cmake cmake/atomstressEntryTests.cmake cmake/atomstressEntryTestsAdd.cmake
         DESTINATION ${config_dir})

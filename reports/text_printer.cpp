@@ -24,6 +24,8 @@ void TextPrinter::impl_summary(const ImplSummary& s) {
   std::printf("%-5s %-32s %-4s %4u trials %8s ops  run %8.1f ms  check %8.1f ms  retries max %u%s\n",
               to_string(s.verdict), s.impl->name, to_string(s.backend), s.trials, ops, s.run_ms, s.check_ms,
               s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "");
+  // A verdict on code with atomics atomstress could not see says so, every time.
+  if (s.impl->not_intercepted) std::printf("      note: %s\n", s.impl->not_intercepted);
   if (!pass && s.shrunk) {
     // The shrunk case replaces the first failure: smaller, and it is what
     // the repro line replays.

@@ -42,6 +42,50 @@ expect CRASH mylib.add_trace.u32
 expect PASS mylib.spin
 expect PASS mylib.textbook_lock
 expect SKIP mylib.ptx_add.u32
+# Library styles (library_styles.cu): qualified names, a template id and an
+# overload set register; libcu++'s atomic_ref is seen like the intrinsics.
+expect PASS mylib.ns_add.i32
+expect PASS mylib.template_add.f64
+expect PASS mylib.overload_max.u32
+expect PASS mylib.overload_max.u64
+expect PASS mylib.ref_add.u32
+expect FAIL mylib.ref_add_block.i32
+expect HANG mylib.ref_add_stuck.u32
+expect PASS mylib.sat_add.u32
+expect PASS mylib.object_add.i32
+grep -E "^FAIL +mylib\.ref_add_block\.i32 " -A3 <<<"$out" | grep -q "scope" \
+  || { echo "byo_example: mylib.ref_add_block.i32 did not fail by the scope rule" >&2; fail=1; }
+grep -E "^HANG +mylib\.ref_add_stuck\.u32 " -A3 <<<"$out" | grep -qE "retr(y|ies)" \
+  || { echo "byo_example: mylib.ref_add_stuck.u32's HANG is not the retry budget's" >&2; fail=1; }
+# The ptx unit's SKIP names the construct that keeps it off the host.
+grep -E "^SKIP +mylib\.ptx_add\.u32 " -A2 <<<"$out" | grep -q "ptx_atomics.cu:[0-9]" \
+  || { echo "byo_example: the ptx entry's SKIP does not name ptx_atomics.cu:line" >&2; fail=1; }
+# The definition and include folder set after atomstress_add_suite reached the probe.
+grep -qE "^mylib\.ns_add\.i32 .*\(gpu only\)" <<<"$list" && { echo "byo_example: the probe missed the target's later settings" >&2; fail=1; }
+# list -v: the call shape and the spec each entry was registered against;
+# what atomstress cannot intercept.
+grep -q "called as:   int f(int\* address, int val)" <<<"$list" || { echo "byo_example: list -v lacks the call shape" >&2; fail=1; }
+grep -q "spec:        its own (ATOMSTRESS_ATOMIC_SPEC)" <<<"$list" || { echo "byo_example: list -v lacks the own spec" >&2; fail=1; }
+grep -q "not seen:    not intercepted: a cuda::atomic object (libcu_objects.cu:8)" <<<"$list" \
+  || { echo "byo_example: the cuda::atomic object is not reported" >&2; fail=1; }
+# The saturating add's pairings: only forms whose oracle follows its phi, all passing.
+pairs=$("$suite" list --impl '*@mylib.sat_add.u32')
+echo "$pairs"
+grep -q "^hist\." <<<"$pairs" && { echo "byo_example: the saturating add is paired with a histogram" >&2; fail=1; }
+sat=$("$suite" check --impl '*@mylib.sat_add.u32' --backend cpu --trials 3 2>&1) || { echo "$sat"; echo "byo_example: a pairing of the saturating add failed" >&2; fail=1; }
+[ "$(grep -cE '^PASS +sum\.' <<<"$sat")" -ge 3 ] || { echo "$sat"; echo "byo_example: expected >= 3 passing sum pairings" >&2; fail=1; }
+# The suite says which architectures it was built for, and why.
+"$suite" --version | grep -q "this suite's CUDA architectures 90 (the project's CMAKE_CUDA_ARCHITECTURES)" \
+  || { "$suite" --version; echo "byo_example: --version does not give the suite's architectures" >&2; fail=1; }
+# A function with an extra parameter does not build, and the error names it.
+set +e
+shape=$(cmake -S "$src/tests/byo_shape_error" -B "$work/shape" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" "${launcher[@]}" 2>&1 \
+        && cmake --build "$work/shape" 2>&1)
+shape_status=$?
+set -e
+[ "$shape_status" -ne 0 ] || { echo "byo_example: a function with an extra parameter built" >&2; fail=1; }
+grep -q "3rd parameter is not part of the call shape" <<<"$shape" \
+  || { echo "$shape" | tail -20; echo "byo_example: the shape error does not name the 3rd parameter" >&2; fail=1; }
 grep -q "mylib.ptx_add.u32 .*(gpu only)" <<<"$("$suite" list --impl 'mylib.ptx*')" || { echo "byo_example: ptx entry not marked gpu only" >&2; fail=1; }
 # Each failure's repro line names the suite (atomstress itself lacks these
 # entries) and, run as printed, fails again.

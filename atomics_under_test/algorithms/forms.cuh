@@ -159,6 +159,9 @@ struct Sum {
                                       : F == SumForm::WarpDown ? "sum.warp_down"
                                                                : "sum.warp_xor";
   static constexpr bool gpu_only = F == SumForm::WarpDown || F == SumForm::WarpXor;
+  // Its oracle chains the atomic's returned values through the atomic's own
+  // phi (the numeric bound is for the usual add only): harness/check/families/sum.cpp.
+  static constexpr bool oracle_follows_phi = true;
   static constexpr bool fits() { return A::op == Op::Add && is_sum_type<typename A::T>() && plain_device_atomic<A>(); }
 
   template <class Ctx>

@@ -16,6 +16,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <type_traits>
+
 #include "harness/prim/call_scope.cuh"
 #include "harness/prim/prim.cuh"
 
@@ -94,6 +96,47 @@ ATOMSTRESS_BYO_CAS3(unsigned)
 ATOMSTRESS_BYO_CAS3(atomstress::byo::ull)
 ATOMSTRESS_BYO_CAS(atomicCAS, unsigned short, false)
 
+// Everything atomstress does not model (vector atomics on float2, float4,
+// __half2, __nv_bfloat162, and whatever a newer CUDA adds) reaches CUDA's own
+// intrinsic unchanged: a forwarding template for pointee types outside the
+// modelled ones, so that it never competes with a modelled overload (those
+// keep CUDA's overload resolution, conversions included).
+namespace atomstress::byo {
+template <class P, class... Ts>
+inline constexpr bool one_of = (std::is_same_v<std::remove_cv_t<P>, Ts> || ...);
+}
+// (Device functions, as CUDA's are: a host-callable unit that uses one is
+// built for the GPU only, as it would be without atomstress.)
+#define ATOMSTRESS_BYO_FORWARD(NAME, ...)                                                    \
+  template <class P, class... A>                                                             \
+    requires(!::atomstress::byo::one_of<P, __VA_ARGS__>)                                     \
+  __device__ AS_FI auto atomstress_##NAME(P* p, A... a) -> decltype(::NAME(p, a...)) {            \
+    return ::NAME(p, a...);                                                                  \
+  }
+#define ATOMSTRESS_BYO_FORWARD3(BASE, ...)          \
+  ATOMSTRESS_BYO_FORWARD(BASE, __VA_ARGS__)         \
+  ATOMSTRESS_BYO_FORWARD(BASE##_block, __VA_ARGS__) \
+  ATOMSTRESS_BYO_FORWARD(BASE##_system, __VA_ARGS__)
+#define ATOMSTRESS_BYO_INTS int, unsigned, long long, atomstress::byo::ull
+ATOMSTRESS_BYO_FORWARD(atomicAdd, int, unsigned, atomstress::byo::ull, float, double, __half, __nv_bfloat16)
+ATOMSTRESS_BYO_FORWARD(atomicAdd_block, int, unsigned, atomstress::byo::ull, float, double)
+ATOMSTRESS_BYO_FORWARD(atomicAdd_system, int, unsigned, atomstress::byo::ull, float, double)
+ATOMSTRESS_BYO_FORWARD3(atomicSub, int, unsigned)
+ATOMSTRESS_BYO_FORWARD3(atomicExch, int, unsigned, atomstress::byo::ull, float)
+ATOMSTRESS_BYO_FORWARD3(atomicMin, ATOMSTRESS_BYO_INTS)
+ATOMSTRESS_BYO_FORWARD3(atomicMax, ATOMSTRESS_BYO_INTS)
+ATOMSTRESS_BYO_FORWARD3(atomicInc, unsigned)
+ATOMSTRESS_BYO_FORWARD3(atomicDec, unsigned)
+ATOMSTRESS_BYO_FORWARD3(atomicAnd, ATOMSTRESS_BYO_INTS)
+ATOMSTRESS_BYO_FORWARD3(atomicOr, ATOMSTRESS_BYO_INTS)
+ATOMSTRESS_BYO_FORWARD3(atomicXor, ATOMSTRESS_BYO_INTS)
+ATOMSTRESS_BYO_FORWARD(atomicCAS, int, unsigned, atomstress::byo::ull, unsigned short)
+ATOMSTRESS_BYO_FORWARD(atomicCAS_block, int, unsigned, atomstress::byo::ull)
+ATOMSTRESS_BYO_FORWARD(atomicCAS_system, int, unsigned, atomstress::byo::ull)
+
+#undef ATOMSTRESS_BYO_FORWARD
+#undef ATOMSTRESS_BYO_FORWARD3
+#undef ATOMSTRESS_BYO_INTS
 #undef ATOMSTRESS_BYO_RMW
 #undef ATOMSTRESS_BYO_CAS
 #undef ATOMSTRESS_BYO_RMW3

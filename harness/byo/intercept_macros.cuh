@@ -38,3 +38,6 @@
 #define atomicCAS atomstress_atomicCAS
 #define atomicCAS_block atomstress_atomicCAS_block
 #define atomicCAS_system atomstress_atomicCAS_system
+
+// libcu++'s cuda::atomic_ref and cuda::std::atomic_ref (intercept_libcudacxx.cuh).
+#define atomic_ref atomstress_atomic_ref

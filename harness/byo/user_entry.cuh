@@ -9,9 +9,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -91,6 +93,112 @@ struct UserSpec {
   T (*phi)(T old, T a, T b);  // the sequential semantics, on the host
 };
 
+// ------------------------------------------------------------ call shape
+// How a user's function is called is explicit, never guessed: a
+// compare-and-swap spec calls `T f(T* address, T compare, T val)`, every
+// other spec `T f(T* address, T val)`.  A function of another shape is a
+// compile error that says which parameter is wrong (an `int order` third
+// parameter is never taken for a compare value).
+//
+// An argument that converts to T and to nothing else: a parameter of
+// another type does not take it (declared only: used in unevaluated calls).
+template <class T>
+struct exactly {
+  template <class U>
+    requires std::is_same_v<U, T>
+  AS_HD operator U() const;
+};
+// An argument that converts to anything: tells how many parameters there are.
+struct any_argument {
+  template <class U>
+  AS_HD operator U() const;
+};
+
+enum class Shape { Ok, NotCasShaped, CasShapedForNonCas, ExtraThird, ExtraFourth, WrongOperandType, ReturnsNothing,
+                   ReturnsOtherType, Unusable };
+
+// The type the user's function returns, called in the spec's shape.
+template <class Def, class T, bool Cas>
+constexpr auto call_result() {
+  using X = exactly<T>;
+  if constexpr (Cas) return std::type_identity<decltype(Def::shape_probe(std::declval<T*>(), std::declval<X>(), std::declval<X>()))>{};
+  else return std::type_identity<decltype(Def::shape_probe(std::declval<T*>(), std::declval<X>()))>{};
+}
+
+// Def::shape_probe(args...) forwards to the user's function (a dependent call, so
+// qualified names, template ids and overload sets all resolve as written).
+template <class Def, class T, bool Cas>
+constexpr Shape call_shape() {
+  using X = exactly<T>;
+  using Any = any_argument;
+  // (The probes with Any run only once the right shape failed: each one
+  // instantiates a declaration that nvcc would otherwise warn is unused.)
+  if constexpr (Cas ? requires(T* p, X v) { Def::shape_probe(p, v, v); }
+                    : requires(T* p, X v) { Def::shape_probe(p, v); }) {
+    using R = typename decltype(call_result<Def, T, Cas>())::type;
+    if constexpr (std::is_void_v<R>) return Shape::ReturnsNothing;
+    else if constexpr (!std::is_convertible_v<R, T>) return Shape::ReturnsOtherType;
+    else return Shape::Ok;
+  } else if constexpr (Cas && requires(T* p, X v) { Def::shape_probe(p, v); }) {
+    return Shape::NotCasShaped;
+  } else if constexpr (!Cas && requires(T* p, X v) { Def::shape_probe(p, v, v); }) {
+    return Shape::CasShapedForNonCas;
+  } else if constexpr (!Cas && requires(T* p, Any v) { Def::shape_probe(p, v, v); }) {
+    return Shape::ExtraThird;
+  } else if constexpr (requires(T* p, Any v) { Def::shape_probe(p, v, v, v); }) {
+    return Shape::ExtraFourth;
+  } else if constexpr (Cas ? requires(T* p, Any v) { Def::shape_probe(p, v, v); }
+                           : requires(T* p, Any v) { Def::shape_probe(p, v); }) {
+    return Shape::WrongOperandType;
+  } else {
+    return Shape::Unusable;
+  }
+}
+
+// The compile errors, one per shape; true when the shape is right.
+template <Shape S>
+constexpr bool shape_ok() {
+  static_assert(S != Shape::NotCasShaped,
+                "atomstress: the spec is a compare-and-swap: the function must be T f(T* address, T compare, T val)");
+  static_assert(S != Shape::CasShapedForNonCas,
+                "atomstress: the function takes a 3rd parameter (of type T, or one T converts to), but the spec is "
+                "not a compare-and-swap: it is called as T f(T* address, T val), and a compare value or an order "
+                "is never passed; register a wrapper of that shape, or a CAS-shaped function against a CAS spec "
+                "(family.cas.type)");
+  static_assert(S != Shape::ExtraThird,
+                "atomstress: the function's 3rd parameter is not part of the call shape T f(T* address, T val) "
+                "(it is never passed a compare value or an order): register a wrapper of that shape that sets it");
+  static_assert(S != Shape::ExtraFourth,
+                "atomstress: the function's 4th parameter is not part of the call shape (T f(T* address, T val), or "
+                "T f(T* address, T compare, T val) for a CAS spec): register a wrapper of that shape that sets it");
+  static_assert(S != Shape::WrongOperandType,
+                "atomstress: an operand parameter of the function is not of the spec's type T (i32 int, u32 "
+                "unsigned, i64 long long, u64 unsigned long long, f32 float, f64 double, u16 unsigned short, "
+                "f16 __half, bf16 __nv_bfloat16)");
+  static_assert(S != Shape::ReturnsNothing,
+                "atomstress: the function returns nothing: an atomic returns the value it replaced (T f(T*, T)); "
+                "whole kernels and void updates are not single atomics");
+  static_assert(S != Shape::ReturnsOtherType, "atomstress: the function's return type does not convert to T");
+  static_assert(S != Shape::Unusable,
+                "atomstress: the function cannot be called as T f(T* address, T val) (or T f(T* address, T compare, "
+                "T val) for a CAS spec), with T the spec's type");
+  return S == Shape::Ok;
+}
+
+// The C spelling of a spec type, for `list -v`.
+template <class T>
+constexpr const char* c_type_name() {
+  if constexpr (std::is_same_v<T, int>) return "int";
+  else if constexpr (std::is_same_v<T, unsigned>) return "unsigned";
+  else if constexpr (std::is_same_v<T, long long>) return "long long";
+  else if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_same_v<T, unsigned short>) return "unsigned short";
+  else if constexpr (std::is_same_v<T, __half>) return "__half";
+  else return "__nv_bfloat16";
+}
+
 // ------------------------------------------------------------- adapters
 // The lock word as the user's acquire/release take it (int* or unsigned*).
 template <class W, class L>
@@ -124,6 +232,7 @@ struct UserAtomic {
 template <class Def>
 struct UserAtomicWithSpec : UserAtomic<Def> {
   using T = typename Def::T;
+  static constexpr bool own_phi = true;  // pairs only with forms whose oracle follows it
   static T phi(T o, T a, T b) { return Def::spec.phi(o, a, b); }
 };
 
@@ -172,9 +281,18 @@ bool probe_user_lock() {
 template <class Def>
 bool register_user_atomic() {
   using A = std::conditional_t<Def::has_own_spec, UserAtomicWithSpec<Def>, UserAtomic<Def>>;
+  using T = typename Def::T;
   const uint64_t order = atomic_order(kGroupUser, next_user_seq());
   EntryDraft d = registration::atomic_draft<A>(order);
-  d.entry.user_code = true;
+  Entry& e = d.entry;
+  e.user_code = true;
+  e.own_phi = Def::has_own_spec;
+  const std::string t = c_type_name<T>();
+  e.call_shape = intern_text(Def::op == Op::Cas ? t + " f(" + t + "* address, " + t + " compare, " + t + " val)"
+                                                : t + " f(" + t + "* address, " + t + " val)");
+  if constexpr (Def::has_own_spec) e.registered_spec = "its own (ATOMSTRESS_ATOMIC_SPEC)";
+  else e.registered_spec = Def::spec_name;
+  e.not_intercepted = Def::not_intercepted;
   if constexpr (!Def::has_own_spec) d.spec_from = Def::spec_name;
   register_entry(std::move(d));
   registration::register_forms_of<A>(order, registration::CorrectForms{});
@@ -208,6 +326,7 @@ bool register_user_lock() {
   d.max_ops = registration::kMaxLockOps;
   Entry& e = d.entry;
   e.user_code = true;
+  e.not_intercepted = Def::not_intercepted;
   e.run_cuda = &run_cuda_program<FormProgram<Alg>>;
   if constexpr (Alg::cpu_capable) e.run_cpu = &run_cpu_program<FormProgram<Alg>>;
   else {

@@ -143,12 +143,31 @@ EntryDraft form_draft(uint64_t order) {
 }
 
 // -------------------------------------------------------- registration
+// An atomic with its own phi (a user's ATOMSTRESS_ATOMIC_SPEC) pairs only with
+// forms whose oracle follows the atomic's phi: the others assume the
+// operation's usual arithmetic (a wrapping add, say) and would fail a correct
+// saturating add.
+template <class A>
+constexpr bool has_own_phi() {
+  if constexpr (requires { A::own_phi; }) return A::own_phi;
+  else return false;
+}
+template <class Alg>
+constexpr bool oracle_follows_phi() {
+  if constexpr (requires { Alg::oracle_follows_phi; }) return Alg::oracle_follows_phi;
+  else return false;
+}
+template <class Alg>
+constexpr bool pairs() {
+  return Alg::fits() && (!has_own_phi<typename Alg::Atomic>() || oracle_follows_phi<Alg>());
+}
+
 template <class A, template <class> class... Fs>
 void register_forms_of(uint64_t atomic_order, FormList<Fs...>) {
   uint64_t rank = 0;
   (
       [&] {
-        if constexpr (Fs<A>::fits()) register_entry(form_draft<Fs<A>>(algorithm_order(rank, atomic_order)));
+        if constexpr (pairs<Fs<A>>()) register_entry(form_draft<Fs<A>>(algorithm_order(rank, atomic_order)));
         ++rank;
       }(),
       ...);

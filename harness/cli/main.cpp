@@ -60,6 +60,10 @@ int stdout_status() {
 
 }  // namespace
 
+// A suite made by atomstress_add_suite defines this: the architectures its
+// own units were built for (the engine's may differ).
+extern "C" __attribute__((weak)) const char* const atomstress_suite_cuda_architectures;
+
 int main(int argc, char** argv) {
   if (argc > 0) atomstress::reports::set_program_name(argv[0]);
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -68,7 +72,11 @@ int main(int argc, char** argv) {
     return args.empty() ? 2 : stdout_status();
   }
   if (args[0] == "--version") {
-    std::printf("atomstress %s (CUDA architectures %s)\n", ATOMSTRESS_VERSION, ATOMSTRESS_CUDA_ARCHITECTURES);
+    if (&atomstress_suite_cuda_architectures != nullptr)
+      std::printf("atomstress %s (this suite's CUDA architectures %s; the engine's %s)\n", ATOMSTRESS_VERSION,
+                  atomstress_suite_cuda_architectures, ATOMSTRESS_CUDA_ARCHITECTURES);
+    else
+      std::printf("atomstress %s (CUDA architectures %s)\n", ATOMSTRESS_VERSION, ATOMSTRESS_CUDA_ARCHITECTURES);
     return stdout_status();
   }
   std::string command_line = "atomstress";

@@ -19,6 +19,7 @@ namespace prim {
 struct CallScope {
   Retry* retry = nullptr;
   uint32_t calls = 0;  // intercepted calls so far in this op
+  uint32_t polls = 0;  // intercepted loads, stores and waits so far in this op
 };
 
 // Thrown on the host out of a user loop that must stop.
@@ -80,6 +81,15 @@ AS_HD AS_FI void intercepted_call(bool block_scope) {
   }
   if (s->calls++ == 0) return;
   if (!s->retry->again()) stop_loop(*s->retry);
+}
+
+// An intercepted load, store or wait (libcu++'s atomic_ref) is about to run:
+// not a retry, but a loop of them is stopped at the trial's deadline (checked
+// every 256 polls: a clock read per poll would slow a correct spin).
+AS_HD AS_FI void intercepted_poll() {
+  CallScope* s = current_call_scope();
+  if (s == nullptr) return;
+  if ((++s->polls & 255u) == 0 && !s->retry->in_time()) stop_loop(*s->retry);
 }
 
 // Runs user code `f()` with `r` as its call scope.  Returns false when the

@@ -38,6 +38,9 @@ struct Retry {
   uint64_t deadline_ns = 0;  // 0: no deadline
 
   AS_HD AS_FI bool again();
+  // Whether a loop that is not retrying (polling a value) may go on: false
+  // once another thread gave up or the deadline passed (then gave_up says so).
+  AS_HD AS_FI bool in_time();
 };
 
 // Host threads: the CPU backend sets a per-thread probability of yielding at
@@ -107,6 +110,17 @@ AS_HD AS_FI bool Retry::again() {
     if (shared != nullptr && gave_up != 3) request_abort(shared);
     return false;
   }
+  interleave_point();
+  return true;
+}
+
+AS_HD AS_FI bool Retry::in_time() {
+  if (gave_up == 0 && shared != nullptr && abort_requested(shared)) gave_up = 3;
+  if (gave_up == 0 && deadline_ns != 0 && now_ns() > deadline_ns) {
+    gave_up = 2;
+    if (shared != nullptr) request_abort(shared);
+  }
+  if (gave_up != 0) return false;
   interleave_point();
   return true;
 }

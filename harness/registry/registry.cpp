@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <mutex>
 #include <map>
 #include <set>
 
@@ -141,6 +142,8 @@ void build(Store& st) {
       e.kind = e.family->value_kind(e);
       e.domain = e.family->value_domain(e);
       e.sem = e.family->semantics(e, a.atomic());
+      // The user's code runs inside the form: what it hides, the form hides.
+      if (e.not_intercepted == nullptr) e.not_intercepted = a.atomic().not_intercepted;
     }
     Constraints& c = e.limits;
     c.name = e.name;
@@ -195,8 +198,17 @@ std::vector<const Entry*> match_impls(std::string_view pattern) {
   return out;
 }
 
+const char* intern_text(std::string text) {
+  static std::mutex m;
+  static std::deque<std::string> texts;
+  std::lock_guard<std::mutex> lock(m);
+  return texts.emplace_back(std::move(text)).c_str();
+}
+
 std::string describe_spec(const Entry& i) {
   std::string s;
+  if (i.call_shape) s += std::string("  called as:   ") + i.call_shape + "\n";
+  if (i.registered_spec) s += std::string("  spec:        ") + i.registered_spec + "\n";
   s += std::string("  phi:         ") + i.sem.phi + "\n";
   if (std::strcmp(i.sem.nan, kNA) != 0) s += std::string("  NaN:         ") + i.sem.nan + "\n";
   if (std::strcmp(i.sem.signed_zero, kNA) != 0) s += std::string("  signed zero: ") + i.sem.signed_zero + "\n";
@@ -211,6 +223,7 @@ std::string describe_spec(const Entry& i) {
   if (i.gpu_only)
     s += std::string("  backends:    gpu only (") + (i.gpu_only_reason ? i.gpu_only_reason : "warp intrinsics") + ")\n";
   if (i.bug) s += std::string("  BUG:         ") + i.bug + "\n";
+  if (i.not_intercepted) s += std::string("  not seen:    ") + i.not_intercepted + "\n";
   if (i.rate_only) s += "  reported:    its observed failure rate (the hardware may never show it)\n";
   return s;
 }

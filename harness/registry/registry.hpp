@@ -74,6 +74,12 @@ struct Entry {
   bool rate_only = false;       // a bug the hardware may never show: its failure rate is reported
   bool weak_memory = false;     // a weak-memory bug: selftest measures its rate with and without stress
   bool user_code = false;       // a user's function (ATOMSTRESS_ATOMIC / ATOMSTRESS_LOCK)
+  bool own_phi = false;         // a user's own spec (ATOMSTRESS_ATOMIC_SPEC): its phi is theirs
+  const char* call_shape = nullptr;       // a user's atomic: how it is called, "T f(T* address, T val)"
+  const char* registered_spec = nullptr;  // a user's atomic: the spec it was registered against
+  // A user's unit: the atomics in it that atomstress cannot intercept (what,
+  // file:line), or null; `list -v` and every verdict of its entries say so.
+  const char* not_intercepted = nullptr;
   const AlgoInfo* algo = nullptr;    // an algorithm, not a single atomic
   const Family* family = nullptr;    // its oracle and trial rules
   RunFn run_cpu = nullptr;           // null: the cpu backend cannot run it
@@ -108,6 +114,8 @@ struct EntryDraft {
   uint64_t max_region_bytes = 0, max_ops = 0;  // the form's generation caps
 };
 void register_entry(EntryDraft draft);
+// Text that lives as long as the program (an entry's generated strings).
+const char* intern_text(std::string text);
 
 // Ordering keys: single atomics first, by group then position in their
 // unit; then algorithms by form, then by their atomic's order.

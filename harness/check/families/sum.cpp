@@ -200,7 +200,9 @@ Finding check_sum_t(const Workload& w, const Setup& s, const History& h) {
   for (uint32_t j : iss.acc) ++atomics[j];
   uint32_t log2_block = 0;
   while ((1u << log2_block) < spec.block) ++log2_block;
-  for (uint32_t j = 0; j < s.param; ++j) {
+  // An atomic with its own phi (a saturating add, say) is held to that phi
+  // alone, by the chain below: the exact and bounded sums assume the usual add.
+  for (uint32_t j = 0; j < s.param && !a.atomic().own_phi; ++j) {
     uint64_t depth = 0;
     switch (form) {
       case algo::SumForm::Element: depth = terms[j].size() + 1; break;

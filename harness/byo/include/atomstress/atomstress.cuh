@@ -39,10 +39,14 @@
 #include <cuda_runtime.h>
 
 #include "harness/byo/intercept.cuh"
+#include "harness/byo/intercept_libcudacxx.cuh"
 #include "harness/byo/user_entry.cuh"
 
 #ifndef ATOMSTRESS_HOST_CALLABLE
 #define ATOMSTRESS_HOST_CALLABLE 0
+#endif
+#ifndef ATOMSTRESS_NOT_INTERCEPTED
+#define ATOMSTRESS_NOT_INTERCEPTED nullptr
 #endif
 #ifndef ATOMSTRESS_GPU_ONLY_REASON
 #define ATOMSTRESS_GPU_ONLY_REASON "its unit was built without atomstress_add_suite's host probe"
@@ -70,22 +74,34 @@ using byo::UserSpec;
 #define ATOMSTRESS_CAT_(a, b) a##b
 #define ATOMSTRESS_CAT(a, b) ATOMSTRESS_CAT_(a, b)
 
-// Whether this unit's entries also run on the CPU backend.
-#define ATOMSTRESS_HOST_FLAGS_                                          \
-  static constexpr bool host_callable = ATOMSTRESS_HOST_CALLABLE != 0; \
-  [[maybe_unused]] static constexpr const char* gpu_only_reason = ATOMSTRESS_GPU_ONLY_REASON;
+// Whether this unit's entries also run on the CPU backend, and the atomics
+// in it that atomstress cannot intercept (found by the suite's build).
+#define ATOMSTRESS_HOST_FLAGS_                                                                     \
+  static constexpr bool host_callable = ATOMSTRESS_HOST_CALLABLE != 0;                            \
+  [[maybe_unused]] static constexpr const char* gpu_only_reason = ATOMSTRESS_GPU_ONLY_REASON;     \
+  static constexpr const char* not_intercepted = ATOMSTRESS_NOT_INTERCEPTED;
 
-// Calls the user's function exactly as written: `fn(p, a)`, or CAS-shaped
-// `fn(p, compare, val)` (the trial's b is the compare value, a the new one).
-// Overload resolution picks among same-named overloads, as in the user's code.
-#define ATOMSTRESS_INVOKE_(FN)                                                                             \
-  _Pragma("nv_exec_check_disable") template <class V = T>                                                  \
-  __host__ __device__ static V invoke(V* p, V a, V b) {                                                    \
-    static_assert(requires { FN(p, a); } || requires { FN(p, b, a); },                                     \
-                  "atomstress: the function must be T f(T*, T) or T f(T* address, T compare, T val), "     \
-                  "with T the spec's type");                                                               \
-    if constexpr (requires { FN(p, a); }) return FN(p, a);                                                 \
-    else return FN(p, b, a);                                                                               \
+// Calls the user's function exactly as written, in the shape its spec gives:
+// `fn(p, a)`, or for a compare-and-swap spec `fn(p, compare, val)` (the
+// trial's b is the compare value, a the new one).  `call` is a dependent call,
+// so a qualified name (mylib::fn), a template id (fn<double>; parenthesise one
+// with a comma) and an overload set resolve as in the user's code.
+// (`call` is __device__ as the user's function is: in a unit compiled for the
+// host too, host_callable.cuh makes both __host__ __device__.)
+#define ATOMSTRESS_INVOKE_(ID, FN)                                                                    \
+  template <class... A>                                                                                \
+  __device__ static auto call(A... a) -> decltype(FN(a...)) {                                          \
+    return FN(a...);                                                                                   \
+  }                                                                                                    \
+  template <class... A> /* declared only: call_shape's unevaluated calls */                            \
+  __device__ static auto shape_probe(A... a) -> decltype(FN(a...));                                    \
+  _Pragma("nv_exec_check_disable") template <class V = T>                                              \
+  __host__ __device__ static V invoke(V* p, V a, V b) {                                                \
+    constexpr bool ok = ::atomstress::byo::shape_ok<                                                   \
+        ::atomstress::byo::call_shape<ID, V, op == ::atomstress::Op::Cas>()>();                        \
+    if constexpr (!ok) return V{};                                                                     \
+    else if constexpr (op == ::atomstress::Op::Cas) return call(p, b, a);                              \
+    else return call(p, a);                                                                            \
   }
 
 #define ATOMSTRESS_ATOMIC(NAME, FN, SPEC) \
@@ -106,7 +122,7 @@ using byo::UserSpec;
     static constexpr ::atomstress::Domain domain = ::atomstress::Domain::Int; /* the spec's, at start-up */ \
     static constexpr ::atomstress::Semantics sem = ::atomstress::byo::assumed_semantics(SPEC);               \
     ATOMSTRESS_HOST_FLAGS_                                                                                   \
-    ATOMSTRESS_INVOKE_(FN)                                                                                   \
+    ATOMSTRESS_INVOKE_(ID, FN)                                                                               \
   };                                                                                                         \
   const bool REG = ATOMSTRESS_REGISTER_ATOMIC_(ID);                                            \
   }                                                                                                          \
@@ -126,7 +142,7 @@ using byo::UserSpec;
     static constexpr ::atomstress::Domain domain = spec.domain;                         \
     static constexpr ::atomstress::Semantics sem = spec.sem;                            \
     ATOMSTRESS_HOST_FLAGS_                                                              \
-    ATOMSTRESS_INVOKE_(FN)                                                              \
+    ATOMSTRESS_INVOKE_(ID, FN)                                                          \
   };                                                                                    \
   const bool REG = ATOMSTRESS_REGISTER_ATOMIC_(ID);                       \
   }                                                                                     \
