@@ -104,7 +104,13 @@ extern \"C\" const char* const atomstress_suite_cuda_architectures = \"${archs_t
     set_target_properties(${name}_atomstress_probe PROPERTIES
       CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON CUDA_ARCHITECTURES "${archs}"
       CUDA_COMPILER_LAUNCHER "${CMAKE_COMMAND};-DRESULT_DIR=${dir};-P;${_ATOMSTRESS_PROBE_SCRIPT};--")
-    add_dependencies(${name} ${name}_atomstress_probe)
+    # The real compiles wait for every probe (a target dependency would only
+    # order the link): they depend on a stamp made after the probe objects.
+    add_custom_command(OUTPUT "${dir}/probed.stamp"
+                       COMMAND "${CMAKE_COMMAND}" -E touch "${dir}/probed.stamp"
+                       DEPENDS $<TARGET_OBJECTS:${name}_atomstress_probe>
+                       COMMENT "atomstress: host probe of ${name}'s sources done" VERBATIM)
+    target_sources(${name} PRIVATE "${dir}/probed.stamp")
   endif()
   set(i 0)
   foreach(src IN LISTS ARG_SOURCES)
@@ -116,6 +122,9 @@ extern \"C\" const char* const atomstress_suite_cuda_architectures = \"${archs_t
     # compiles exactly as written), and again when the verdict changes.
     set_property(SOURCE "${src}" APPEND PROPERTY COMPILE_OPTIONS "--pre-include=${result}")
     set_property(SOURCE "${src}" APPEND PROPERTY OBJECT_DEPENDS "${result}")
+    if(NOT ARG_GPU_ONLY)
+      set_property(SOURCE "${src}" APPEND PROPERTY OBJECT_DEPENDS "${dir}/probed.stamp")
+    endif()
     if(ARG_GPU_ONLY)
       file(CONFIGURE OUTPUT "${result}" CONTENT
 "#define ATOMSTRESS_HOST_CALLABLE 0
