@@ -7,10 +7,20 @@
 #include <optional>
 
 #include "fuzz/shrink_spec.hpp"
+#include "harness/pipeline/diagnose.hpp"
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/pipeline/run_packed.hpp"
 
 namespace atomstress::fuzz {
+
+std::string classed_why(const Diagnosis& d, const std::string& why) {
+  std::string out = std::string(to_string(d.cls)) + ": ";
+  const bool sequential = d.cls == FailureClass::Semantics || d.cls == FailureClass::ReturnValue ||
+                          d.cls == FailureClass::Neighbour;
+  out += sequential && !d.trace.empty() ? "alone, in program order: " + d.trace.front() : why;
+  if (!d.inference.empty()) out += " (" + d.inference + ")";
+  return out;
+}
 
 namespace {
 // A listener that says nothing: the campaign reports for itself, and
@@ -165,6 +175,24 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
     res.ops += sh.rate_runs * res.shrunk.ops();
     res.flaky = sh.rate_failures == 0;
   } else if (res.found && res.verdict != Verdict::Error) {
+    // The generator's shrinking stops where its own tree does (a spec's
+    // values are not all shrunk through it); then the spec itself shrinks on
+    // as check shrinks a failure (shrink_spec.hpp), so that fuzz and check
+    // reach the same small case.
+    {
+      ShrinkConfig sc;
+      sc.backend = cfg.gen.backend;
+      sc.run = cfg.run;
+      sc.reruns = std::max<uint32_t>(cfg.reruns, 2);
+      sc.rate_runs = 1;  // the rate is measured below
+      sc.max_seconds = std::max(cfg.budget_s, 1.0);
+      const reports::ShrunkCase more = shrink_spec(res.shrunk, res.verdict, res.why, sc);
+      if (more.rate_failures > 0) {
+        res.shrunk = more.spec;
+        if (!more.why.empty()) res.why = more.why;
+      }
+      res.specs += more.candidates;
+    }
     // Each measurement may take one more budget's time (at least one run):
     // a case that hangs costs its watchdog per run.
     const auto rate = properties::measure_rate(res.shrunk, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
@@ -177,6 +205,12 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
       const auto again = properties::measure_rate(res.first, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
       res.flaky = again.failures == 0;
     }
+  }
+  if (res.found && res.verdict != Verdict::Error) {
+    // The class, and for a sequential bug the op that went wrong alone: one
+    // line, as every report carries `why` (pipeline/diagnose.hpp).
+    res.diagnosis = diagnose(res.shrunk, res.verdict, Finding{}, cfg.gen.backend, cfg.run);
+    res.why = classed_why(res.diagnosis, res.why);
   }
   res.total_s = elapsed();
   return res;

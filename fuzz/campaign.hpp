@@ -44,7 +44,12 @@ struct CampaignResult {
   double run_ms = 0;             // the code under test's time in them (cuda: the GPU's busy time)
   uint32_t rate_failures = 0, rate_runs = 0;
   bool flaky = false;            // the shrunk case (and the first) never failed again
+  Diagnosis diagnosis;           // the shrunk case's class (pipeline/diagnose.hpp); `why` begins with it
 };
+
+// "semantics: alone, in program order, op #0 ...: the spec stores ... (matches: ...)":
+// a failure's class and cause on one line, for every report that carries `why`.
+std::string classed_why(const Diagnosis& d, const std::string& why);
 
 inline constexpr uint64_t kPackedMaxOps = 1024;
 inline constexpr uint32_t kPackedMaxGrid = 8;

@@ -28,8 +28,8 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
     return 2;
   }
   std::printf("selftest on %s: %.1f s search budget per bug, %u runs per spec\n\n", to_string(backend), budget_s, reruns);
-  std::printf("%-32s %-6s %-5s %9s %6s  %-26s %s\n", "implementation", "caught", "how", "to catch", "specs",
-              "shrunk: grid x block x ops", "rate of shrunk case");
+  std::printf("%-32s %-6s %-5s %-13s %9s %6s  %-26s %s\n", "implementation", "caught", "how", "class", "to catch",
+              "specs", "shrunk: grid x block x ops", "rate of shrunk case");
   uint32_t caught = 0;
   std::vector<double> times;
   std::vector<fuzz::StressRate> rates;  // the weak-memory bugs', with and without stress
@@ -63,9 +63,9 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
       std::snprintf(rate, sizeof rate, "%u/%u%s", r.rate_failures, r.rate_runs, r.flaky ? " (flaky)" : "");
       std::snprintf(when, sizeof when, "%.3f s", r.time_to_catch_s);
     }
-    std::printf("%-32s %-6s %-5s %9s %6llu  %-26s %s\n", impl->name,
-                r.found ? "yes" : impl->rate_only ? "unseen" : "NO",
-                r.found ? to_string(r.verdict) : "-", when, (unsigned long long)r.specs, shrunk, rate);
+    std::printf("%-32s %-6s %-5s %-13s %9s %6llu  %-26s %s\n", impl->name,
+                r.found ? "yes" : impl->rate_only ? "unseen" : "NO", r.found ? to_string(r.verdict) : "-",
+                r.found ? to_string(r.diagnosis.cls) : "-", when, (unsigned long long)r.specs, shrunk, rate);
     if (r.found) {
       std::printf("      %s\n      repro: %s\n", r.why.c_str(),
                   reports::repro_command(encode_token(r.shrunk, knobs_of(run)), backend).c_str());
@@ -84,6 +84,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
     rec.rate_failures = r.rate_failures;
     rec.rate_runs = r.rate_runs;
     rec.flaky = r.flaky;
+    rec.cls = r.diagnosis.cls;
     printer.campaign(rec);
     if (impl->rate_only || impl->weak_memory)
       rates.push_back(fuzz::measure_stress_rate(*impl, r.found ? std::optional<TrialSpec>(r.shrunk) : std::nullopt,

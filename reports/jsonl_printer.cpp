@@ -39,6 +39,10 @@ namespace {
 nlohmann::json finding_json(const Finding& f) {
   nlohmann::json j;
   j["kind"] = to_string(f.kind);
+  if (f.cls != FailureClass::None) j["class"] = to_string(f.cls);
+  if (!f.operands.empty()) j["operands"] = f.operands;
+  if (!f.trace.empty()) j["trace"] = f.trace;
+  if (!f.inference.empty()) j["inference"] = f.inference;
   if (f.address >= 0) j["address"] = f.address;
   if (!f.ops.empty()) j["ops"] = f.ops;
   j["value_kind"] = vk_name(f.value_kind);
@@ -55,6 +59,7 @@ void JsonlPrinter::trial(const TrialOutcome& t) {
   j["backend"] = to_string(t.backend);
   j["verdict"] = to_string(t.verdict);
   j["why"] = t.why();
+  if (t.finding.cls != FailureClass::None) j["class"] = to_string(t.finding.cls);
   if (!t.finding.ok()) j["finding"] = finding_json(t.finding);
   j["spec"] = describe(t.spec);
   j["token"] = encode_token(t.spec, t.knobs);
@@ -82,6 +87,7 @@ void JsonlPrinter::campaign(const CampaignRecord& c) {
   j["spec"] = describe(c.shrunk);
   j["token"] = encode_token(c.shrunk, c.knobs);
   j["ops"] = c.shrunk.ops();
+  j["class"] = to_string(c.cls);
   j["time_to_catch_s"] = c.time_to_catch_s;
   j["specs"] = c.specs;
   j["rate_failures"] = c.rate_failures;
@@ -99,6 +105,9 @@ void JsonlPrinter::impl_summary(const ImplSummary& s) {
   j["backend"] = to_string(s.backend);
   j["verdict"] = to_string(s.verdict);
   j["why"] = c.why;
+  j["class"] = to_string(c.diagnosis.cls);
+  if (!c.diagnosis.trace.empty()) j["trace"] = c.diagnosis.trace;
+  if (!c.diagnosis.inference.empty()) j["inference"] = c.diagnosis.inference;
   j["first_token"] = encode_token(s.first_failure.spec, s.first_failure.knobs);
   j["spec"] = describe(c.spec);
   j["token"] = encode_token(c.spec, c.knobs);

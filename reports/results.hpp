@@ -29,6 +29,7 @@ struct ShrunkCase {
   uint32_t rate_failures = 0, rate_runs = 0;
   double seconds = 0;
   bool timed_out = false;
+  Diagnosis diagnosis;  // its class, and what its replay alone showed (pipeline/diagnose.hpp)
 };
 
 struct ImplSummary {
@@ -66,6 +67,7 @@ struct CampaignRecord {
   uint64_t specs = 0;
   uint32_t rate_failures = 0, rate_runs = 0;
   bool flaky = false;
+  FailureClass cls = FailureClass::None;  // the shrunk case's class (pipeline/diagnose.hpp)
 };
 
 // `fuzz`: once per run, what a nightly report needs to say where it came from.

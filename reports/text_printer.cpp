@@ -15,29 +15,47 @@ void TextPrinter::note(const std::string& n) {
   std::fflush(stdout);
 }
 
+// A failure's class in words, its ops' operands, what its replay alone
+// showed, and which semantics the code implements.
+static void print_diagnosis(FailureClass cls, const std::vector<std::string>& trace, const std::string& inference,
+                     const std::vector<std::string>& operands) {
+  for (const auto& o : operands) std::printf("      operands: %s\n", o.c_str());
+  if (cls != FailureClass::None) std::printf("      class: %s (%s)\n", to_string(cls), describe(cls));
+  for (const auto& t : trace) std::printf("      alone, in program order: %s\n", t.c_str());
+  if (!inference.empty()) std::printf("      %s\n", inference.c_str());
+}
+
 void TextPrinter::impl_summary(const ImplSummary& s) {
   const bool pass = s.verdict == Verdict::Pass;
   if (pass && quiet_) return;
   char ops[32];
   if (s.ops >= 1000000) std::snprintf(ops, sizeof ops, "%.1fM", s.ops / 1e6);
   else std::snprintf(ops, sizeof ops, "%.1fk", s.ops / 1e3);
-  std::printf("%-5s %-32s %-4s %4u trials %8s ops  run %8.1f ms  check %8.1f ms  retries max %u%s\n",
+  // A failure's class ends its verdict line: the shrunk case's, else the first failure's.
+  const FailureClass cls = s.shrunk ? s.shrunk->diagnosis.cls : s.first_failure.finding.cls;
+  const std::string cls_text = !pass && cls != FailureClass::None ? std::string("  [") + to_string(cls) + "]" : "";
+  std::printf("%-5s %-32s %-4s %4u trials %8s ops  run %8.1f ms  check %8.1f ms  retries max %u%s%s\n",
               to_string(s.verdict), s.impl->name, to_string(s.backend), s.trials, ops, s.run_ms, s.check_ms,
-              s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "");
+              s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "",
+              cls_text.c_str());
   // A verdict on code with atomics atomstress could not see says so, every time.
   if (s.impl->not_intercepted) std::printf("      note: %s\n", s.impl->not_intercepted);
   if (!pass && s.shrunk) {
     // The shrunk case replaces the first failure: smaller, and it is what
     // the repro line replays.
     const auto& c = *s.shrunk;
-    std::printf("      %s\n      first: %s\n      shrunk: %s  (failed %u of %u reruns; %llu smaller cases tried "
+    std::printf("      %s\n", c.why.c_str());
+    print_diagnosis(c.diagnosis.cls, c.diagnosis.trace, c.diagnosis.inference, {});
+    std::printf("      first: %s\n      shrunk: %s  (failed %u of %u reruns; %llu smaller cases tried "
                 "in %.1f s%s)\n      repro: %s\n",
-                c.why.c_str(), describe(s.first_failure.spec).c_str(), describe(c.spec).c_str(), c.rate_failures,
+                describe(s.first_failure.spec).c_str(), describe(c.spec).c_str(), c.rate_failures,
                 c.rate_runs, (unsigned long long)c.candidates, c.seconds, c.timed_out ? ", stopped at --shrink-time" : "",
                 repro_command(encode_token(c.spec, c.knobs), s.backend).c_str());
   } else if (!pass) {
     const auto& f = s.first_failure;
-    std::printf("      %s\n      spec: %s\n      repro: %s\n", f.why().c_str(), describe(f.spec).c_str(),
+    std::printf("      %s\n", f.why().c_str());
+    print_diagnosis(f.finding.cls, f.finding.trace, f.finding.inference, f.finding.operands);
+    std::printf("      spec: %s\n      repro: %s\n", describe(f.spec).c_str(),
                 repro_command(encode_token(f.spec, f.knobs), s.backend).c_str());
   }
   if (profile_ && !s.most_contended.hotspots.empty()) {

@@ -35,6 +35,7 @@ struct History {
   std::vector<uint32_t> out;        // algorithms: output slots (append)
   double kernel_ms = 0;             // time of the launch (or of the host threads)
   RunFault fault = RunFault::None;  // set by a runner that returns false
+  uint32_t stopped_retries = 0;     // a Hang: the retries of the loop its bound stopped (0: unknown)
   bool block_scope_calls = false;   // a user's code called a block-scope intrinsic (RetryShared)
   // cuda, RunOptions::device_resident: the arrays above are empty, the
   // inputs and results are in the runner's device buffers (cuda/resident.hpp).
@@ -67,6 +68,11 @@ struct RunOptions {
   bool isolate = false;
   CheckerKind checker = CheckerKind::Auto;
   bool device_resident = false;  // set by the pipeline for the gpu checker (History::resident)
+  // The diagnosis replay (harness/pipeline/diagnose.hpp): the trial's ops run
+  // one at a time, in ascending op order (each thread's program order), on
+  // one thread, in global memory, and the judge says which op went wrong.
+  bool sequential = false;
+  uint32_t trace_rows = 0;  // with sequential: the first this many ops as a table (Outcome::trace_table)
 };
 
 // The options a reproduction token carries (harness/trial/token.hpp).

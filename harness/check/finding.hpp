@@ -28,6 +28,26 @@ enum class FindingKind : uint8_t {
 const char* to_string(FindingKind k);
 std::optional<FindingKind> parse_finding_kind(std::string_view s);
 
+// What kind of bug a failure is, in the user's terms (DESIGN.md "Diagnosing
+// a failure").  A finding's kind says what the oracle saw; its class says
+// what that means, decided once the failing case has been replayed alone
+// (harness/pipeline/diagnose.hpp).
+enum class FailureClass : uint8_t {
+  None,         // a pass, or not a failure of the code under test
+  Semantics,    // wrong even alone: one thread, in program order
+  ReturnValue,  // memory right, a returned old value wrong
+  Atomicity,    // right alone, wrong concurrently (a lost update, a torn read-modify-write)
+  Neighbour,    // bytes outside the target changed
+  Scope,        // a narrower scope than the sharing needs
+  MemoryOrder,  // needs the weak-memory stress or a missing fence to show
+  Bounds,       // a write outside the buffer
+  Hang,         // a loop that does not end
+  Crash,        // a fault
+};
+const char* to_string(FailureClass c);
+const char* describe(FailureClass c);  // one line: what the class means
+std::optional<FailureClass> parse_failure_class(std::string_view s);
+
 struct Finding {
   FindingKind kind = FindingKind::None;
   int64_t address = -1;          // element, accumulator, bin or lock; -1: none
@@ -35,14 +55,42 @@ struct Finding {
   VK value_kind = VK::U64;
   std::optional<uint64_t> expected, observed;  // value bits, where the oracle has them
   std::string explanation;       // one or two sentences
+  FailureClass cls = FailureClass::None;
+  // The failing case replayed alone, for a sequential failure: the op that
+  // went wrong in operation terms ("max(old=+0, a=-0): the spec stores +0
+  // and returns +0; stored -0").
+  std::vector<std::string> trace;
+  // Which semantics the code implements instead (semantics failures):
+  // "matches: ties keep the operand; differs from cas.max.f32 on signed zero only".
+  std::string inference;
+  // The ops the explanation names, with their operands:
+  // "op #3 (block 0, thread 3): address 0, a=-3, returned 5".
+  std::vector<std::string> operands;
 
   bool ok() const { return kind == FindingKind::None; }
   int64_t first_op() const { return ops.empty() ? -1 : ops.front(); }
 };
 
+// A failure's class with what the replay alone showed (pipeline/diagnose.hpp).
+struct Diagnosis {
+  FailureClass cls = FailureClass::None;
+  std::vector<std::string> trace;  // Finding::trace
+  std::string inference;           // Finding::inference
+};
+inline void apply(const Diagnosis& d, Finding& f) {
+  f.cls = d.cls;
+  if (!d.trace.empty()) f.trace = d.trace;
+  if (!d.inference.empty()) f.inference = d.inference;
+}
+
+// The class a finding's kind implies before any replay (None where only a
+// replay can tell: a wrong value).
+FailureClass class_of_kind(FindingKind k);
+
 inline Finding make_finding(FindingKind kind, std::string explanation, int64_t op = -1, int64_t address = -1) {
   Finding f;
   f.kind = kind;
+  f.cls = class_of_kind(kind);
   f.explanation = std::move(explanation);
   f.address = address;
   if (op >= 0) f.ops.push_back(op);

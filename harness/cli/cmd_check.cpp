@@ -8,6 +8,7 @@
 #include "fuzz/shrink_spec.hpp"
 #include "harness/cli/check_plan.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/pipeline/diagnose.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/footprint.hpp"
 #include "reports/jsonl_printer.hpp"
@@ -117,6 +118,14 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
       return usage_error(sum.first_failure.why());
     }
     if (sum.verdict != Verdict::Pass && !co.no_shrink) sum.shrunk = shrink_failure(plan, sum);
+    // The reported case's class: the shrunk one's, else the first failure's.
+    if (sum.verdict != Verdict::Pass) {
+      const auto& f = sum.first_failure;
+      const TrialSpec& reported = sum.shrunk ? sum.shrunk->spec : f.spec;
+      const Diagnosis d = diagnose(reported, f.verdict, f.finding, plan.backend, plan.opt.run);
+      if (sum.shrunk) sum.shrunk->diagnosis = d;
+      else apply(d, sum.first_failure.finding);
+    }
     printers.impl_summary(sum);
     run_ms += sum.run_ms;
     check_ms += sum.check_ms;

@@ -1,6 +1,7 @@
-// atomstress repro TOKEN [--runs N] [--shrink]: reruns a failure's token
-// with the options it carries and reports its failure rate and
-// reproducibility score; --shrink then shrinks the case.  TOKEN may also
+// atomstress repro TOKEN [--runs N] [--shrink] [--trace]: reruns a failure's
+// token with the options it carries and reports its failure rate and
+// reproducibility score, and a failure's class; --shrink then shrinks the
+// case; --trace prints the case replayed alone as a table.  TOKEN may also
 // name a fuzz corpus file (its token line is replayed).
 #include <filesystem>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "fuzz/shrink_spec.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
+#include "harness/pipeline/diagnose.hpp"
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/pipeline/footprint.hpp"
 #include "reports/jsonl_printer.hpp"
@@ -37,6 +39,8 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
       "yield", bounded<uint32_t>(&opt.yield_permille, 0, 1000)->default_value(20),
       "cpu backend: per-mille chance of a yield at interleaving points")(
       "shrink", "after the reruns, shrink a failing case (and print its token)")(
+      "trace", "replay the case alone, one op at a time in program order, and print its history as a table: "
+               "op, block, thread, address, operands, returned and stored values, what the spec returns and stores")(
       "shrink-time", seconds(&shrink_s, kMaxBudgetSeconds)->default_value(60),
       "seconds the shrinking may take, more than 0 and at most 3600")(
       "isolate", isolation(&opt.isolate), kIsolationHelp)(
@@ -86,6 +90,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
     printers.note("the token was written by atomstress " + decoded->tool_version + ", this is " + tool_version());
   reports::ReproSummary sum;
   Verdict first_verdict = Verdict::Pass;
+  FailureClass first_class = FailureClass::None;
   std::string first_why;
   sum.spec = spec;
   sum.runs = runs;
@@ -107,6 +112,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
         sum.first_why = std::string(to_string(t.verdict)) + ": " + t.why();
         first_verdict = t.verdict;
         first_why = t.why();
+        first_class = t.finding.cls;
       }
       ++sum.failures;
     }
@@ -116,6 +122,31 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
     return usage_error(*refused);
   }
   printers.repro(sum);
+  // A failure's class, and what its replay alone shows (pipeline/diagnose.hpp).
+  if (sum.failures > 0) {
+    Finding f;
+    f.cls = first_class;
+    const Diagnosis d = diagnose(spec, first_verdict, f, backend, opt);
+    printers.note(std::string("class: ") + to_string(d.cls) + " (" + describe(d.cls) + ")");
+    for (const auto& t : d.trace) printers.note("alone, in program order: " + t);
+    if (!d.inference.empty()) printers.note(d.inference);
+  }
+  if (vm.count("trace")) {
+    RunOptions seq = opt;
+    seq.sequential = true;
+    seq.checker = CheckerKind::Cpu;
+    seq.trace_rows = 256;
+    const Outcome alone = execute_trial(spec, backend, seq);
+    if (alone.trace_table.empty())
+      printers.note("trace: " + (alone.verdict == Verdict::Error ? alone.why()
+                                                                   : "a table is kept for single atomics only (" +
+                                                                         std::string(to_string(alone.verdict)) +
+                                                                         " alone: " + alone.why() + ")"));
+    else
+      printers.note("the case alone, one op at a time in program order (" + std::string(to_string(alone.verdict)) +
+                    "):");
+    for (const auto& row : alone.trace_table) printers.note(row);
+  }
   if (vm.count("shrink") && sum.failures > 0) {
     fuzz::ShrinkConfig cfg;
     cfg.backend = backend;

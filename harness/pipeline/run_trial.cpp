@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "harness/backend/cuda/resident.hpp"
+#include "harness/check/sequential.hpp"
 
 namespace atomstress {
 
@@ -86,6 +87,27 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
   return {};
 }
 
+// The ops a finding names, with their operands and what they returned (the
+// first few: a finding names one or two).
+std::vector<std::string> operand_lines(const Workload& w, const History& h, const std::vector<int64_t>& ops) {
+  std::vector<std::string> lines;
+  const Entry& e = *w.impl;
+  for (int64_t o : ops) {
+    if (o < 0 || uint64_t(o) >= w.a.size() || uint64_t(o) >= h.old.size() || lines.size() == 4) continue;
+    std::string l = "op #" + std::to_string(o) + " (block " + std::to_string(w.block_of(o)) + ", thread " +
+                    std::to_string(w.thread_of(o)) + "): address " + std::to_string(w.addr[o]) + ", ";
+    if (e.op == Op::Cas)
+      l += "compare=" + format_value(e.kind, w.b[o]) + ", val=" + format_value(e.kind, w.a[o]);
+    else if (e.op == Op::Inc || e.op == Op::Dec)
+      l += "limit=" + format_value(e.kind, w.a[o]);
+    else
+      l += "a=" + format_value(e.kind, w.a[o]);
+    l += ", returned " + format_value(e.kind, h.old[o]);
+    lines.push_back(std::move(l));
+  }
+  return lines;
+}
+
 Outcome refused(Outcome out, FindingKind kind, std::string why) {
   out.verdict = Verdict::Error;
   out.finding = make_finding(kind, std::move(why));
@@ -163,7 +185,21 @@ bool judge_on_host(Workload& w, const Setup& s, const History& h, const RunOptio
     w.impl = &host_float_entry;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  out.finding = check_trial(w, s, h);
+  if (opt.sequential && !entry.algo) {
+    // The diagnosis replay: judged op by op (check/sequential.hpp), after
+    // the scope rule (a block-scope atomic shared across blocks is a scope
+    // bug, whatever one thread alone returns).
+    out.finding = check_trial(w, s, h);
+    const SequentialReplay replay = judge_sequential(w, s, h);
+    if (out.finding.kind != FindingKind::ScopeViolation) out.finding = replay.finding;
+    if (opt.trace_rows) out.trace_table = sequential_table(w, replay, opt.trace_rows);
+  } else {
+    out.finding = check_trial(w, s, h);
+    if (!entry.algo && !out.finding.ok()) out.finding.operands = operand_lines(w, h, out.finding.ops);
+    // An algorithm that fails alone is wrong in its own logic.
+    if (opt.sequential && !out.finding.ok() && out.finding.cls == FailureClass::None)
+      out.finding.cls = FailureClass::Semantics;
+  }
   out.check_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   w.impl = &entry;
   if (!out.finding.ok()) out.verdict = Verdict::Fail;
@@ -181,7 +217,8 @@ namespace {
 constexpr uint64_t kResidentMinOps = 2048;
 
 bool use_resident(const Entry& entry, BackendKind backend, const RunOptions& opt, size_t hotspots, uint64_t ops) {
-  if (backend != BackendKind::Cuda || opt.checker == CheckerKind::Cpu || opt.bench_reps || hotspots) return false;
+  if (backend != BackendKind::Cuda || opt.checker == CheckerKind::Cpu || opt.bench_reps || hotspots || opt.sequential)
+    return false;
   if (opt.checker == CheckerKind::Auto && ops < kResidentMinOps) return false;
   if (entry.algo || !entry.device_edges) return false;
   std::string why;
@@ -221,6 +258,7 @@ void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions
     const bool hang = h.fault == RunFault::Hang;
     out.verdict = hang ? Verdict::Hang : Verdict::Crash;
     out.finding = make_finding(hang ? FindingKind::Hang : FindingKind::Crash, error);
+    out.max_retries = h.stopped_retries;
     return;
   }
   out.run_ms = h.kernel_ms;

@@ -44,6 +44,7 @@ struct Outcome {
   uint64_t total_retries = 0;
   uint32_t max_retries = 0;
   std::vector<Hotspot> hotspots;  // the busiest addresses, most cycles (or retries) first
+  std::vector<std::string> trace_table;  // RunOptions::trace_rows: the sequential replay as a table
 
   const std::string& why() const { return finding.explanation; }
 };

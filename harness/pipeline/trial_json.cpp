@@ -104,8 +104,9 @@ bool from_packed_json(const json& j, Outcome& o, std::string& error) {
 }
 
 json to_json(const Finding& f) {
-  json j = {{"kind", to_string(f.kind)}, {"address", f.address}, {"ops", f.ops},
-            {"value_kind", vk_name(f.value_kind)}, {"explanation", f.explanation}};
+  json j = {{"kind", to_string(f.kind)}, {"class", to_string(f.cls)}, {"address", f.address}, {"ops", f.ops},
+            {"value_kind", vk_name(f.value_kind)}, {"explanation", f.explanation}, {"trace", f.trace},
+            {"inference", f.inference}, {"operands", f.operands}};
   // Absent values stay absent (null), so "no expected value" survives.
   j["expected"] = f.expected ? json(*f.expected) : json();
   j["observed"] = f.observed ? json(*f.observed) : json();
@@ -119,13 +120,14 @@ json to_json(const Outcome& o) {
   return {{"token", encode_token(o.spec, o.knobs)}, {"backend", to_string(o.backend)}, {"verdict", to_string(o.verdict)},
           {"finding", to_json(o.finding)}, {"ops", o.ops}, {"run_ms", o.run_ms}, {"check_ms", o.check_ms},
           {"checked_on_gpu", o.checked_on_gpu},
-          {"total_retries", o.total_retries}, {"max_retries", o.max_retries}, {"hotspots", hotspots}};
+          {"total_retries", o.total_retries}, {"max_retries", o.max_retries}, {"hotspots", hotspots},
+          {"trace_table", o.trace_table}};
 }
 
 json to_json(const RunOptions& o) {
   return {{"retry_budget", o.retry_budget}, {"watchdog_ms", o.watchdog_ms}, {"cpu_threads", o.cpu_threads},
           {"yield_permille", o.yield_permille}, {"bench_reps", o.bench_reps}, {"isolate", o.isolate},
-          {"checker", to_string(o.checker)}};
+          {"checker", to_string(o.checker)}, {"sequential", o.sequential}, {"trace_rows", o.trace_rows}};
 }
 
 bool from_json(const json& j, TrialRequest& r, std::string& error) {
@@ -139,6 +141,10 @@ bool from_json(const json& j, TrialRequest& r, std::string& error) {
 
 bool from_json(const json& j, Finding& f, std::string& error) {
   read_enum(j, "kind", f.kind, parse_finding_kind, error);
+  read_enum(j, "class", f.cls, parse_failure_class, error);
+  get(j, "trace", f.trace, error);
+  get(j, "inference", f.inference, error);
+  get(j, "operands", f.operands, error);
   get(j, "address", f.address, error);
   get(j, "ops", f.ops, error);
   read_enum(j, "value_kind", f.value_kind, parse_vk, error);
@@ -170,6 +176,7 @@ bool from_json(const json& j, Outcome& o, std::string& error) {
   get(j, "checked_on_gpu", o.checked_on_gpu, error);
   get(j, "total_retries", o.total_retries, error);
   get(j, "max_retries", o.max_retries, error);
+  get(j, "trace_table", o.trace_table, error);
   o.hotspots.clear();
   if (error.empty() && !(j.contains("hotspots") && j["hotspots"].is_array())) error = "missing field 'hotspots'";
   if (error.empty()) {
@@ -193,6 +200,8 @@ bool from_json(const json& j, RunOptions& o, std::string& error) {
   get(j, "bench_reps", o.bench_reps, error);
   get(j, "isolate", o.isolate, error);
   read_enum(j, "checker", o.checker, parse_checker, error);
+  get(j, "sequential", o.sequential, error);
+  get(j, "trace_rows", o.trace_rows, error);
   return error.empty();
 }
 

@@ -26,7 +26,8 @@ struct CallScope {
 struct LoopStopped {};
 
 // What a stopped device loop leaves in RetryShared::stop_note: Retry::gave_up
-// plus this tag, so that the host can tell a watchdog stop from a fault.
+// plus this tag, so that the host can tell a watchdog stop from a fault; the
+// word after it holds the largest retry count of a stopped loop.
 inline constexpr unsigned int kStopNoteTag = 0x57000000u;
 
 #if !defined(__CUDA_ARCH__)
@@ -54,6 +55,7 @@ AS_HD AS_FI void set_call_scope(CallScope* s) {
 AS_HD inline void stop_loop(const Retry& r) {
   NV_IF_ELSE_TARGET(NV_IS_DEVICE,
                     (if (r.shared != nullptr && r.shared->stop_note != nullptr) {
+                      atomicMax(r.shared->stop_note + 1, r.count);
                       atomicCAS(r.shared->stop_note, 0u, kStopNoteTag | r.gave_up);
                       __threadfence_system();
                     } __trap();),

@@ -56,11 +56,6 @@ Store& store() {
   std::exit(2);
 }
 
-const char* op_word(Op op) {
-  static const char* const words[] = {"add", "sub", "mul", "exch", "min", "max",
-                                      "inc", "dec", "cas", "and", "or",  "xor"};
-  return words[static_cast<int>(op)];
-}
 
 // A user's entry that names a built-in spec takes it whole; forms paired with
 // it at compile time (from the spec's name) stay only if the spec's scope and
@@ -196,6 +191,12 @@ std::vector<const Entry*> match_impls(std::string_view pattern) {
     if (take) out.push_back(&i);
   }
   return out;
+}
+
+const char* op_word(Op op) {
+  static const char* const words[] = {"add", "sub", "mul", "exch", "min", "max",
+                                      "inc", "dec", "cas", "and", "or",  "xor"};
+  return words[static_cast<int>(op)];
 }
 
 const char* intern_text(std::string text) {

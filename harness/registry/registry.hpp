@@ -134,6 +134,8 @@ const Entry* find_impl(std::string_view name);
 std::vector<const Entry*> match_impls(std::string_view pattern);
 
 std::string describe_spec(const Entry& i);
+// "add", "max", "cas", ...
+const char* op_word(Op op);
 // Why the cpu backend skips a gpu-only entry, in words.
 std::string cpu_skip_reason(const Entry& i);
 

@@ -52,18 +52,21 @@ bool run_cpu_program(const Workload& w, const Setup& s, const RunOptions& opt, H
   g.param = s.param;
 
   bool ok;
+  // The diagnosis replay: one worker, so ops run in ascending op order, in
+  // global memory's semantics.
+  const bool shared_space = spec.space == Space::Shared && !opt.sequential;
   if constexpr (P::thread_scheduled) {
-    const uint32_t workers = std::max<uint32_t>(1, std::min<uint64_t>(opt.cpu_threads, threads));
+    const uint32_t workers =
+        opt.sequential ? 1u : std::max<uint32_t>(1, std::min<uint64_t>(opt.cpu_threads, threads));
     auto body = [&](uint32_t wid) {
       // Virtual GPU threads wid, wid + workers, ...; each keeps its program
       // order (its k-th op before its (k+1)-th).
       for (uint32_t k = 0; k < spec.ops_per_thread; ++k)
         for (uint64_t t = wid; t < threads; t += workers) P::op(g, mem, uint64_t(k) * threads + t);
     };
-    ok = run_host_workers(workers, opt, spec.seed, P::host_stream, spec.space == Space::Shared, body, h.kernel_ms,
-                          error);
+    ok = run_host_workers(workers, opt, spec.seed, P::host_stream, shared_space, body, h.kernel_ms, error);
   } else {
-    const uint32_t workers = std::max<uint32_t>(1, std::min<uint32_t>(opt.cpu_threads, spec.grid));
+    const uint32_t workers = opt.sequential ? 1u : std::max<uint32_t>(1, std::min<uint32_t>(opt.cpu_threads, spec.grid));
     auto body = [&](uint32_t wid) {
       std::vector<uint64_t> smem((s.smem_bytes + 7) / 8 + 1);
       for (uint32_t b = wid; b < spec.grid; b += workers) {

@@ -20,7 +20,9 @@ unsigned int* stop_note(std::string& error) {
   static unsigned int* note = nullptr;
   if (note != nullptr) return note;
   void* p = nullptr;
-  const cudaError_t e = cudaHostAlloc(&p, sizeof(unsigned int), cudaHostAllocMapped);
+  // Two words: the reason (tag | Retry::gave_up), then the stopped loop's
+  // retry count (prim::stop_loop).
+  const cudaError_t e = cudaHostAlloc(&p, 2 * sizeof(unsigned int), cudaHostAllocMapped);
   if (e != cudaSuccess) {
     error = std::string("cuda: cudaHostAlloc(stop note) failed: ") + cudaGetErrorString(e);
     return nullptr;
@@ -28,7 +30,7 @@ unsigned int* stop_note(std::string& error) {
   // Unified addressing (every 64-bit CUDA platform): the host pointer is the
   // device pointer.
   note = static_cast<unsigned int*>(p);
-  *note = 0;
+  note[0] = note[1] = 0;
   return note;
 }
 

@@ -72,7 +72,8 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   AS_CUDA_TRY(cudaMemsetAsync(B.old.p, 0, ops * 8));
   AS_CUDA_TRY(cudaMemsetAsync(B.retries.p, 0, ops * 4));
   AS_CUDA_TRY(cudaMemsetAsync(B.gave.p, 0, ops));
-  *reinterpret_cast<volatile unsigned int*>(note) = 0;
+  reinterpret_cast<volatile unsigned int*>(note)[0] = 0;
+  reinterpret_cast<volatile unsigned int*>(note)[1] = 0;
   const prim::RetryShared rs_init{0u, note, 0u};
   AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));  // also waits for the copies above
 

@@ -43,6 +43,29 @@ __global__ void program_kernel(Args g, uint64_t watchdog_ms, cuda::StressLaunch 
   cuda::stress_after_test(st);
 }
 
+// The diagnosis replay (RunOptions::sequential): one thread runs the trial's
+// ops one at a time, single atomics in ascending op order in global memory,
+// algorithms block after block, each block's threads in turn up to each
+// sync (prim::HostBlock on the device), as the CPU backend's one worker does.
+template <class P>
+__global__ void sequential_kernel(Args g, uint64_t watchdog_ms) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  g.deadline_ns = prim::deadline_after_ms(prim::now_ns(), watchdog_ms);
+  if constexpr (P::thread_scheduled) {
+    using M = typename P::M;
+    M* mem = static_cast<M*>(g.mem);
+    const uint64_t n = g.threads * g.per_thread;
+    for (uint64_t o = 0; o < n; ++o) P::device_op(g, mem + g.key[o], o);
+  } else {
+    if constexpr (!P::gpu_only) {  // warp intrinsics need their warp: not replayed alone
+      for (uint32_t b = 0; b < g.grid; ++b) {
+        prim::HostBlock c{b, g.block, smem};
+        P::run(c, g);
+      }
+    }
+  }
+}
+
 namespace cuda {
 // Device buffers shared by every program (one trial at a time), grow-only.
 struct TrialBuffers {
@@ -134,25 +157,40 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   for (uint32_t rep = 0; rep < launches; ++rep) {
     AS_CUDA_TRY(cudaMemcpy(B.mem.p, B.pristine.p, words * sizeof(M), cudaMemcpyDeviceToDevice));
     AS_CUDA_TRY(cudaMemset(B.out.p, 0xff, size_t(s.out_slots) * 4 + 4));
-    *reinterpret_cast<volatile unsigned int*>(note) = 0;
+    reinterpret_cast<volatile unsigned int*>(note)[0] = 0;
+    reinterpret_cast<volatile unsigned int*>(note)[1] = 0;
     if (!cuda::arm_stress(stress, error)) return false;
     AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));
     // Cold: the restored memory and the inputs leave L2 before the start event.
     if (bench && opt.flush_l2 && !cuda::flush_l2(error)) return false;
     AS_CUDA_TRY(cudaEventRecord(e0.e));
     const auto launched = std::chrono::steady_clock::now();
-    program_kernel<P><<<stress.blocks, spec.block, stress.smem_bytes>>>(g, watchdog_ms, stress.launch);
+    if (opt.sequential) {
+      if constexpr (!P::thread_scheduled) {
+        if constexpr (P::gpu_only) {
+          error = std::string(P::name) + " uses warp intrinsics: it is not replayed one thread at a time";
+          return false;
+        }
+      }
+      g.shared = 0;
+      sequential_kernel<P><<<1, 1, s.smem_bytes>>>(g, watchdog_ms);
+    } else {
+      program_kernel<P><<<stress.blocks, spec.block, stress.smem_bytes>>>(g, watchdog_ms, stress.launch);
+    }
     AS_CUDA_TRY(cudaGetLastError());  // a launch that did not start (configuration): no fault of the code
     AS_CUDA_TRY(cudaEventRecord(e1.e));
     if (!cuda::wait_bounded(e1.e, launched, watchdog_ms, P::name, h.fault, error)) {
       // A user's loop stopped by the intercepted intrinsics notes why before
       // it traps (prim/call_scope.cuh): a hang, however soon it came.
-      const unsigned int why = *reinterpret_cast<volatile unsigned int*>(note);
-      if (h.fault == RunFault::Crash && (why & 0xff000000u) == prim::kStopNoteTag) {
+      // (Also when the trap came after the watchdog time: the note says
+      // which bound stopped it, and after how many retries.)
+      const unsigned int why = reinterpret_cast<volatile unsigned int*>(note)[0];
+      if (h.fault != RunFault::None && (why & 0xff000000u) == prim::kStopNoteTag) {
         h.fault = RunFault::Hang;
-        error = std::string(P::name) + ": a loop in the code under test was stopped (" +
-                ((why & 0xffu) == 1 ? "past its retry budget" : "past the trial's deadline") +
-                ") and the kernel trapped";
+        h.stopped_retries = reinterpret_cast<volatile unsigned int*>(note)[1];
+        error = std::string(P::name) + ": a loop in the code under test was stopped " +
+                ((why & 0xffu) == 1 ? "past its retry budget" : "past the trial's deadline") + " after " +
+                std::to_string(h.stopped_retries) + " retries, and the kernel trapped";
       }
       return false;
     }

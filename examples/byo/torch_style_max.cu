@@ -1,0 +1,31 @@
+// A float max as PyTorch writes gpuAtomicMax (ATen/cuda/Atomic.cuh): a CAS
+// loop around a max whose NaN on either side wins and whose ties keep the
+// operand, as std::max(val, old) does.  Registered twice: against
+// cas.max.f32 (fmaxf's rules: a NaN is ignored, +0 > -0), where it fails on
+// signed zero and NaN and atomstress says which semantics it implements
+// instead; and against a spec of its own, under which it passes.
+#include <atomstress/atomstress.cuh>
+
+__device__ float maxPropagateNan(float val, float old) {
+  return (val != val) ? val : (old != old) ? old : (val < old ? old : val);
+}
+
+__device__ float gpuAtomicMaxStyle(float* address, float val) {
+  unsigned int* address_as_ui = (unsigned int*)address;
+  unsigned int old = *address_as_ui, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(address_as_ui, assumed, __float_as_uint(maxPropagateNan(val, __uint_as_float(assumed))));
+  } while (assumed != old);
+  return __uint_as_float(old);
+}
+ATOMSTRESS_ATOMIC("mylib.torch_max.f32", gpuAtomicMaxStyle, "cas.max.f32");
+
+// Its exact rules, as a spec of its own.
+constexpr atomstress::UserSpec<float> kTorchMax{
+    atomstress::Op::Max, atomstress::Domain::Float,
+    atomstress::float_sem("max(a, old): a NaN on either side wins, ties keep the operand",
+                          "a NaN operand or a stored NaN wins", "ties keep the operand: max(+0, -0) stores the operand",
+                          "kept"),
+    [](float old, float a, float) -> float { return (a != a) ? a : (old != old) ? old : (a < old ? old : a); }};
+ATOMSTRESS_ATOMIC_SPEC("mylib.torch_max_exact.f32", gpuAtomicMaxStyle, kTorchMax);

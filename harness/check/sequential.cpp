@@ -1,0 +1,140 @@
+#include "harness/check/sequential.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "harness/backend/backend.hpp"
+#include "harness/check/inference.hpp"
+#include "harness/registry/family.hpp"
+#include "harness/registry/registry.hpp"
+#include "harness/workload/workload.hpp"
+
+namespace atomstress {
+
+std::string op_call_text(const Entry& e, uint64_t old, uint64_t a, uint64_t b) {
+  const VK k = e.kind;
+  std::string s = std::string(op_word(e.op)) + "(old=" + format_value(k, old);
+  if (e.op == Op::Cas) return s + ", compare=" + format_value(k, b) + ", val=" + format_value(k, a) + ")";
+  if (e.op == Op::Inc || e.op == Op::Dec) return s + ", limit=" + format_value(k, a) + ")";
+  return s + ", a=" + format_value(k, a) + ")";
+}
+
+SequentialReplay judge_sequential(const Workload& w, const Setup& s, const History& h) {
+  SequentialReplay out;
+  const Entry& e = *w.impl;
+  const uint64_t n = std::min<uint64_t>(w.ops(), h.old.size());
+  const std::vector<uint32_t>& addr = s.key.empty() ? w.addr : s.key;
+  std::vector<uint64_t> model = s.mem_init;
+  // What each op stored: the next op on its address returned it (alone,
+  // nothing else ran in between), or the final memory holds it.
+  std::vector<uint64_t> next(n, UINT64_MAX);
+  {
+    std::vector<uint64_t> last(model.size(), UINT64_MAX);
+    for (uint64_t o = n; o-- > 0;) {
+      next[o] = last[addr[o]];
+      last[addr[o]] = o;
+    }
+  }
+  std::vector<bool> targeted(model.size(), false);
+  for (uint64_t o = 0; o < n; ++o) targeted[addr[o]] = true;
+  // Bytes outside every target: a 16-bit op that wrote its neighbour, say.
+  for (uint64_t x = 0; x < model.size() && x < h.final_mem.size(); ++x) {
+    if (targeted[x] || e.canon(h.final_mem[x]) == e.canon(model[x])) continue;
+    out.finding = make_finding(FindingKind::Unexplained,
+                               "address " + std::to_string(x) + ", which no op targets, changed from " +
+                                   format_value(e.kind, model[x]) + " to " + format_value(e.kind, h.final_mem[x]) +
+                                   ": an op wrote outside its target",
+                               -1, int64_t(x));
+    out.finding.cls = FailureClass::Neighbour;
+    out.finding.trace.push_back(out.finding.explanation);
+    break;
+  }
+  // Two readings of the replay.  Returns right: each op stored what the next
+  // op on its address found (or the final memory).  Stores right: each op
+  // stored what the spec stores, and only returned values can be wrong (a
+  // code that returns the new value reads wrong at every op the first way).
+  // The reading with fewer wrong values (stores and returns) is the story;
+  // on a tie, the first (a store is observed there).
+  struct Walk {
+    std::vector<ReplayedOp> ops;
+    Finding finding;
+    uint64_t wrong = 0;
+  };
+  auto walk = [&](bool stores_right) {
+    Walk out;
+    std::vector<uint64_t> model = s.mem_init;
+    for (uint64_t o = 0; o < n; ++o) {
+      const uint64_t x = addr[o];
+      ReplayedOp r;
+      r.op = o;
+      r.address = x;
+      r.old = model[x];
+      r.a = w.a[o];
+      r.b = w.b[o];
+      r.returned = h.old[o];
+      const uint64_t spec_stores = e.phi(r.old, r.a, r.b);
+      r.stored = stores_right ? spec_stores : next[o] != UINT64_MAX ? h.old[next[o]] : h.final_mem[x];
+      out.ops.push_back(r);
+      const bool stored_ok = e.canon(r.stored) == e.canon(spec_stores);
+      const bool returned_ok = e.canon(r.returned) == e.canon(r.old);
+      model[x] = r.stored;  // from here on, the memory the code left
+      if (stored_ok && returned_ok) continue;
+      const uint64_t before = out.wrong;
+      out.wrong += (stored_ok ? 0 : 1) + (returned_ok ? 0 : 1);  // wrong facts, not wrong ops
+      if (before > 0) continue;
+      const std::string call = op_call_text(e, r.old, r.a, r.b);
+      std::string line = "op #" + std::to_string(o) + " (block " + std::to_string(w.block_of(o)) + ", thread " +
+                         std::to_string(w.thread_of(o)) + ", address " + std::to_string(x) + "): " + call +
+                         ": the spec stores " + format_value(e.kind, spec_stores) + " and returns " +
+                         format_value(e.kind, r.old) + ";";
+      if (!stored_ok) line += " stored " + format_value(e.kind, r.stored);
+      if (!stored_ok && !returned_ok) line += ",";
+      if (!returned_ok) line += " returned " + format_value(e.kind, r.returned);
+      out.finding = make_finding(FindingKind::Unexplained, line, int64_t(o), int64_t(x));
+      out.finding.value_kind = e.kind;
+      out.finding.expected = stored_ok ? r.old : spec_stores;
+      out.finding.observed = stored_ok ? r.returned : r.stored;
+      out.finding.cls = stored_ok ? FailureClass::ReturnValue : FailureClass::Semantics;
+      out.finding.trace.push_back(line);
+    }
+    if (stores_right) {  // only if the memory the spec leaves is the memory left
+      std::vector<uint64_t> spec_mem = s.mem_init;
+      for (uint64_t o = 0; o < n; ++o) spec_mem[addr[o]] = e.phi(spec_mem[addr[o]], w.a[o], w.b[o]);
+      for (uint64_t x = 0; x < spec_mem.size() && x < h.final_mem.size(); ++x)
+        if (e.canon(spec_mem[x]) != e.canon(h.final_mem[x])) out.wrong = UINT64_MAX;
+    }
+    return out;
+  };
+  Walk by_returns = walk(false), by_stores = walk(true);
+  Walk& story = by_stores.wrong < by_returns.wrong ? by_stores : by_returns;
+  out.ops = std::move(story.ops);
+  if (out.finding.ok()) out.finding = std::move(story.finding);
+  if (out.finding.cls == FailureClass::Semantics || out.finding.cls == FailureClass::ReturnValue)
+    out.finding.inference = infer_semantics(e, out.ops);
+  return out;
+}
+
+std::vector<std::string> sequential_table(const Workload& w, const SequentialReplay& r, size_t rows) {
+  const Entry& e = *w.impl;
+  std::vector<std::string> out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%6s %5s %6s %7s  %-14s %-14s %-14s %-14s | %-14s %-14s", "op", "block", "thread",
+                "address", e.op == Op::Cas ? "val" : "a", e.op == Op::Cas ? "compare" : "b", "returned", "stored",
+                "spec returns", "spec stores");
+  out.push_back(line);
+  for (size_t i = 0; i < r.ops.size() && i < rows; ++i) {
+    const ReplayedOp& o = r.ops[i];
+    const uint64_t st = e.phi(o.old, o.a, o.b);
+    const bool bad = e.canon(st) != e.canon(o.stored) || e.canon(o.old) != e.canon(o.returned);
+    std::snprintf(line, sizeof line, "%6llu %5u %6llu %7llu  %-14s %-14s %-14s %-14s | %-14s %-14s%s",
+                  (unsigned long long)o.op, w.block_of(o.op), (unsigned long long)w.thread_of(o.op),
+                  (unsigned long long)o.address, format_value(e.kind, o.a).c_str(), format_value(e.kind, o.b).c_str(),
+                  format_value(e.kind, o.returned).c_str(), format_value(e.kind, o.stored).c_str(),
+                  format_value(e.kind, o.old).c_str(), format_value(e.kind, st).c_str(), bad ? "  <- differs" : "");
+    out.push_back(line);
+  }
+  if (r.ops.size() > rows) out.push_back("(" + std::to_string(r.ops.size() - rows) + " more ops)");
+  return out;
+}
+
+}  // namespace atomstress

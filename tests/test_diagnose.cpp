@@ -1,0 +1,137 @@
+// The sequential replay's judge (check/sequential.hpp) and the semantics
+// inference (check/inference.hpp) on histories written by hand, and the
+// diagnosis of real failing trials on the CPU backend (pipeline/diagnose.hpp).
+#include <gtest/gtest.h>
+
+#include "harness/backend/backend.hpp"
+#include "harness/check/sequential.hpp"
+#include "harness/pipeline/diagnose.hpp"
+#include "harness/registry/bits.hpp"
+#include "harness/registry/registry.hpp"
+#include "harness/workload/setup.hpp"
+#include "harness/workload/workload.hpp"
+
+namespace atomstress {
+namespace {
+
+// One thread's ops on one address, in order: (a, what the op returned).
+struct Replay {
+  Workload w;
+  Setup s;
+  History h;
+};
+Replay one_thread(const char* entry, std::vector<uint64_t> init, std::vector<uint32_t> addr, std::vector<uint64_t> a,
+                  std::vector<uint64_t> returned, std::vector<uint64_t> final_mem) {
+  Replay r;
+  r.w.impl = find_impl(entry);
+  EXPECT_NE(r.w.impl, nullptr) << entry;
+  r.w.spec.impl = entry;
+  r.w.spec.grid = 1;
+  r.w.spec.block = 1;
+  r.w.spec.ops_per_thread = uint32_t(addr.size());
+  r.w.region_elems = uint32_t(init.size());
+  r.w.addr = addr;
+  r.w.a = a;
+  r.w.b.assign(a.size(), 0);
+  r.w.init = init;
+  r.s.mem_init = init;
+  r.h.old = returned;
+  r.h.final_mem = final_mem;
+  return r;
+}
+
+uint64_t f32(float f) { return to_bits<float>(f); }
+
+TEST(Sequential, AStdMaxStyleTieIsASemanticsBugNamedInOperationTerms) {
+  // max(+0, -0) storing -0 (ties keep the operand), then max(-0, 3) = 3.
+  auto r = one_thread("cas.max.f32", {f32(0.0f)}, {0, 0}, {f32(-0.0f), f32(3.0f)}, {f32(0.0f), f32(-0.0f)},
+                      {f32(3.0f)});
+  const SequentialReplay rep = judge_sequential(r.w, r.s, r.h);
+  ASSERT_FALSE(rep.finding.ok());
+  EXPECT_EQ(rep.finding.cls, FailureClass::Semantics);
+  ASSERT_EQ(rep.finding.trace.size(), 1u);
+  const std::string& t = rep.finding.trace[0];
+  EXPECT_NE(t.find("max(old=0 (0x00000000), a=-0 (0x80000000))"), std::string::npos) << t;
+  EXPECT_NE(t.find("the spec stores 0 (0x00000000)"), std::string::npos) << t;
+  EXPECT_NE(t.find("stored -0 (0x80000000)"), std::string::npos) << t;
+  EXPECT_NE(rep.finding.inference.find("ties keep the operand"), std::string::npos) << rep.finding.inference;
+  EXPECT_NE(rep.finding.inference.find("differs from cas.max.f32 on signed zero only"), std::string::npos)
+      << rep.finding.inference;
+}
+
+TEST(Sequential, ANaNThatWinsIsTold) {
+  // fmaxf ignores a NaN operand; this code stores it.
+  const uint64_t nan = f32(std::numeric_limits<float>::quiet_NaN());
+  auto r = one_thread("cas.max.f32", {f32(1.0f)}, {0}, {nan}, {f32(1.0f)}, {nan});
+  const SequentialReplay rep = judge_sequential(r.w, r.s, r.h);
+  EXPECT_EQ(rep.finding.cls, FailureClass::Semantics);
+  EXPECT_NE(rep.finding.inference.find("a NaN wins"), std::string::npos) << rep.finding.inference;
+  EXPECT_NE(rep.finding.inference.find("on NaN only"), std::string::npos) << rep.finding.inference;
+}
+
+TEST(Sequential, ReturningTheNewValueIsAReturnValueBug) {
+  // add returns old + a instead of old: memory right, returned values wrong.
+  auto r = one_thread("native.add.i32", {5}, {0, 0}, {3, 4}, {8, 12}, {12});
+  const SequentialReplay rep = judge_sequential(r.w, r.s, r.h);
+  EXPECT_EQ(rep.finding.cls, FailureClass::ReturnValue);
+  ASSERT_FALSE(rep.finding.trace.empty());
+  EXPECT_NE(rep.finding.trace[0].find("add(old=5, a=3): the spec stores 8 and returns 5; returned 8"),
+            std::string::npos)
+      << rep.finding.trace[0];
+  EXPECT_NE(rep.finding.inference.find("returns the new value"), std::string::npos) << rep.finding.inference;
+}
+
+TEST(Sequential, AWriteOutsideTheTargetIsANeighbourBug) {
+  // Element 1 is no op's target, yet it changed.
+  auto r = one_thread("native.add.u32", {0, 7}, {0}, {1}, {0}, {1, 9});
+  const SequentialReplay rep = judge_sequential(r.w, r.s, r.h);
+  EXPECT_EQ(rep.finding.cls, FailureClass::Neighbour);
+  EXPECT_NE(rep.finding.explanation.find("address 1, which no op targets"), std::string::npos);
+}
+
+TEST(Sequential, ACorrectReplayPassesAndItsTableHasARowPerOp) {
+  auto r = one_thread("native.add.i32", {5}, {0, 0}, {3, 4}, {5, 8}, {12});
+  const SequentialReplay rep = judge_sequential(r.w, r.s, r.h);
+  EXPECT_TRUE(rep.finding.ok());
+  const auto table = sequential_table(r.w, rep, 10);
+  ASSERT_EQ(table.size(), 3u);  // header + 2 ops
+  EXPECT_EQ(table[1].find("<- differs"), std::string::npos);
+  auto bad = one_thread("native.add.i32", {5}, {0, 0}, {3, 4}, {8, 12}, {12});
+  const auto bad_table = sequential_table(bad.w, judge_sequential(bad.w, bad.s, bad.h), 1);
+  ASSERT_EQ(bad_table.size(), 3u);  // header, 1 row, "(1 more ops)"
+  EXPECT_NE(bad_table[1].find("<- differs"), std::string::npos) << bad_table[1];
+}
+
+// The diagnosis of real failing trials: the classes of built-in bugs.
+Diagnosis diagnose_first_failure(const char* entry, Verdict expected) {
+  RunOptions opt;
+  for (uint64_t seed = 1; seed < 400; ++seed) {
+    TrialSpec s;
+    s.impl = entry;
+    s.grid = 2;
+    s.block = 32;
+    s.ops_per_thread = 4;
+    s.special_permille = 200;
+    s.seed = seed;
+    const Outcome o = run_trial(s, BackendKind::Cpu, opt);
+    if (o.verdict == Verdict::Error) ADD_FAILURE() << entry << ": " << o.why();
+    if (o.verdict == Verdict::Pass) continue;
+    EXPECT_EQ(o.verdict, expected) << entry << ": " << o.why();
+    return diagnose(s, o.verdict, o.finding, BackendKind::Cpu, opt);
+  }
+  ADD_FAILURE() << entry << " did not fail in 400 seeds";
+  return {};
+}
+
+TEST(Diagnose, BuiltInBugsGetTheirClass) {
+  EXPECT_EQ(diagnose_first_failure("buggy.returns_new.add.f32", Verdict::Fail).cls, FailureClass::ReturnValue);
+  const Diagnosis nan = diagnose_first_failure("buggy.drops_nan.max.f32", Verdict::Fail);
+  EXPECT_EQ(nan.cls, FailureClass::Semantics);
+  ASSERT_FALSE(nan.trace.empty());
+  EXPECT_NE(nan.trace[0].find("max(old="), std::string::npos) << nan.trace[0];
+  EXPECT_EQ(diagnose_first_failure("buggy.inc_gt.u32", Verdict::Fail).cls, FailureClass::Semantics);
+  EXPECT_EQ(diagnose_first_failure("buggy.plain_rmw.add.i32", Verdict::Fail).cls, FailureClass::Atomicity);
+}
+
+}  // namespace
+}  // namespace atomstress
