@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     return args.empty() ? 2 : stdout_status();
   }
   if (args[0] == "--version") {
+    if (args.size() > 1) return usage_error("--version takes no arguments: '" + args[1] + "'");
     std::printf("atomstress %s (CUDA architectures %s)\n", ATOMSTRESS_VERSION, ATOMSTRESS_CUDA_ARCHITECTURES);
     return stdout_status();
   }
