@@ -184,6 +184,11 @@ int run_lanes(const LanePlan& plan, std::string& error) {
                 (unsigned long long)(all.trials - trials), (unsigned long long)(all.ops - ops));
     if (!plan.json.empty() && !append_file(log, plan.json, error)) return 2;
   }
+  // A lane that died left entries without a result: errors, never passes.
+  for (const auto& line : fuzz::add_unfinished(all)) {
+    std::printf("%s\n", line.c_str());
+    worst = std::max(worst, 1);
+  }
   size_t failed = 0;
   std::string werr;
   if ((!plan.junit.empty() || !plan.report.empty()) &&
