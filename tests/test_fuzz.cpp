@@ -691,7 +691,8 @@ TEST(Nightly, Defect09_StateFileValuesAreValidated) {
     j[key] = value;
     j["finished"] = false;
     write_text(state, j.dump(1));
-    const auto r = run("fuzz --resume --corpus " + corpus.string());
+    // (Bounded: a budget of 1e300 s, or 100 s already "owed", would run on.)
+    const auto r = run("fuzz --resume --corpus " + corpus.string(), "timeout 20");
     EXPECT_EQ(r.status, 2) << key << "=" << value.dump() << "\n" << r.out;
     EXPECT_EQ(lines_of(r.out), 1u) << r.out;
     EXPECT_NE(r.out.find("malformed state file"), std::string::npos) << r.out;
