@@ -66,9 +66,10 @@ bool write_file_atomically(const std::string& given, const std::string& content,
     error = "cannot write '" + given + "': " + what + (errno ? std::string(": ") + std::strerror(errno) : "");
     return false;
   };
-  const std::string path = resolve_links(given);
+  // What the path names, every link followed (also /proc's, as /dev/stdout's).
   struct stat st{};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
+  const bool exists = ::stat(given.c_str(), &st) == 0;
+  const std::string path = exists && !S_ISREG(st.st_mode) ? given : resolve_links(given);
   if (exists && !S_ISREG(st.st_mode)) {
     if (!S_ISCHR(st.st_mode)) {
       errno = 0;
@@ -120,9 +121,10 @@ bool check_output(const std::string& option, const std::string& given, std::stri
     return false;
   };
   if (given.empty()) return refuse("is empty");
-  const std::string path = resolve_links(given);
   struct stat st{};
-  if (::stat(path.c_str(), &st) == 0) {
+  const bool exists = ::stat(given.c_str(), &st) == 0;
+  const std::string path = exists && !S_ISREG(st.st_mode) ? given : resolve_links(given);
+  if (exists) {
     if (S_ISCHR(st.st_mode)) {
       if (::access(path.c_str(), W_OK) != 0) return refuse(std::string("cannot write: ") + std::strerror(errno));
       return true;
