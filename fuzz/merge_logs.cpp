@@ -85,6 +85,7 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
   };
   while (std::getline(in, line)) {
     ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // a log that went through Windows
     if (line.empty()) continue;
     const bool last_unterminated = in.eof();  // a writer killed mid-line: its record never counted
     auto j = nlohmann::json::parse(line, nullptr, false);

@@ -856,3 +856,23 @@ TEST(Nightly, AScriptedNightWithADeadShard) {
   EXPECT_NE(xml.find("tests=\"6\" failures=\"0\" errors=\"0\" skipped=\"0\""), std::string::npos) << xml;
   expect_parses_as_xml(junit);
 }
+
+// 19, with --devices: the coordinator passes the signal on to its lanes,
+// writes the JUnit from what they recorded (their unfinished entries as
+// errors) and dies of the signal; --resume finishes every lane.
+TEST(Nightly, Defect19_ASignalToADevicesRunReachesItsLanes) {
+  const fs::path d = scratch("d19-lanes");
+  const fs::path corpus = d / "c", junit = d / "j.xml";
+  const pid_t pid = start(binary(), {"fuzz", "--backend", "cpu", "--devices", "0,1", "--impl",
+                                     "native.add.i32,cas.add.f32,native.add.u32", "--time", "8s", "--corpus",
+                                     corpus.string(), "--junit", junit.string()}, d / "out");
+  usleep(3000 * 1000);
+  kill(pid, SIGTERM);
+  const int st = wait_for(pid, 20);
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) << st << " " << slurp(d / "out");
+  const std::string xml = slurp(junit);
+  EXPECT_NE(xml.find("tests=\"3\" failures=\"0\" errors=\"3\""), std::string::npos) << xml;
+  const auto r = run("fuzz --resume --corpus " + corpus.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(slurp(junit).find("tests=\"3\" failures=\"0\" errors=\"0\""), std::string::npos) << slurp(junit);
+}
