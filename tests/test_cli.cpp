@@ -438,3 +438,12 @@ TEST(Cli, Defect14_ReproOfAMissingFileSaysCannotRead) {
 
 // Issue 28, defect 15: --version refuses positional extras like every command.
 TEST(Cli, Defect15_VersionRefusesExtras) { expect_one_line_error("--version extra", "extra"); }
+
+// Issue 28 (defect 4's kind, in profile): two reports naming one file are
+// refused before anything is measured.
+TEST(Cli, ProfileRefusesTwoReportsNamingOneFile) {
+  const std::string f = ::testing::TempDir() + "atomstress_profile_same_" + std::to_string(getpid());
+  expect_one_line_error("profile --impl native.add.i32 --backend cpu --k 1 --json " + f + " --csv " + f,
+                        "name the same file");
+  std::remove(f.c_str());
+}
