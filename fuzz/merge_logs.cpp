@@ -79,6 +79,8 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
   size_t n = 0;
   std::optional<reports::FuzzHeader> run;  // the run record in force
   std::string where;                       // "shard i/N ('FILE')"
+  size_t results = 0;                      // slice, replay and entry records
+  bool named_entries = false;              // some run record named its entries
   auto fail = [&](const std::string& why) {
     error = path + ":" + std::to_string(n) + ": " + why;
     return false;
@@ -118,9 +120,11 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
       where = "shard " + (shard.empty() ? std::string("0/1") : shard) +
               (option(h, "lane").empty() ? "" : " lane " + option(h, "lane")) + " ('" + path + "')";
       for (const auto& e : h.entries) m.expected.emplace(e, where);
+      named_entries = named_entries || !h.entries.empty();
       run = std::move(h);
       continue;
     }
+    ++results;
     auto known = [&](const std::string& impl) {
       if (run->entries.empty()) return find_impl(impl) != nullptr;  // a log of an earlier version: no list
       return std::find(run->entries.begin(), run->entries.end(), impl) != run->entries.end();
@@ -160,6 +164,11 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
   }
   if (!run) {
     error = "'" + path + "' holds no 'run' record" + (n == 0 ? " (it is empty)" : "") + ": not a fuzz --json log";
+    return false;
+  }
+  if (results == 0 && !named_entries) {
+    // Nothing to hold it to (a run record naming no entries) and nothing recorded.
+    error = "'" + path + "' holds no results: its run names no entries and recorded none";
     return false;
   }
   return true;

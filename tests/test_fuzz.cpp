@@ -601,6 +601,14 @@ TEST(Nightly, Defect06_MergeNeverTurnsADeadShardGreen) {
     EXPECT_EQ(xml.find("errors=\"0\""), std::string::npos) << xml;
     expect_parses_as_xml(junit);
   }
+  // A run record that names no entries (as an earlier version's) and nothing recorded: no results, refused.
+  auto bare = nlohmann::json::parse(run_line);
+  bare.erase("entries");
+  const fs::path nothing = d / "nothing.jsonl";
+  write_text(nothing, bare.dump() + "\n");
+  const auto none = run("merge --junit " + junit.string() + " " + nothing.string());
+  EXPECT_EQ(none.status, 2) << none.out;
+  EXPECT_NE(none.out.find("holds no results"), std::string::npos) << none.out;
   const auto whole = run("merge --junit " + junit.string() + " " + log.string());
   EXPECT_EQ(whole.status, 0) << whole.out;
   EXPECT_NE(slurp(junit).find("errors=\"0\""), std::string::npos);
