@@ -713,7 +713,9 @@ TEST(Nightly, Defect10_ACorpusIsLockedForOneRun) {
   const fs::path corpus = d / "c";
   const pid_t first = start(binary(), {"fuzz", "--backend", "cpu", "--impl", "native.add.i32", "--time", "4s",
                                        "--corpus", corpus.string()}, d / "first.out");
-  usleep(1500 * 1000);
+  // Once it holds the lock (its file names it).
+  for (int i = 0; i < 200 && slurp(corpus / "fuzz-state.json.lock").find("pid ") == std::string::npos; ++i)
+    usleep(25 * 1000);
   const auto second = run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + corpus.string());
   EXPECT_EQ(second.status, 2) << second.out;
   EXPECT_NE(second.out.find("in use by another fuzz run (pid " + std::to_string(first)), std::string::npos)

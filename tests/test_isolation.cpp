@@ -568,9 +568,25 @@ pid_t worker_of(pid_t pid) {
   return child;
 }
 
-// Runs a check whose one trial takes seconds, SIGKILLs its worker `kills`
-// times (each a fresh worker, once it has its trial), and returns the
-// output and exit status.
+// CPU seconds `pid` has used (0 when it is gone).
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  std::string f;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && fields >> f; ++i) {
+    if (i == 14) utime = std::stoull(f);
+    if (i == 15) stime = std::stoull(f);
+  }
+  return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
+}
+
+// Runs a check whose one trial takes seconds (every op yields), SIGKILLs
+// its worker `kills` times (each a fresh worker, once it is busy with its
+// trial), and returns the output and exit status.
 Result check_killing_workers(int kills) {
   const fs::path out = scratch("kill-" + std::to_string(kills)) / "out";
   const pid_t pid = fork();
@@ -579,15 +595,16 @@ Result check_killing_workers(int kills) {
     dup2(fileno(stdout), 2);
     const std::string p = program();
     execl(p.c_str(), "atomstress_outside_entry", "check", "--impl", "outside.add.u32", "--backend", "cpu", "--grid",
-          "256", "--block", "256", "--ops-per-thread", "256", "--trials", "1", "--pattern", "single", "--space",
-          "global", "--no-shrink", static_cast<char*>(nullptr));
+          "128", "--block", "256", "--ops-per-thread", "256", "--trials", "1", "--pattern", "single", "--space",
+          "global", "--no-shrink", "--yield", "1000", "--cpu-threads", "2", static_cast<char*>(nullptr));
     _exit(127);
   }
   pid_t last = 0;
   for (int k = 0; k < kills; ++k) {
     pid_t w = 0;
-    for (int i = 0; i < 100 && ((w = worker_of(pid)) == 0 || w == last); ++i) usleep(50 * 1000);
-    usleep(800 * 1000);  // it has its trial by now (the trial takes seconds)
+    for (int i = 0; i < 200 && ((w = worker_of(pid)) == 0 || w == last); ++i) usleep(50 * 1000);
+    // Busy with its trial (a worker's start-up takes far less CPU than this).
+    for (int i = 0; i < 200 && w != 0 && cpu_seconds(w) < 0.3; ++i) usleep(20 * 1000);
     if (w != 0) kill(w, SIGKILL);
     last = w;
   }
