@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
+#include <sstream>
 #include <optional>
 
 #include "fuzz/shrink_spec.hpp"
@@ -46,12 +48,32 @@ std::optional<rc::Gen<TrialSpec>> packed_generator(const properties::GenConfig& 
 
 uint32_t default_pack(BackendKind backend) { return backend == BackendKind::Cuda ? 2048 : 0; }
 
+std::string load_rapidcheck_configuration() {
+  // RapidCheck prints its configuration on std::cerr the first time it is
+  // read: caught here, once, and handed to the caller for the log.
+  std::ostringstream caught;
+  std::streambuf* const old = std::cerr.rdbuf(caught.rdbuf());
+  try {
+    (void)rc::detail::configuration();
+  } catch (...) {
+    std::cerr.rdbuf(old);
+    throw;
+  }
+  std::cerr.rdbuf(old);
+  std::string text = caught.str();
+  const std::string prefix = "Using configuration: ";
+  if (text.rfind(prefix, 0) == 0) text = text.substr(prefix.size());
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
 CampaignResult run_campaign(const CampaignConfig& cfg) {
   CampaignResult res;
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
   const auto gen = properties::gen_trial_spec(cfg.gen);
+  auto stopped = [&] { return cfg.stop && cfg.stop(); };
   bool shrinking = false;
   // A bug measured by rate shrinks keeping its rate (shrink_spec.hpp).
   std::optional<RateKeeper> keeper;
@@ -64,6 +86,7 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
   // for each shrink candidate; the last failing call is the shrunk case.
   auto prop = [&] {
     const TrialSpec s = *gen;
+    if (stopped()) return;  // a signal ended the run: the rest passes unseen, the slice is discarded
     if (shrinking && elapsed() > 3 * cfg.budget_s) return;  // stop shrinking: candidates "pass"
     // Out of budget mid-round (a slow or hanging entry): the rest of the
     // round passes unseen, so a time slice ends close to its budget.
@@ -140,7 +163,8 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
   bool found_packed = false;
   rc::detail::TestMetadata md;
   md.id = "atomstress";
-  for (uint64_t round = 0; !res.found && elapsed() < cfg.budget_s && res.specs < cfg.max_specs; ++round) {
+  for (uint64_t round = 0; !res.found && !stopped() && elapsed() < cfg.budget_s && res.specs < cfg.max_specs;
+       ++round) {
     if (packed_gen && (found_packed = packed_round(round))) break;
     if (res.specs >= cfg.max_specs) break;
     rc::detail::TestParams params;
@@ -155,6 +179,10 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
       res.why = r.template get<rc::detail::Error>().description;
       break;
     }
+  }
+  if (stopped()) {
+    res.total_s = elapsed();
+    return res;  // not shrunk nor measured: the caller discards an interrupted slice
   }
   if (found_packed && res.verdict != Verdict::Error) {
     // Found packed: shrunk from its spec (no generation history to walk),

@@ -30,6 +30,9 @@ struct CampaignConfig {
   // Called after each evaluation during the search (not while shrinking):
   // live progress for long campaigns.  Optional.
   std::function<void(uint64_t runs, uint64_t ops)> on_evaluated;
+  // True when the run must end now (a signal): the search, shrinking and
+  // rate stop at the next spec and the result is to be discarded.  Optional.
+  std::function<bool()> stop;
 };
 
 struct CampaignResult {
@@ -57,5 +60,10 @@ inline constexpr uint32_t kPackedMaxGrid = 8;
 uint32_t default_pack(BackendKind backend);
 
 CampaignResult run_campaign(const CampaignConfig& cfg);
+
+// Reads RapidCheck's global configuration (RC_PARAMS) once, keeping the
+// "Using configuration: seed=N" line it prints off stderr; returns that
+// configuration ("seed=N") for the run's log.
+std::string load_rapidcheck_configuration();
 
 }  // namespace atomstress::fuzz

@@ -4,6 +4,7 @@
 // existing case is never rewritten (its first-seen time stays).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,19 +18,27 @@ struct CorpusCase {
   std::string file;  // where it was read from or written to
 };
 
+// A case file is a few hundred bytes: one larger than this is refused
+// before it is read whole.
+inline constexpr uint64_t kMaxCaseBytes = 1 << 20;
+
 // "<impl>-<16 hex digits of the token's hash>.case"
 std::string case_file_name(const CorpusCase& c);
 
 std::string format_case(const CorpusCase& c);
-// Parses a case file's text; nullopt with a one-line `error` (without the
-// file name) when a field is missing or the token is malformed.
+// Parses a case file's text (CRLF line ends accepted); nullopt with a
+// one-line `error` (without the file name) when a field is missing or
+// given twice, the verdict is not FAIL, HANG or CRASH, the text holds a NUL
+// byte, or the token is malformed.
 std::optional<CorpusCase> parse_case(const std::string& text, std::string& error);
 
 // Reads one file; the error names it.
 std::optional<CorpusCase> read_case(const std::string& path, std::string& error);
 // Writes `c` into `dir` unless its file exists; `added` says which.
 bool add_case(const std::string& dir, CorpusCase& c, bool& added, std::string& error);
-// Every *.case file of `dir`, by file name; false on the first malformed one.
+// Every *.case file of `dir`, by file name; false on the first malformed
+// one.  One that is not a regular file (a FIFO, a directory) is skipped
+// with a warning on stderr.
 bool load_corpus(const std::string& dir, std::vector<CorpusCase>& cases, std::string& error);
 // Creates `dir` (and parents) if missing.
 bool ensure_dir(const std::string& dir, std::string& error);

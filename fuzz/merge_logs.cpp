@@ -1,15 +1,75 @@
 #include "fuzz/merge_logs.hpp"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "fuzz/aggregate.hpp"
 #include "fuzz/records_json.hpp"
+#include "harness/registry/registry.hpp"
+#include "harness/trial/token.hpp"
 
 namespace atomstress::fuzz {
 
+namespace {
+
+constexpr uint64_t kMaxOpsPerTrial = 1ull << 28;  // validate()'s limit on a trial
+
+std::string option(const reports::FuzzHeader& h, const std::string& key) {
+  for (const auto& [k, v] : h.options)
+    if (k == key) return v;
+  return "";
+}
+
+// A failure's token must replay, and be of the entry it is recorded for.
+bool check_token(const std::string& token, const std::string& impl, std::string& why) {
+  std::string error;
+  const auto spec = decode_token(token, error);
+  if (!spec) {
+    why = "malformed token for '" + impl + "': " + error;
+    return false;
+  }
+  if (spec->impl != impl) {
+    why = "the token is of '" + spec->impl + "', the record of '" + impl + "'";
+    return false;
+  }
+  return true;
+}
+
+bool check_counts(uint64_t trials, uint64_t ops, uint32_t fails, uint32_t runs, std::string& why) {
+  if (fails > runs) {
+    why = std::to_string(fails) + " failures in " + std::to_string(runs) + " runs";
+    return false;
+  }
+  if (ops / kMaxOpsPerTrial > trials) {
+    why = std::to_string(ops) + " ops in " + std::to_string(trials) + " trials (at most 2^28 ops a trial)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    error = "'" + path + "' is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+            ", not a fuzz --json log";
+    return false;
+  }
+  const std::string id = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  if (const auto it = m.seen_files.find(id); it != m.seen_files.end()) {
+    error = "'" + path + "' is '" + it->second + "' again: each log is merged once";
+    return false;
+  }
+  m.seen_files[id] = path;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read '" + path + "'";
@@ -17,42 +77,126 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
   }
   std::string line;
   size_t n = 0;
+  std::optional<reports::FuzzHeader> run;  // the run record in force
+  std::string where;                       // "shard i/N ('FILE')"
+  size_t results = 0;                      // slice, replay and entry records
+  bool named_entries = false;              // some run record named its entries
+  auto fail = [&](const std::string& why) {
+    error = path + ":" + std::to_string(n) + ": " + why;
+    return false;
+  };
   while (std::getline(in, line)) {
     ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // a log that went through Windows
     if (line.empty()) continue;
     const bool last_unterminated = in.eof();  // a writer killed mid-line: its record never counted
     auto j = nlohmann::json::parse(line, nullptr, false);
     std::string why;
     if (j.is_discarded() || !j.is_object() || !j.contains("record") || !j["record"].is_string()) {
       if (last_unterminated) break;
-      error = path + ":" + std::to_string(n) + ": not a fuzz record";
-      return false;
+      return fail("not a fuzz record");
     }
     const std::string kind = j["record"];
+    if (kind != "run" && !run) return fail("a '" + kind + "' record before the log's 'run' record");
     if (kind == "run") {
       reports::FuzzHeader h;
-      if (from_json(j, h, why) && !m.header) m.header = h;
-    } else if (kind == "slice") {
-      reports::FuzzSliceRecord s;
-      if (from_json(j, s, why)) {
-        add_slice(m.entries[s.impl], s);
-        m.trials += s.trials;
-        m.ops += s.ops;
+      if (!from_json(j, h, why)) return fail(why);
+      if (m.header && h.version != m.header->version)
+        return fail("a log of atomstress " + h.version + ", the others of " + m.header->version +
+                    ": merge the logs of one version");
+      const std::string shard = option(h, "shard");
+      if (m.header) {
+        const std::string first = option(*m.header, "shard");
+        if (first.substr(first.find('/') + 1) != shard.substr(shard.find('/') + 1))
+          return fail("shard " + shard + " of a run split differently from the others' (" + first + ")");
       }
+      if (!run) {  // the log's first run: a resumed run appends another
+        const std::string key = h.timestamp + "\n" + h.command_line + "\n" + shard + "\n" + option(h, "lane");
+        if (const auto it = m.seen_runs.find(key); it != m.seen_runs.end())
+          return fail("the same run as '" + it->second + "' (a log given twice, or a copy)");
+        m.seen_runs[key] = path;
+      }
+      if (!m.header) m.header = h;
+      where = "shard " + (shard.empty() ? std::string("0/1") : shard) +
+              (option(h, "lane").empty() ? "" : " lane " + option(h, "lane")) + " ('" + path + "')";
+      for (const auto& e : h.entries) m.expected.emplace(e, where);
+      named_entries = named_entries || !h.entries.empty();
+      run = std::move(h);
+      continue;
+    }
+    ++results;
+    auto known = [&](const std::string& impl) {
+      if (run->entries.empty()) return find_impl(impl) != nullptr;  // a log of an earlier version: no list
+      return std::find(run->entries.begin(), run->entries.end(), impl) != run->entries.end();
+    };
+    if (kind == "slice") {
+      reports::FuzzSliceRecord s;
+      if (!from_json(j, s, why)) return fail(why);
+      if (!known(s.impl)) return fail("entry '" + s.impl + "' is not one its run was asked to run");
+      if (s.backend != run->backend) return fail("a slice on " + std::string(to_string(s.backend)) + " in a run on " + to_string(run->backend));
+      if (!check_counts(s.trials, s.ops, s.rate_failures, s.rate_runs, why) ||
+          !check_counts(0, 0, s.bare_failures, s.bare_runs, why))
+        return fail(s.impl + ": " + why);
+      if (s.verdict != Verdict::Pass && !check_token(s.token, s.impl, why)) return fail(why);
+      if (!m.seen_slices.insert({s.impl, s.round}).second) continue;  // repeated after a resume
+      add_slice(m.entries[s.impl], s);
+      m.trials += s.trials;
+      m.ops += s.ops;
     } else if (kind == "replay") {
       reports::ReplayRecord r;
-      if (from_json(j, r, why)) add_replay(m.entries[r.impl], r);
+      if (!from_json(j, r, why)) return fail(why);
+      if (!known(r.impl)) return fail("entry '" + r.impl + "' is not one its run was asked to run");
+      if (!check_counts(r.runs, 0, r.failures, r.runs, why)) return fail(r.impl + ": " + why);
+      if (r.still_failing && !check_token(r.token, r.impl, why)) return fail(why);
+      add_replay(m.entries[r.impl], r);
     } else if (kind == "entry") {
-      // An entry with no slice (skipped) is known from its result line only.
       reports::FuzzEntryResult e;
-      if (from_json(j, e, why) && e.skipped && !m.entries.count(e.impl)) m.entries[e.impl] = e;
-    }
-    if (!why.empty()) {
-      error = path + ":" + std::to_string(n) + ": " + why;
-      return false;
+      if (!from_json(j, e, why)) return fail(why);
+      if (!known(e.impl)) return fail("entry '" + e.impl + "' is not one its run was asked to run");
+      if (!check_counts(e.trials, e.ops, e.rate_failures, e.rate_runs, why)) return fail(e.impl + ": " + why);
+      if (e.failed() && !e.skipped && !e.token.empty() && !check_token(e.token, e.impl, why)) return fail(why);
+      m.finished.insert(e.impl);
+      // An entry with no slice (skipped) is known from its result line only.
+      if (e.skipped && !m.entries.count(e.impl)) m.entries[e.impl] = e;
+    } else {
+      return fail("unknown record '" + kind + "'");
     }
   }
+  if (!run) {
+    error = "'" + path + "' holds no 'run' record" + (n == 0 ? " (it is empty)" : "") + ": not a fuzz --json log";
+    return false;
+  }
+  if (results == 0 && !named_entries) {
+    // Nothing to hold it to (a run record naming no entries) and nothing recorded.
+    error = "'" + path + "' holds no results: its run names no entries and recorded none";
+    return false;
+  }
   return true;
+}
+
+std::vector<std::string> add_unfinished(MergedLogs& m) {
+  std::map<std::string, std::vector<std::string>> by_shard;
+  for (const auto& [name, where] : m.expected) {
+    if (m.finished.count(name)) continue;
+    auto& e = m.entries[name];
+    by_shard[where].push_back(name);
+    if (e.failed() && !e.skipped) continue;  // its failure stands
+    e.impl = name;
+    if (m.header) e.backend = m.header->backend;
+    e.skipped = false;
+    e.verdict = Verdict::Error;
+    e.origin = "incomplete";
+    e.why = where + " did not finish this entry: its log ends without the entry's result (" +
+            std::to_string(e.rounds) + " rounds recorded); resume that shard (fuzz --resume) and merge again";
+  }
+  std::vector<std::string> lines;
+  for (const auto& [where, names] : by_shard) {
+    std::string line = where + " did not finish " + std::to_string(names.size()) + " entr" +
+                       (names.size() == 1 ? "y" : "ies") + ":";
+    for (size_t i = 0; i < names.size(); ++i) line += (i ? ", " : " ") + names[i];
+    lines.push_back(line);
+  }
+  return lines;
 }
 
 }  // namespace atomstress::fuzz

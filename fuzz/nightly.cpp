@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 
 #include "fuzz/aggregate.hpp"
@@ -33,17 +34,29 @@ std::string fail_lines(const reports::FuzzEntryResult& e) {
 }
 
 // Replays the corpus cases of this run's entries; their results join `state`.
-void replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector<CorpusCase>& corpus,
-                   reports::Printer& out, Progress& progress) {
+// Each case draws from the budget (at most `slice` seconds of it, at least
+// one run): a case that hangs costs one watchdog, not --rate-runs of them.
+// False when a record could not be written (`error`), or a signal ended it.
+bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector<CorpusCase>& corpus, double slice,
+                   reports::Printer& out, Progress& progress, std::string& error) {
   for (const CorpusCase& c : corpus) {
     const bool mine = std::any_of(cfg.entries.begin(), cfg.entries.end(),
                                   [&](const Entry* e) { return c.impl == e->name; });
     if (!mine) continue;  // another shard's, or not selected
-    std::string error;
-    const auto spec = decode_token(c.token, error);  // checked when the corpus was loaded
+    if (cfg.stop_signal && *cfg.stop_signal) return false;
+    if (state.elapsed_s >= state.budget_s) {
+      progress.print("corpus " + c.file + ": not replayed: the time budget ended");
+      continue;
+    }
+    std::string why;
+    const auto spec = decode_token(c.token, why);  // checked when the corpus was loaded
     progress.set_entry(c.impl + " (corpus)");
-    const auto ev = properties::measure_rate(*spec, cfg.backend, cfg.run, cfg.rate_runs);
+    const auto t = clock::now();
+    const auto ev = properties::measure_rate(*spec, cfg.backend, cfg.run, cfg.rate_runs,
+                                             std::min(slice, state.budget_s - state.elapsed_s));
+    state.elapsed_s += since(t);
     progress.add(ev.runs, ev.runs * spec->ops());
+    if (cfg.stop_signal && *cfg.stop_signal) return false;  // its runs may have been cut by the signal
     if (ev.verdict == Verdict::Error) {
       progress.print("corpus " + c.file + ": cannot replay here: " + ev.why);
       continue;
@@ -60,12 +73,14 @@ void replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector
     r.runs = ev.runs;
     r.failures = ev.failures;
     out.fuzz_replay(r);
+    if (error = out.error(); !error.empty()) return false;
     add_replay(state.entries[c.impl], r);
     if (r.still_failing) progress.add_failure();
     progress.print(std::string("corpus ") + (r.still_failing ? "still failing: " : "fixed:         ") + c.impl +
                    " (" + std::to_string(ev.failures) + " of " + std::to_string(ev.runs) + " runs failed)  " +
                    c.file);
   }
+  return true;
 }
 
 }  // namespace
@@ -91,21 +106,44 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
       r.skip_why = cpu_skip_reason(*e);
     }
   }
+  auto stopped = [&] { return cfg.stop_signal != nullptr && *cfg.stop_signal != 0; };
+  // A signal: every entry still running is reported interrupted (not to the
+  // JSON log, see RecordLog), the state stays resumable.
+  auto interrupted = [&] {
+    progress.stop();
+    const int sig = *cfg.stop_signal;
+    const std::string name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP"
+                                                                                                  : "a signal";
+    char spent[64];
+    std::snprintf(spent, sizeof spent, "%.1f s of its %.0f s budget", state.elapsed_s, state.budget_s);
+    std::printf("\ninterrupted by %s after %s: the state is saved%s\n", name.c_str(), spent,
+                cfg.state_path.empty() ? "" : (" (resume with: fuzz --resume --state " + cfg.state_path + ")").c_str());
+    for (const Entry* e : cfg.entries) {
+      auto r = state.entries[e->name];
+      if (!r.skipped && !r.failed()) {
+        r.verdict = Verdict::Error;
+        r.origin = "interrupted";
+        r.why = "the run was interrupted by " + name + " after " + spent + " before this entry's end" +
+                (cfg.state_path.empty() ? "" : "; resume it with fuzz --resume");
+      }
+      out.fuzz_entry(r);
+    }
+    return kInterrupted;
+  };
+  const double slice = slice_seconds(state.budget_s, cfg.entries.size());
   if (!state.replayed) {
-    const auto t = clock::now();
-    replay_corpus(cfg, state, corpus, out, progress);
+    if (!replay_corpus(cfg, state, corpus, slice, out, progress, error)) return stopped() && error.empty() ? interrupted() : 2;
     state.replayed = true;
-    state.elapsed_s += since(t);
     if (!save()) return 2;
   }
 
-  const double slice = slice_seconds(state.budget_s, cfg.entries.size());
   auto active = [&](const Entry* e) {
     const auto& r = state.entries[e->name];
     return !r.skipped && !r.failed();
   };
   while (state.elapsed_s < state.budget_s && std::any_of(cfg.entries.begin(), cfg.entries.end(), active)) {
     while (state.next < cfg.entries.size() && state.elapsed_s < state.budget_s) {
+      if (stopped()) return interrupted();
       const Entry& entry = *cfg.entries[state.next];
       if (!active(&entry)) {
         ++state.next;
@@ -124,9 +162,12 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
       // other entries (or shards) run.
       cc.seed = state.seed * 0x9e3779b97f4a7c15ull + fnv1a64(entry.name) + state.round * 1000003ull;
       cc.on_evaluated = [&](uint64_t runs, uint64_t ops) { progress.add(runs, ops); };
+      cc.stop = stopped;
       const auto t = clock::now();
       const CampaignResult c = run_campaign(cc);
       const double took = since(t);
+      // A slice cut by a signal is discarded: --resume runs it again.
+      if (stopped()) return interrupted();
       state.elapsed_s += took;
 
       reports::FuzzSliceRecord s;
@@ -158,11 +199,14 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
           const auto r = properties::measure_rate(bare, cfg.backend, cfg.run, cfg.rate_runs, cc.budget_s);
           s.bare_failures = r.failures;
           s.bare_runs = r.runs;
+          if (stopped()) return interrupted();
         }
       }
       if (c.verdict != Verdict::Error) {
         add_slice(result, s);
         out.fuzz_slice(s);
+        // A log that cannot be appended to (a full disk) ends the run now.
+        if (error = out.error(); !error.empty()) return 2;
       }
       if (c.found && c.verdict != Verdict::Error) {
         progress.add_failure();

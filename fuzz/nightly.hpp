@@ -7,6 +7,7 @@
 // as it happens.
 #pragma once
 
+#include <csignal>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,17 @@ struct NightlyConfig {
   std::string state_path;  // empty: no state file
   reports::FuzzHeader header;  // version, device: stamped on corpus cases
   std::string label;           // a lane of fuzz --devices: its progress lines' prefix
+  // Set (to the signal's number) by a SIGINT, SIGTERM or SIGHUP handler: the
+  // run ends at the next spec.  Null: never.
+  const volatile std::sig_atomic_t* stop_signal = nullptr;
 };
+
+// run_nightly's status when `stop_signal` ended the run: the state is saved
+// (resumable), the slice in progress discarded, and every entry not already
+// failed or skipped went to the printers as an error of origin
+// "interrupted" (the JSON log leaves those out: merge sees the run as not
+// finished).
+inline constexpr int kInterrupted = -1;
 
 // The length of one entry's slice per round: a quarter of its fair share,
 // so every entry is revisited at least four times, between 0.25 s and 60 s.
@@ -35,7 +46,10 @@ double slice_seconds(double budget_s, size_t entries);
 
 // Runs (or, from a resumed `state`, continues) the campaign.  0: no failure;
 // 1: a failure found or a corpus case still failing; 2: `error` says why
-// (a corpus or state file that cannot be written).
+// (a corpus or state file that cannot be written, a JSON log that could not
+// be appended to: the run stops at once); kInterrupted.  The corpus replay
+// draws from the budget like the slices: each case gets at most a slice's
+// time (at least one run), and the budget's end stops the replay.
 int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<CorpusCase>& corpus,
                 reports::Printer& out, std::string& error);
 

@@ -1,5 +1,9 @@
 #include "fuzz/record_log.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -17,26 +21,39 @@ std::string line_of(const char* record, nlohmann::json j) {
 }  // namespace
 
 RecordLog::RecordLog(const std::string& path) : path_(path) {
-  // "a+" to see whether the last line lacks its newline (a killed writer).
-  f_ = std::fopen(path_.c_str(), "a+");
-  if (f_ && std::fseek(f_, -1, SEEK_END) == 0) {
-    const int last = std::fgetc(f_);
-    fresh_line_needed_ = last != EOF && last != '\n';
+  fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd_ < 0) fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);  // a write-only device
+  if (fd_ < 0) return;
+  struct stat st{};
+  regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  // Does the last line lack its newline (a killed writer)?
+  if (regular_ && st.st_size > 0) {
+    char last = '\n';
+    if (::pread(fd_, &last, 1, st.st_size - 1) == 1) fresh_line_needed_ = last != '\n';
   }
-  if (f_) std::clearerr(f_);
 }
 
 RecordLog::~RecordLog() {
-  if (f_) std::fclose(f_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 void RecordLog::write_line(std::string line) {
-  if (!f_ || !error_.empty()) return;
+  if (fd_ < 0 || !error_.empty()) return;
   line = (fresh_line_needed_ ? "\n" : "") + line + "\n";
-  errno = 0;
-  if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0) {
-    error_ = "cannot write '" + path_ + "'" + (errno ? std::string(": ") + std::strerror(errno) : "");
-    return;
+  // Where the line starts: a write that fails part-way is cut back to it, so
+  // the log stays whole up to its last complete line.
+  const off_t start = regular_ ? ::lseek(fd_, 0, SEEK_END) : 0;
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = n == 0 ? EIO : errno;
+      if (regular_ && start >= 0 && done > 0) (void)::ftruncate(fd_, start);
+      error_ = "cannot write '" + path_ + "': " + std::strerror(e);
+      return;
+    }
+    done += size_t(n);
   }
   fresh_line_needed_ = false;
 }
@@ -44,12 +61,11 @@ void RecordLog::write_line(std::string line) {
 void RecordLog::fuzz_started(const reports::FuzzHeader& h) { write_line(line_of("run", to_json(h))); }
 void RecordLog::fuzz_replay(const reports::ReplayRecord& r) { write_line(line_of("replay", to_json(r))); }
 void RecordLog::fuzz_slice(const reports::FuzzSliceRecord& s) { write_line(line_of("slice", to_json(s))); }
-void RecordLog::fuzz_entry(const reports::FuzzEntryResult& e) { write_line(line_of("entry", to_json(e))); }
-
-bool RecordLog::finish() {
-  if (f_ && error_.empty() && (std::fflush(f_) != 0 || std::ferror(f_)))
-    error_ = "cannot write '" + path_ + "'" + (errno ? std::string(": ") + std::strerror(errno) : "");
-  return error_.empty();
+void RecordLog::fuzz_entry(const reports::FuzzEntryResult& e) {
+  // An interrupted entry has no result yet: merge must see its run unfinished.
+  if (e.origin != "interrupted") write_line(line_of("entry", to_json(e)));
 }
+
+bool RecordLog::finish() { return error_.empty(); }
 
 }  // namespace atomstress::fuzz

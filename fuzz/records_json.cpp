@@ -1,5 +1,9 @@
 #include "fuzz/records_json.hpp"
 
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
 #include "harness/pipeline/json_fields.hpp"
 
 namespace atomstress::fuzz {
@@ -12,7 +16,7 @@ json to_json(const FuzzHeader& h) {
   for (const auto& [k, v] : h.options) opts[k] = v;
   return {{"timestamp", h.timestamp}, {"version", h.version}, {"git_revision", h.git_revision},
           {"backend", to_string(h.backend)}, {"device", h.device}, {"driver", h.driver},
-          {"options", opts}, {"command_line", h.command_line}};
+          {"options", opts}, {"command_line", h.command_line}, {"entries", h.entries}};
 }
 
 json to_json(const ReplayRecord& r) {
@@ -41,8 +45,24 @@ json to_json(const FuzzEntryResult& e) {
 
 namespace {
 
+// Counts are whole numbers from 0 (nlohmann would wrap -5 and truncate
+// 1e300 into an unsigned), times finite and from 0: anything else is a
+// malformed record, never a value.
 template <class T>
 void get(const json& j, const char* key, T& out, std::string& error) {
+  if (!error.empty()) return;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (j.contains(key) && (!j[key].is_number_unsigned() || j[key].get<uint64_t>() > std::numeric_limits<T>::max())) {
+      error = std::string("'") + key + "' " + j[key].dump().substr(0, 40) + " is not a whole number from 0 to " +
+              std::to_string(std::numeric_limits<T>::max());
+      return;
+    }
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (j.contains(key) && (!j[key].is_number() || !std::isfinite(j[key].get<double>()) || j[key].get<double>() < 0)) {
+      error = std::string("'") + key + "' " + j[key].dump().substr(0, 40) + " is not a finite number of seconds";
+      return;
+    }
+  }
   json_fields::read(j, key, out, error);
 }
 void get_verdict(const json& j, Verdict& out, std::string& error) {
@@ -65,6 +85,14 @@ bool from_json(const json& j, FuzzHeader& h, std::string& error) {
   if (error.empty() && j.contains("options") && j["options"].is_object())
     for (const auto& [k, v] : j["options"].items())
       h.options.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  if (error.empty() && j.contains("entries")) {  // (logs of earlier versions have none)
+    const auto& list = j["entries"];
+    if (!list.is_array()) error = "'entries' is not a list";
+    for (size_t i = 0; error.empty() && i < list.size(); ++i) {
+      if (!list[i].is_string() || list[i].get<std::string>().empty()) error = "'entries' holds " + list[i].dump();
+      else h.entries.push_back(list[i]);
+    }
+  }
   return error.empty();
 }
 

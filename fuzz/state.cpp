@@ -1,11 +1,50 @@
 #include "fuzz/state.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
 #include <fstream>
 
 #include "fuzz/atomic_file.hpp"
 #include "fuzz/records_json.hpp"
 
 namespace atomstress::fuzz {
+
+namespace {
+
+constexpr double kMaxBudget = 168 * 3600.0;  // as --time
+
+// Each field checked like its command-line value: a one-line reason thrown.
+template <class T>
+T unsigned_field(const nlohmann::json& j, const char* key, uint64_t max) {
+  const auto& v = j.at(key);
+  if (!v.is_number_unsigned() || v.get<uint64_t>() > max)
+    throw std::runtime_error(std::string(key) + " " + v.dump() + " is not a whole number from 0 to " +
+                             std::to_string(max));
+  return T(v.get<uint64_t>());
+}
+double seconds_field(const nlohmann::json& j, const char* key, double lo, double hi, bool lo_open) {
+  const auto& v = j.at(key);
+  const double d = v.is_number() ? v.get<double>() : NAN;
+  if (!v.is_number() || !std::isfinite(d) || d < lo || (lo_open && d == lo) || d > hi) {
+    char range[96];
+    std::snprintf(range, sizeof range, " is out of range (%s %g, at most %g)", lo_open ? "more than" : "from", lo, hi);
+    throw std::runtime_error(std::string(key) + " " + v.dump() + range);
+  }
+  return d;
+}
+bool bool_field(const nlohmann::json& j, const char* key) {
+  const auto& v = j.at(key);
+  if (!v.is_boolean()) throw std::runtime_error(std::string(key) + " " + v.dump() + " is not true or false");
+  return v.get<bool>();
+}
+
+}  // namespace
 
 bool save_state(const std::string& path, const FuzzState& s, std::string& error) {
   nlohmann::json j = {{"format", "atomstress-fuzz-state-1"}, {"args", s.args}, {"seed", s.seed},
@@ -26,26 +65,87 @@ std::optional<FuzzState> load_state(const std::string& path, std::string& error)
   FuzzState s;
   try {
     const auto j = nlohmann::json::parse(in);
+    if (!j.is_object()) throw std::runtime_error("not a JSON object");
     if (j.at("format") != "atomstress-fuzz-state-1") throw std::runtime_error("unknown format");
-    j.at("args").get_to(s.args);
-    j.at("seed").get_to(s.seed);
-    j.at("budget_s").get_to(s.budget_s);
-    j.at("elapsed_s").get_to(s.elapsed_s);
-    j.at("round").get_to(s.round);
-    j.at("next").get_to(s.next);
-    j.at("replayed").get_to(s.replayed);
-    j.at("finished").get_to(s.finished);
-    for (const auto& je : j.at("entries")) {
+    const auto& args = j.at("args");
+    if (!args.is_array() || args.empty())
+      throw std::runtime_error("args " + args.dump() + " is not the run's arguments (a non-empty list)");
+    for (const auto& a : args)
+      if (!a.is_string()) throw std::runtime_error("args holds " + a.dump() + ", not a string");
+    args.get_to(s.args);
+    s.seed = unsigned_field<uint64_t>(j, "seed", ~0ull);
+    s.budget_s = seconds_field(j, "budget_s", 0, kMaxBudget, true);
+    // Spent may pass the budget by the last slice's overrun, not more.
+    s.elapsed_s = seconds_field(j, "elapsed_s", 0, 2 * s.budget_s + 3600, false);
+    s.round = unsigned_field<uint32_t>(j, "round", 1'000'000'000);
+    s.next = unsigned_field<size_t>(j, "next", 1'000'000);
+    s.replayed = bool_field(j, "replayed");
+    s.finished = bool_field(j, "finished");
+    const auto& entries = j.at("entries");
+    if (!entries.is_array()) throw std::runtime_error("entries is not a list");
+    for (const auto& je : entries) {
       reports::FuzzEntryResult e;
       std::string why;
       if (!from_json(je, e, why)) throw std::runtime_error(why);
-      s.entries[e.impl] = e;
+      if (e.impl.empty()) throw std::runtime_error("an entry without a name");
+      if (e.rate_failures > e.rate_runs)
+        throw std::runtime_error(e.impl + ": rate_failures " + std::to_string(e.rate_failures) + " exceed rate_runs " +
+                                 std::to_string(e.rate_runs));
+      if (!s.entries.emplace(e.impl, e).second) throw std::runtime_error("entry '" + e.impl + "' twice");
     }
   } catch (const std::exception& e) {
     error = "malformed state file '" + path + "': " + e.what();
     return std::nullopt;
   }
   return s;
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) {
+    ::unlink(path_.c_str());  // while held: no one else can be between open and flock on this file
+    ::close(fd_);
+  }
+}
+
+bool RunLock::acquire(const std::string& state_path, const std::string& who, std::string& error) {
+  path_ = state_path + ".lock";
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      error = "cannot lock '" + state_path + "': cannot create '" + path_ + "': " + std::strerror(errno);
+      return false;
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      std::string holder;
+      char buf[512];
+      const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+      if (n > 0) holder.assign(buf, size_t(n));
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r')) holder.pop_back();
+      ::close(fd);
+      if (e == EWOULDBLOCK) {
+        error = "'" + state_path + "' is in use by another fuzz run (" + (holder.empty() ? "holder unknown" : holder) +
+                "): one run at a time per corpus and state file (lock '" + path_ + "')";
+      } else {
+        error = "cannot lock '" + path_ + "': " + std::strerror(e);
+      }
+      return false;
+    }
+    // The holder before us may have unlinked the file it locked: lock the one that is there.
+    struct stat a{}, b{};
+    if (::fstat(fd, &a) != 0 || ::stat(path_.c_str(), &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+      ::close(fd);
+      continue;
+    }
+    const std::string text = who + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) != ssize_t(text.size())) {
+      // The lock holds without its note.
+    }
+    fd_ = fd;
+    return true;
+  }
+  error = "cannot lock '" + path_ + "': it keeps changing";
+  return false;
 }
 
 }  // namespace atomstress::fuzz

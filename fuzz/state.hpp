@@ -25,7 +25,27 @@ struct FuzzState {
 };
 
 bool save_state(const std::string& path, const FuzzState& s, std::string& error);
-// nullopt with a one-line error naming the file.
+// nullopt with a one-line error naming the file: also for a value out of the
+// range its command-line option takes (a hand-edited budget_s of -5 or
+// 1e300, a negative round or seed, args that are not the run's arguments).
 std::optional<FuzzState> load_state(const std::string& path, std::string& error);
+
+// One run at a time per state file (and so per corpus): an exclusive
+// flock(2) on STATE.lock, held until the object dies (the kernel drops it
+// with the process, so a kill -9 leaves no stale lock).  The file says who
+// holds it.
+class RunLock {
+ public:
+  RunLock() = default;
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+  ~RunLock();
+  // False with a one-line error naming the holder when another run has it.
+  bool acquire(const std::string& state_path, const std::string& who, std::string& error);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
 
 }  // namespace atomstress::fuzz

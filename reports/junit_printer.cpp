@@ -55,6 +55,14 @@ std::string JunitPrinter::render() const {
     x << ">\n";
     if (e.skipped) {
       x << "      <skipped message=\"" << escape_markup(e.skip_why) << "\"/>\n";
+    } else if (e.verdict == Verdict::Error && (e.origin == "incomplete" || e.origin == "interrupted")) {
+      // Not run to its end (a shard that died, a run ended by a signal): an
+      // error, never a pass.
+      std::ostringstream body;
+      body << e.why << "\n" << e.trials << " trials, " << e.ops << " ops recorded in " << seconds(e.seconds) << " s\n";
+      x << "      <error message=\"" << escape_markup(e.why) << "\" type=\""
+        << (e.origin == "incomplete" ? "INCOMPLETE" : "INTERRUPTED") << "\">" << escape_markup(body.str())
+        << "</error>\n";
     } else {
       const char* tag = e.verdict == Verdict::Error ? "error" : "failure";
       std::ostringstream body;

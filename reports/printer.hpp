@@ -68,7 +68,14 @@ class Multiplex final : public Printer {
       }
     return ok;
   }
-  std::string error() const override { return error_; }
+  // finish()'s error, or before it the first printer that already failed
+  // (a log that could not be appended to: the run stops at once).
+  std::string error() const override {
+    if (!error_.empty()) return error_;
+    for (const auto& p : printers_)
+      if (auto e = p->error(); !e.empty()) return e;
+    return {};
+  }
 
  private:
   std::vector<std::unique_ptr<Printer>> printers_;

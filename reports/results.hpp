@@ -78,6 +78,10 @@ struct FuzzHeader {
   std::string device, driver;  // driver: on cuda only
   std::vector<std::pair<std::string, std::string>> options;  // as given (or resumed)
   std::string command_line;
+  // The entries this run (this shard, this lane) was asked to run, by name:
+  // `merge` holds the logs against them (an entry without its result is a
+  // shard that did not finish).
+  std::vector<std::string> entries;
 };
 
 // `fuzz`: a failure recorded in the corpus, replayed before fuzzing.

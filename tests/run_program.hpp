@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace atomstress::testing {
@@ -17,6 +18,9 @@ struct Result {
 };
 
 inline std::string bin_dir() {
+  // ATOMSTRESS_TEST_BIN_DIR (ending in '/'): run the tests against the
+  // programs of another build (an older one, to see a test fail there).
+  if (const char* d = std::getenv("ATOMSTRESS_TEST_BIN_DIR"); d != nullptr && *d != '\0') return d;
   char buf[4096];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   std::string self(buf, n > 0 ? size_t(n) : 0);

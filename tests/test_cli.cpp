@@ -393,3 +393,57 @@ TEST(CliValueKinds, HalfFloatAddsAndWideIncDecPassCheckAndListTheirSpecs) {
                              "wrap:        a = 64-bit limit, atomicInc's formula at 64 bits"})
     EXPECT_NE(l.out.find(needle), std::string::npos) << needle << "\n" << l.out;
 }
+
+// Issue 28, defect 2: geometry arithmetic is checked.  grid x block x ops
+// per thread = 2^64 + 1024 wrapped to 1024 ops: a correct entry got CRASH
+// (the worker faulted), rc 139 with --isolate off; now "too large" with
+// the true size, exit 2, before anything is allocated, in every command.
+TEST(Cli, Defect02_AGeometryPast2To64IsTooLargeWithItsTrueSize) {
+  const std::string geometry = " --grid 71442688 --block 962 --ops-per-thread 268402690";
+  for (const std::string& cmd :
+       {"check --impl native.add.i32 --backend cpu --trials 1 --pattern single" + geometry,
+        "check --impl native.add.i32 --backend cpu --trials 1 --pattern single --isolate off" + geometry,
+        "profile --impl native.add.i32 --backend cpu --k 1" + geometry})
+    expect_one_line_error(cmd, "too large", "");
+  const auto r = run("check --impl native.add.i32 --backend cpu --trials 1 --pattern single" + geometry);
+  EXPECT_NE(r.out.find("18446744073709552640"), std::string::npos) << r.out;  // 2^64 + 1024, not 1024
+  // The estimate never wraps either.
+  atomstress::TrialSpec s;
+  s.impl = "native.add.i32";
+  s.grid = 71442688;
+  s.block = 962;
+  s.ops_per_thread = 268402690;
+  const auto f = atomstress::estimate_footprint(s, atomstress::BackendKind::Cpu);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->ops, ~uint64_t(0));
+  EXPECT_EQ(atomstress::decimal(f->ops_exact), "18446744073709552640");
+  std::string error;
+  EXPECT_FALSE(atomstress::footprint_fits(s, atomstress::BackendKind::Cpu, error));
+}
+
+// Issue 28, defect 16: profile says "too large", not "no point applies".
+TEST(Cli, Defect16_ProfileSaysTooLarge) {
+  const auto r = run("profile --impl native.add.i32 --backend cpu --k 1 --grid 65536 --block 1024 --ops-per-thread 64");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("too large"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("no point of the sweep applies"), std::string::npos) << r.out;
+}
+
+// Issue 28, defect 14: a case file that is not there cannot be read (it is
+// not a malformed token).
+TEST(Cli, Defect14_ReproOfAMissingFileSaysCannotRead) {
+  for (const std::string f : {"/nonexistent/file.case", "missing.case", "/tmp"})
+    expect_one_line_error("repro " + f + " --backend cpu", "cannot read");
+}
+
+// Issue 28, defect 15: --version refuses positional extras like every command.
+TEST(Cli, Defect15_VersionRefusesExtras) { expect_one_line_error("--version extra", "extra"); }
+
+// Issue 28 (defect 4's kind, in profile): two reports naming one file are
+// refused before anything is measured.
+TEST(Cli, ProfileRefusesTwoReportsNamingOneFile) {
+  const std::string f = ::testing::TempDir() + "atomstress_profile_same_" + std::to_string(getpid());
+  expect_one_line_error("profile --impl native.add.i32 --backend cpu --k 1 --json " + f + " --csv " + f,
+                        "name the same file");
+  std::remove(f.c_str());
+}

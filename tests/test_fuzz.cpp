@@ -4,11 +4,16 @@
 // selection exactly and merge back into one JUnit file.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -396,4 +401,488 @@ TEST(FuzzParts, TheRateWithoutStressIsRecordedAndSaid) {
   e.bare_runs = 10;
   EXPECT_EQ(reports::FuzzCollector::shrunk_rate(e),
             "failed 9 of 10 reruns (score 1.000); without its stress, 1 of 10 (score 0.632)");
+}
+
+// ------------------------------------------------------------------ issue 28
+// A nightly run that never lies: one test per defect found (the number is
+// the issue's), each failing on the code before the fix.
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+size_t lines_of(const std::string& s) { return count(s, "\n") + (!s.empty() && s.back() != '\n'); }
+
+// `run` that also measures the wall time.
+Result timed(const std::string& args, double& took, const std::string& env = "") {
+  const auto t = Clock::now();
+  auto r = run(args, env);
+  took = seconds_since(t);
+  return r;
+}
+
+// Starts `program ARGS` in the background, stdout and stderr to `out`.
+pid_t start(const std::string& program, std::vector<std::string> args, const fs::path& out) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    freopen(out.c_str(), "w", stdout);
+    dup2(fileno(stdout), 2);
+    std::vector<char*> argv;
+    static char name[] = "atomstress";
+    argv.push_back(name);
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(program.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits for `pid` at most `limit_s` (then kills it: -1); its wait status.
+int wait_for(pid_t pid, double limit_s) {
+  const auto t = Clock::now();
+  int st = 0;
+  while (waitpid(pid, &st, WNOHANG) == 0) {
+    if (seconds_since(t) > limit_s) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &st, 0);
+      return -1;
+    }
+    usleep(50 * 1000);
+  }
+  return st;
+}
+
+// Every line of a JSON-lines file parses and the file ends with a newline.
+void expect_whole_lines(const fs::path& p) {
+  const std::string text = slurp(p);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n') << "a torn last line";
+  std::istringstream in(text);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    EXPECT_FALSE(nlohmann::json::parse(line, nullptr, false).is_discarded()) << p << ":" << n << ": " << line;
+  }
+}
+
+const std::string kQuick = "fuzz --backend cpu --impl native.add.i32,cas.add.f32 ";
+
+// A log of a short finished run over kQuick's entries.
+fs::path finished_log(const fs::path& d, const std::string& name = "full.jsonl") {
+  const fs::path log = d / name;
+  const auto r = run(kQuick + "--time 2s --json " + log.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  return log;
+}
+
+}  // namespace
+
+// 1. An output path is written through, never replaced: a character device
+// (our own /dev/full: major 1, minor 7) stays a device and the run says it
+// could not write; a symlink stays a link with its target written; a FIFO is
+// refused before anything runs.
+TEST(Nightly, Defect01_OutputsAreWrittenThroughNeverReplaced) {
+  const fs::path d = scratch("d01");
+  const fs::path full = d / "full";
+  if (mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0) GTEST_SKIP() << "mknod not permitted here";
+  const auto r = run(kQuick + "--time 1s --junit " + full.string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("cannot write '" + full.string() + "'"), std::string::npos) << r.out;
+  struct stat st{};
+  ASSERT_EQ(lstat(full.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "the device node was replaced by a file";
+
+  const fs::path target = d / "target.xml", link = d / "link.xml";
+  write_text(target, "old");
+  fs::create_symlink(target, link);
+  EXPECT_EQ(run(kQuick + "--time 1s --junit " + link.string()).status, 0);
+  EXPECT_TRUE(fs::is_symlink(link)) << "the symlink was replaced by a file";
+  EXPECT_NE(slurp(target).find("<testsuites"), std::string::npos) << "its target was left stale";
+
+  const fs::path fifo = d / "fifo.xml";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  double took = 0;
+  const auto f = timed(kQuick + "--time 3s --junit " + fifo.string(), took);
+  EXPECT_EQ(f.status, 2) << f.out;
+  EXPECT_EQ(lines_of(f.out), 1u) << f.out;
+  EXPECT_LT(took, 2.5) << "refused only after the run";
+  ASSERT_EQ(lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
+}
+
+// 3. Every output is checked writable before anything runs.
+TEST(Nightly, Defect03_AnUnwritableOutputIsRefusedUpFront) {
+  for (const std::string opt : {"--junit /nonexistent/dir/j.xml", "--json /nonexistent/dir/j.jsonl",
+                                "--report /proc/atomstress-report"}) {
+    double took = 0;
+    const auto r = timed(kQuick + "--time 4s " + opt, took);
+    EXPECT_EQ(r.status, 2) << opt << "\n" << r.out;
+    EXPECT_EQ(lines_of(r.out), 1u) << opt << "\n" << r.out;
+    EXPECT_LT(took, 3.0) << opt << ": the whole campaign ran first";
+  }
+}
+
+// 4. Two outputs naming one file are refused (the JSON log is never replaced).
+TEST(Nightly, Defect04_TwoOutputsNamingOneFileAreRefused) {
+  const fs::path d = scratch("d04");
+  const fs::path x = d / "x", alias = d / "alias";
+  write_text(x, "{\"kept\":1}\n");
+  fs::create_symlink(x, alias);
+  for (const std::string args : {"--json " + x.string() + " --junit " + x.string(),
+                                 "--json " + x.string() + " --junit " + alias.string(),
+                                 "--json " + (d / "c" / "fuzz-state.json").string() + " --corpus " + (d / "c").string(),
+                                 "--junit " + (d / "r" / "summary.md").string() + " --report " + (d / "r").string()}) {
+    const auto r = run(kQuick + "--time 1s " + args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("name the same file"), std::string::npos) << args << "\n" << r.out;
+  }
+  EXPECT_EQ(slurp(x), "{\"kept\":1}\n");
+}
+
+// 5. Corpus replay draws from the budget: a HANG case costs one watchdog
+// (and grace), not --rate-runs of them, and the other entries still run.
+TEST(Nightly, Defect05_CorpusReplayKeepsToTheBudget) {
+  const fs::path d = scratch("d05");
+  atomstress::TrialSpec spec;
+  spec.impl = "test.spin.forever.u32";
+  spec.grid = 1;
+  spec.block = 2;
+  atomstress::fuzz::CorpusCase c;
+  c.impl = spec.impl;
+  c.verdict = "HANG";
+  c.token = atomstress::encode_token(spec, atomstress::TrialKnobs{});
+  bool added = false;
+  std::string error;
+  ASSERT_TRUE(atomstress::fuzz::add_case(d.string(), c, added, error)) << error;
+  const auto t = Clock::now();
+  const auto r = run_shell(bin_dir() + "atomstress_outside_entry fuzz --backend cpu --time 3s --watchdog-ms 200 "
+                           "--impl test.spin.forever.u32,outside.add.u32 --corpus " + d.string() + " 2>&1");
+  const double took = seconds_since(t);
+  EXPECT_EQ(r.status, 1) << r.out;  // the case still hangs
+  EXPECT_LT(took, 12.0) << "10 replays of 2.2 s each: " << r.out;
+  EXPECT_NE(r.out.find("PASS  outside.add.u32"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("SKIP  outside.add.u32"), std::string::npos) << r.out;
+}
+
+// 6. merge refuses what is not a log, and a shard that did not finish is an
+// error naming the shard and its missing entries, never a green night.
+TEST(Nightly, Defect06_MergeNeverTurnsADeadShardGreen) {
+  const fs::path d = scratch("d06");
+  const fs::path empty = d / "empty.jsonl", junit = d / "m.xml";
+  write_text(empty, "");
+  for (const std::string in : {std::string("/dev/null"), empty.string(), d.string()}) {
+    const auto r = run("merge --junit " + junit.string() + " " + in);
+    EXPECT_EQ(r.status, 2) << in << "\n" << r.out;
+    EXPECT_EQ(lines_of(r.out), 1u) << r.out;
+  }
+  const fs::path log = finished_log(d);
+  std::istringstream in(slurp(log));
+  std::string run_line, first_slice;
+  std::getline(in, run_line);
+  std::getline(in, first_slice);
+  const fs::path only_run = d / "only-run.jsonl", cut = d / "cut.jsonl";
+  write_text(only_run, run_line + "\n");
+  write_text(cut, run_line + "\n" + first_slice + "\n");
+  for (const fs::path& p : {only_run, cut}) {
+    const auto r = run("merge --junit " + junit.string() + " " + p.string());
+    EXPECT_EQ(r.status, 1) << p << "\n" << r.out;
+    EXPECT_NE(r.out.find("shard 0/1 ('" + p.string() + "') did not finish"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("native.add.i32"), std::string::npos) << r.out;
+    const std::string xml = slurp(junit);
+    EXPECT_NE(xml.find("tests=\"2\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("type=\"INCOMPLETE\""), std::string::npos) << xml;
+    EXPECT_EQ(xml.find("errors=\"0\""), std::string::npos) << xml;
+    expect_parses_as_xml(junit);
+  }
+  // A run record that names no entries (as an earlier version's) and nothing recorded: no results, refused.
+  auto bare = nlohmann::json::parse(run_line);
+  bare.erase("entries");
+  const fs::path nothing = d / "nothing.jsonl";
+  write_text(nothing, bare.dump() + "\n");
+  const auto none = run("merge --junit " + junit.string() + " " + nothing.string());
+  EXPECT_EQ(none.status, 2) << none.out;
+  EXPECT_NE(none.out.find("holds no results"), std::string::npos) << none.out;
+  const auto whole = run("merge --junit " + junit.string() + " " + log.string());
+  EXPECT_EQ(whole.status, 0) << whole.out;
+  EXPECT_NE(slurp(junit).find("errors=\"0\""), std::string::npos);
+}
+
+// 7. merge refuses malformed records with file:line; nothing malformed
+// reaches a corpus.
+TEST(Nightly, Defect07_MergeRefusesMalformedRecords) {
+  const fs::path d = scratch("d07");
+  const fs::path log = finished_log(d);
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(slurp(log));
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  ASSERT_GE(lines.size(), 3u);
+  auto slice = nlohmann::json::parse(lines[1]);
+  ASSERT_EQ(slice["record"], "slice");
+  auto variant = [&](const std::string& name, auto edit) {
+    auto s = slice;
+    edit(s);
+    const fs::path p = d / name;
+    std::string text = lines[0] + "\n" + s.dump() + "\n";
+    for (size_t i = 2; i < lines.size(); ++i) text += lines[i] + "\n";
+    write_text(p, text);
+    return p;
+  };
+  const fs::path corpus = d / "corpus";
+  const std::vector<std::pair<fs::path, std::string>> bad = {
+      {variant("token.jsonl", [](auto& s) { s["verdict"] = "FAIL"; s["why"] = "x"; s["token"] = "as2.garbage"; }),
+       "malformed token"},
+      {variant("unknown.jsonl", [](auto& s) { s["impl"] = "no.such.entry"; }), "no.such.entry"},
+      {variant("negative.jsonl", [](auto& s) { s["trials"] = -5; }), "'trials'"},
+      {variant("huge.jsonl", [](auto& s) { s["ops"] = 1e300; }), "'ops'"},
+      {variant("rate.jsonl", [](auto& s) { s["rate_failures"] = 7; s["rate_runs"] = 3; }), "7 failures in 3 runs"},
+  };
+  for (const auto& [p, needle] : bad) {
+    const auto r = run("merge --corpus " + corpus.string() + " --junit " + (d / "m.xml").string() + " " + p.string());
+    EXPECT_EQ(r.status, 2) << p << "\n" << r.out;
+    EXPECT_NE(r.out.find(p.string() + ":2: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(needle), std::string::npos) << r.out;
+  }
+  EXPECT_TRUE(!fs::exists(corpus) || fs::is_empty(corpus)) << "a malformed token reached the corpus";
+  // Another version's log mixed with this one's.
+  auto other = nlohmann::json::parse(lines[0]);
+  other["version"] = "0.0.1";
+  other["timestamp"] = "2001-01-01T00:00:00Z";
+  const fs::path old_log = d / "old.jsonl";
+  write_text(old_log, other.dump() + "\n");
+  const auto mixed = run("merge --junit " + (d / "m.xml").string() + " " + log.string() + " " + old_log.string());
+  EXPECT_EQ(mixed.status, 2) << mixed.out;
+  EXPECT_NE(mixed.out.find("a log of atomstress 0.0.1"), std::string::npos) << mixed.out;
+}
+
+// 8. A JSON log that cannot be written stops the run at once (exit 2),
+// whole up to its last complete line.
+TEST(Nightly, Defect08_AFailedLogWriteStopsTheRunAtOnce) {
+  const fs::path d = scratch("d08");
+  const fs::path log = d / "log.jsonl";
+  // At most 1 KiB per file (dash counts 512-byte blocks): the run record
+  // fits, a slice's record (one of 5 s) soon does not.
+  double took = 0;
+  const auto r = timed(kQuick + "--time 40s --json " + log.string(), took, "trap '' XFSZ; ulimit -f 2; ");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("cannot write '" + log.string() + "'"), std::string::npos) << r.out;
+  EXPECT_LT(took, 20.0) << "the run went on for its budget without its log";
+  expect_whole_lines(log);
+  const fs::path full = d / "full";
+  if (mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+    const auto f = timed(kQuick + "--time 10s --json " + full.string(), took);
+    EXPECT_EQ(f.status, 2) << f.out;
+    EXPECT_LT(took, 5.0) << f.out;
+  }
+}
+
+// 9. A hand-edited state file's values are checked like the command line's.
+TEST(Nightly, Defect09_StateFileValuesAreValidated) {
+  const fs::path d = scratch("d09");
+  const fs::path corpus = d / "c";
+  ASSERT_EQ(run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + corpus.string()).status, 0);
+  const fs::path state = corpus / "fuzz-state.json";
+  const auto good = nlohmann::json::parse(slurp(state));
+  const std::vector<std::pair<std::string, nlohmann::json>> edits = {
+      {"budget_s", -5}, {"budget_s", 1e300}, {"elapsed_s", -100}, {"round", -3},
+      {"seed", -1}, {"args", nlohmann::json::array()}, {"budget_s", 500}, {"next", 7}};
+  for (const auto& [key, value] : edits) {
+    auto j = good;
+    j[key] = value;
+    j["finished"] = false;
+    write_text(state, j.dump(1));
+    // (Bounded: a budget of 1e300 s, or 100 s already "owed", would run on.)
+    const auto r = run("fuzz --resume --corpus " + corpus.string(), "timeout 20");
+    EXPECT_EQ(r.status, 2) << key << "=" << value.dump() << "\n" << r.out;
+    EXPECT_EQ(lines_of(r.out), 1u) << r.out;
+    EXPECT_NE(r.out.find("malformed state file"), std::string::npos) << r.out;
+  }
+}
+
+// 10. One run at a time per corpus: a second says who holds it.
+TEST(Nightly, Defect10_ACorpusIsLockedForOneRun) {
+  const fs::path d = scratch("d10");
+  const fs::path corpus = d / "c";
+  const pid_t first = start(binary(), {"fuzz", "--backend", "cpu", "--impl", "native.add.i32", "--time", "4s",
+                                       "--corpus", corpus.string()}, d / "first.out");
+  // Once it holds the lock (its file names it).
+  for (int i = 0; i < 200 && slurp(corpus / "fuzz-state.json.lock").find("pid ") == std::string::npos; ++i)
+    usleep(25 * 1000);
+  const auto second = run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + corpus.string());
+  EXPECT_EQ(second.status, 2) << second.out;
+  EXPECT_NE(second.out.find("in use by another fuzz run (pid " + std::to_string(first)), std::string::npos)
+      << second.out;
+  const int st = wait_for(first, 30);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << slurp(d / "first.out");
+  // Free again once it ended (a kill -9 frees it too: the kernel drops the lock).
+  EXPECT_EQ(run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + corpus.string()).status, 0);
+}
+
+// 11. The same log twice (or a copy of it) is refused, not counted twice.
+TEST(Nightly, Defect11_MergingOneLogTwiceIsRefused) {
+  const fs::path d = scratch("d11");
+  const fs::path log = finished_log(d), copy = d / "copy.jsonl";
+  fs::copy_file(log, copy);
+  for (const std::string ins : {log.string() + " " + log.string(), log.string() + " " + copy.string()}) {
+    const auto r = run("merge --junit " + (d / "m.xml").string() + " " + ins);
+    EXPECT_EQ(r.status, 2) << ins << "\n" << r.out;
+    EXPECT_EQ(lines_of(r.out), 1u) << r.out;
+  }
+}
+
+// 12. A FIFO named *.case in the corpus is skipped with a warning.
+TEST(Nightly, Defect12_AFifoInTheCorpusDoesNotBlock) {
+  const fs::path d = scratch("d12");
+  ASSERT_EQ(mkfifo((d / "x.case").c_str(), 0644), 0);
+  const auto r = run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + d.string(), "timeout 30");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("x.case': not a regular file, skipped"), std::string::npos) << r.out;
+}
+
+// 13. Case files: CRLF accepted; duplicate keys, unknown verdicts and NUL
+// bytes refused.
+TEST(Nightly, Defect13_CaseFilesAreReadStrictly) {
+  const fs::path d = scratch("d13");
+  atomstress::TrialSpec spec;
+  spec.impl = "native.add.i32";
+  spec.grid = 1;
+  spec.block = 4;
+  const std::string token = atomstress::encode_token(spec, atomstress::TrialKnobs{});
+  const std::string good = "token: " + token + "\nimpl: native.add.i32\nverdict: FAIL\nfailure_rate: 10/10\n";
+  std::string crlf;
+  for (char ch : good) crlf += ch == '\n' ? std::string("\r\n") : std::string(1, ch);
+  write_text(d / "crlf.case", crlf);
+  const auto r = run("repro " + (d / "crlf.case").string() + " --backend cpu --runs 1");
+  EXPECT_EQ(r.status, 0) << r.out;
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {good + "verdict: HANG\n", "'verdict' a second time"},
+      {"token: " + token + "\nverdict: MAYBE\n", "unknown verdict 'MAYBE'"},
+      {good + std::string("why: a\0b\n", 9), "NUL byte"}};
+  for (const auto& [text, needle] : bad) {
+    write_text(d / "bad.case", text);
+    const auto b = run("repro " + (d / "bad.case").string() + " --backend cpu --runs 1");
+    EXPECT_EQ(b.status, 2) << b.out;
+    EXPECT_NE(b.out.find(needle), std::string::npos) << b.out;
+  }
+}
+
+// 17. RapidCheck's configuration line goes to the log, not stderr.
+TEST(Nightly, Defect17_RapidChecksConfigurationLineIsNotOnStderr) {
+  const fs::path d = scratch("d17");
+  const auto r = run_shell(binary() + " fuzz --backend cpu --impl native.add.i32 --time 1s --json " +
+                           (d / "l.jsonl").string() + " 2>" + (d / "err").string() + " >/dev/null");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(slurp(d / "err"), "");
+  EXPECT_NE(slurp(d / "l.jsonl").find("\"rapidcheck\":\"seed="), std::string::npos);
+}
+
+// 18. A huge case file is refused before it is read whole.
+TEST(Nightly, Defect18_AHugeCaseFileIsRefusedUnread) {
+  const fs::path d = scratch("d18");
+  const fs::path big = d / "big.case";
+  write_text(big, "token: x\n");
+  fs::resize_file(big, 200u << 20);  // sparse: no disk used
+  const auto r = run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + d.string(),
+                     "ulimit -v 300000;");  // 300 MB: reading the file whole does not fit
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(lines_of(r.out), 1u) << r.out;
+  EXPECT_NE(r.out.find("more than a case's 1048576"), std::string::npos) << r.out;
+}
+
+// 19. SIGINT, SIGTERM, SIGHUP: the JUnit and report are written from what
+// the run has (its unfinished entries as INTERRUPTED errors), the log stays
+// whole without `entry` records, the program ends with the signal, and
+// --resume finishes the run green.
+TEST(Nightly, Defect19_ASignalStillWritesTheReports) {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    const fs::path d = scratch("d19-" + std::to_string(sig));
+    const fs::path corpus = d / "c", junit = d / "j.xml", report = d / "r", log = d / "l.jsonl";
+    const pid_t pid = start(binary(), {"fuzz", "--backend", "cpu", "--impl", "native.add.i32,cas.add.f32", "--time",
+                                       "6s", "--corpus", corpus.string(), "--junit", junit.string(), "--report",
+                                       report.string(), "--json", log.string()}, d / "out");
+    usleep(2000 * 1000);
+    kill(pid, sig);
+    const int st = wait_for(pid, 20);
+    EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == sig) << st << " " << slurp(d / "out");
+    const std::string xml = slurp(junit);
+    EXPECT_NE(xml.find("type=\"INTERRUPTED\""), std::string::npos) << xml;
+    EXPECT_TRUE(fs::exists(report / "summary.md"));
+    expect_whole_lines(log);
+    EXPECT_TRUE(entries_in_log(log).empty());
+    if (sig != SIGTERM) continue;
+    const auto r = run("fuzz --resume --corpus " + corpus.string());
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(slurp(junit).find("INTERRUPTED"), std::string::npos);
+    EXPECT_EQ(entries_in_log(log), (std::set<std::string>{"native.add.i32", "cas.add.f32"}));
+  }
+}
+
+// The scripted night of issue 28: 3 shards on the cpu backend, one killed
+// mid-run.  merge exits non-zero naming the missing entries, which are
+// errors in its JUnit; the killed shard resumed, merge again: complete and
+// green.
+TEST(Nightly, AScriptedNightWithADeadShard) {
+  const fs::path d = scratch("night");
+  const std::string impls = "native.add.i32,native.add.u32,cas.add.f32,native.max.i32,native.min.u32,native.exch.u32";
+  auto args = [&](int i) {
+    return std::vector<std::string>{"fuzz", "--backend", "cpu", "--impl", impls, "--time", "4s", "--shard",
+                                    std::to_string(i) + "/3", "--corpus", (d / ("corpus-" + std::to_string(i))).string(),
+                                    "--json", (d / ("shard-" + std::to_string(i) + ".jsonl")).string()};
+  };
+  for (int i : {0, 2}) {
+    const int st = wait_for(start(binary(), args(i), d / ("out-" + std::to_string(i))), 60);
+    ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << slurp(d / ("out-" + std::to_string(i)));
+  }
+  ASSERT_TRUE(run_and_kill(args(1), 2)) << "shard 1 finished before it was killed";
+  const std::string logs = (d / "shard-0.jsonl").string() + " " + (d / "shard-1.jsonl").string() + " " +
+                           (d / "shard-2.jsonl").string();
+  const fs::path junit = d / "night.xml";
+  const auto m = run("merge --junit " + junit.string() + " " + logs);
+  EXPECT_EQ(m.status, 1) << m.out;
+  // Shard 1 of the name-sorted six (cas.add.f32, native.add.i32, native.add.u32,
+  // native.exch.u32, native.max.i32, native.min.u32): the 2nd and the 5th.
+  EXPECT_NE(m.out.find("shard 1/3 ('" + (d / "shard-1.jsonl").string() + "') did not finish 2 entries: "
+                       "native.add.i32, native.max.i32"), std::string::npos) << m.out;
+  std::string xml = slurp(junit);
+  EXPECT_NE(xml.find("tests=\"6\" failures=\"0\" errors=\"2\""), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "native.add.i32").find("type=\"INCOMPLETE\""), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "native.max.i32").find("type=\"INCOMPLETE\""), std::string::npos) << xml;
+  expect_parses_as_xml(junit);
+
+  const auto resumed = run("fuzz --resume --corpus " + (d / "corpus-1").string() + " --state " +
+                           (d / "corpus-1" / "fuzz-state-1-of-3.json").string());
+  EXPECT_EQ(resumed.status, 0) << resumed.out;
+  const auto again = run("merge --junit " + junit.string() + " " + logs);
+  EXPECT_EQ(again.status, 0) << again.out;
+  xml = slurp(junit);
+  EXPECT_NE(xml.find("tests=\"6\" failures=\"0\" errors=\"0\" skipped=\"0\""), std::string::npos) << xml;
+  expect_parses_as_xml(junit);
+}
+
+// 19, with --devices: the coordinator passes the signal on to its lanes,
+// writes the JUnit from what they recorded (their unfinished entries as
+// errors) and dies of the signal; --resume finishes every lane.
+TEST(Nightly, Defect19_ASignalToADevicesRunReachesItsLanes) {
+  const fs::path d = scratch("d19-lanes");
+  const fs::path corpus = d / "c", junit = d / "j.xml";
+  const pid_t pid = start(binary(), {"fuzz", "--backend", "cpu", "--devices", "0,1", "--impl",
+                                     "native.add.i32,cas.add.f32,native.add.u32", "--time", "8s", "--corpus",
+                                     corpus.string(), "--junit", junit.string()}, d / "out");
+  usleep(3000 * 1000);
+  kill(pid, SIGTERM);
+  const int st = wait_for(pid, 20);
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) << st << " " << slurp(d / "out");
+  const std::string xml = slurp(junit);
+  EXPECT_NE(xml.find("tests=\"3\" failures=\"0\" errors=\"3\""), std::string::npos) << xml;
+  const auto r = run("fuzz --resume --corpus " + corpus.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(slurp(junit).find("tests=\"3\" failures=\"0\" errors=\"0\""), std::string::npos) << slurp(junit);
 }

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -553,3 +554,76 @@ TEST(Isolation, OnlyOnOffOrAutoIsTaken) {
 }
 
 }  // namespace
+
+// Issue 28, defect 20: a worker killed from outside (SIGKILL the supervisor
+// did not send: the OOM killer, an operator) is not the entry's CRASH: the
+// trial runs again once; killed again, it is an infrastructure ERROR.
+namespace {
+
+// The one child (the trial worker) of `pid`, or 0.
+pid_t worker_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  pid_t child = 0;
+  in >> child;
+  return child;
+}
+
+// CPU seconds `pid` has used (0 when it is gone).
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  std::string f;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && fields >> f; ++i) {
+    if (i == 14) utime = std::stoull(f);
+    if (i == 15) stime = std::stoull(f);
+  }
+  return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
+}
+
+// Runs a check whose one trial takes seconds (every op yields), SIGKILLs
+// its worker `kills` times (each a fresh worker, once it is busy with its
+// trial), and returns the output and exit status.
+Result check_killing_workers(int kills) {
+  const fs::path out = scratch("kill-" + std::to_string(kills)) / "out";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    freopen(out.c_str(), "w", stdout);
+    dup2(fileno(stdout), 2);
+    const std::string p = program();
+    execl(p.c_str(), "atomstress_outside_entry", "check", "--impl", "outside.add.u32", "--backend", "cpu", "--grid",
+          "128", "--block", "256", "--ops-per-thread", "256", "--trials", "1", "--pattern", "single", "--space",
+          "global", "--no-shrink", "--yield", "1000", "--cpu-threads", "2", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  pid_t last = 0;
+  for (int k = 0; k < kills; ++k) {
+    pid_t w = 0;
+    for (int i = 0; i < 200 && ((w = worker_of(pid)) == 0 || w == last); ++i) usleep(50 * 1000);
+    // Busy with its trial (a worker's start-up takes far less CPU than this).
+    for (int i = 0; i < 200 && w != 0 && cpu_seconds(w) < 0.3; ++i) usleep(20 * 1000);
+    if (w != 0) kill(w, SIGKILL);
+    last = w;
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  std::ifstream in(out);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, std::string(std::istreambuf_iterator<char>(in), {})};
+}
+
+}  // namespace
+
+TEST(Isolation, Defect20_AWorkerKilledFromOutsideIsNotTheEntrysCrash) {
+  const auto once = check_killing_workers(1);
+  EXPECT_EQ(once.status, 0) << once.out;
+  EXPECT_EQ(line_of(once.out, "outside.add.u32").rfind("PASS ", 0), 0u) << once.out;
+  EXPECT_NE(once.out.find("killed by SIGKILL from outside"), std::string::npos) << once.out;
+  // Killed again: an infrastructure error (check stops on an ERROR: one line, exit 2), not a CRASH.
+  const auto twice = check_killing_workers(2);
+  EXPECT_EQ(twice.status, 2) << twice.out;
+  EXPECT_NE(twice.out.find("infrastructure error, not the code under test"), std::string::npos) << twice.out;
+  EXPECT_EQ(twice.out.find("CRASH"), std::string::npos) << twice.out;
+}

@@ -1,16 +1,26 @@
 // atomstress fuzz: the options of a nightly campaign, its corpus, state,
 // shard and reports; the campaign itself is fuzz/nightly.cpp's run_nightly.
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "fuzz/atomic_file.hpp"
+#include "fuzz/campaign.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
 #include "fuzz/nightly.hpp"
 #include "fuzz/record_log.hpp"
 #include "fuzz/shard.hpp"
+#include "fuzz/state.hpp"
 #include "harness/cli/check_plan.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/fuzz_lanes.hpp"
@@ -141,6 +151,41 @@ bool select_entries(const std::string& impl, std::vector<const Entry*>& out, std
 }
 
 
+// SIGINT, SIGTERM, SIGHUP: the campaign ends at its next spec, writes its
+// reports from what it has, and the program then dies of the same signal.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) {
+  if (g_stop_signal == 0) g_stop_signal = sig;
+}
+void catch_stop_signals() {
+  struct sigaction sa{};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+[[noreturn]] void die_of(int sig) {
+  std::fflush(nullptr);
+  struct sigaction sa{};
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
+  _exit(128 + sig);
+}
+
+// Who holds a run's lock: the line a second run prints.
+std::string lock_holder(const std::string& command_line) {
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  return "pid " + std::to_string(getpid()) + " on " + host + " since " + fuzz::utc_timestamp() + ": " +
+         command_line.substr(0, 300);
+}
+
 }  // namespace
 
 int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_line) {
@@ -165,6 +210,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   };
 
   fuzz::FuzzState state;
+  fuzz::RunLock lock;  // held until the run ends: one run at a time per state file
   const bool resumed = o.resume;
   if (resumed) {
     // The resumed run's options are the first run's: only where to find them may be given.
@@ -173,6 +219,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
         return usage_error("--resume takes its options from the state file: drop --" + name);
     const std::string path = state_path(o);
     if (path.empty()) return usage_error("--resume needs --corpus DIR or --state FILE");
+    if (fs::exists(path) && !lock.acquire(path, lock_holder(command_line), error)) return usage_error(error);
     auto loaded = fuzz::load_state(path, error);
     if (!loaded) return usage_error(error);
     state = std::move(*loaded);
@@ -180,7 +227,19 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
     o = FuzzOptions{};
     po::options_description again("atomstress fuzz");
     describe_options(again, o);
-    vm = parse_command(state.args, again);
+    try {
+      vm = parse_command(state.args, again);
+    } catch (const std::exception& e) {
+      return usage_error("malformed state file '" + path + "': its args: " + e.what());
+    }
+    if (o.resume) return usage_error("malformed state file '" + path + "': its args hold --resume");
+    // The budget and seed are the args' (a hand-edited value is refused, not run).
+    if (std::abs(state.budget_s - o.time_s) > 1e-6 * o.time_s)
+      return usage_error("malformed state file '" + path + "': budget_s " + std::to_string(state.budget_s) +
+                         " is not its args' --time (" + std::to_string(o.time_s) + " s)");
+    if (state.seed != o.seed)
+      return usage_error("malformed state file '" + path + "': seed " + std::to_string(state.seed) +
+                         " is not its args' --seed (" + std::to_string(o.seed) + ")");
     if (o.state.empty()) o.state = where_state.empty() ? path : where_state;
     if (!o.shard.empty()) shard = *fuzz::parse_shard(o.shard, why);
   } else {
@@ -224,14 +283,32 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   cfg.corpus_dir = o.corpus;
   cfg.state_path = state_path(o);
 
-  // Everything that can be refused is refused before anything runs.
+  if (resumed && state.next > cfg.entries.size())
+    return usage_error("malformed state file '" + cfg.state_path + "': next " + std::to_string(state.next) +
+                       " is past its " + std::to_string(cfg.entries.size()) + " entries");
+
+  // Everything that can be refused is refused before anything runs: every
+  // output path (two naming one file would overwrite each other), the
+  // corpus, the lock.
+  const std::string summary = o.report.empty() ? "" : (fs::path(o.report) / "summary.md").string();
+  const std::string index = o.report.empty() ? "" : (fs::path(o.report) / "index.html").string();
+  const std::vector<std::pair<std::string, std::string>> outputs = {
+      {"--json", o.json}, {"--junit", o.junit}, {"the state file", cfg.state_path},
+      {"--report", summary}, {"--report", index}};
+  if (!fuzz::check_distinct(outputs, {}, error)) return usage_error(error);
   std::vector<fuzz::CorpusCase> corpus;
   if (!o.corpus.empty() && !fuzz::load_corpus(o.corpus, corpus, error)) return usage_error(error);
   if (!o.corpus.empty() && !fuzz::ensure_dir(o.corpus, error)) return usage_error(error);
+  if (!o.corpus.empty() && access(o.corpus.c_str(), W_OK | X_OK) != 0)
+    return usage_error("--corpus '" + o.corpus + "': cannot write in it: " + std::strerror(errno));
   if (!cfg.state_path.empty() && !fs::path(cfg.state_path).parent_path().empty() &&
       !fuzz::ensure_dir(fs::path(cfg.state_path).parent_path().string(), error))
     return usage_error(error);
   if (!o.report.empty() && !fuzz::ensure_dir(o.report, error)) return usage_error(error);
+  for (const auto& [option, path] : outputs)
+    if (!path.empty() && !fuzz::check_output(option, path, error)) return usage_error(error);
+  if (!resumed && !cfg.state_path.empty() && !lock.acquire(cfg.state_path, lock_holder(command_line), error))
+    return usage_error(error);
 
   auto& h = cfg.header;
   h.timestamp = fuzz::utc_timestamp();
@@ -251,6 +328,12 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
                {"checker", to_string(o.run.checker)}};
   if (!o.devices.empty()) h.options.emplace_back("devices", o.devices);
   if (!o.lane.empty()) h.options.emplace_back("lane", o.lane + " (device " + std::to_string(o.lane_device) + ")");
+  // RapidCheck's "Using configuration" line: in the log, not on stderr
+  // (unless RC_PARAMS asked RapidCheck for something).
+  const std::string rc_config = fuzz::load_rapidcheck_configuration();
+  if (std::getenv("RC_PARAMS") != nullptr) std::fprintf(stderr, "Using configuration: %s\n", rc_config.c_str());
+  h.options.emplace_back("rapidcheck", rc_config);
+  for (const Entry* e : cfg.entries) h.entries.emplace_back(e->name);
 
   if (coordinator) {
     LanePlan plan;
@@ -299,12 +382,20 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
               state.budget_s, resumed ? (", resumed at " + std::to_string(int(state.elapsed_s)) + " s").c_str() : "");
   std::fflush(stdout);
   printers.fuzz_started(h);
+  if (error = printers.error(); !error.empty()) return usage_error(error);  // not even the run record
+  catch_stop_signals();
+  cfg.stop_signal = &g_stop_signal;
   const int status = fuzz::run_nightly(cfg, state, corpus, printers, error);
   if (status == 2) {
     printers.finish();  // keep what was recorded
     return usage_error(error);
   }
-  if (!printers.finish()) return usage_error(printers.error());
+  const bool written = printers.finish();
+  if (status == fuzz::kInterrupted) {
+    if (!written) usage_error(printers.error());
+    die_of(g_stop_signal);  // the signal's status, as if it had not been caught
+  }
+  if (!written) return usage_error(printers.error());
   return status;
 }
 

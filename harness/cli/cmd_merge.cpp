@@ -38,9 +38,10 @@ bool write_merged_reports(const fuzz::MergedLogs& m, const reports::FuzzHeader& 
   failed = 0;
   for (const auto& [name, e] : m.entries) {
     printers.fuzz_entry(e);
-    if (!e.failed() || e.skipped) continue;
+    if (!e.failed() || e.skipped || e.origin == "incomplete") continue;  // (unfinished: counted by the caller)
     ++failed;
-    if (corpus.empty()) continue;
+    // An entry that did not finish, or could not run, has no case to keep.
+    if (corpus.empty() || e.verdict == Verdict::Error || e.token.empty()) continue;
     fuzz::CorpusCase c{e.impl, e.token, e.spec, to_string(e.verdict), e.why, h.version, to_string(e.backend),
                        h.device, h.timestamp, e.rate_failures, e.rate_runs, ""};
     bool added = false;
@@ -74,12 +75,23 @@ int cmd_merge(const std::vector<std::string>& args, const std::string& command_l
   if (inputs.empty()) return usage_error("merge needs the shards' JSON-lines logs (fuzz --json FILE)");
   if (junit.empty() && report.empty() && corpus.empty())
     return usage_error("merge writes nothing: give --junit, --report or --corpus");
-  fuzz::MergedLogs m;
   std::string error;
+  // Every output checked (and never one of the inputs) before anything is read or written.
+  std::vector<std::pair<std::string, std::string>> outputs = {{"--junit", junit}};
+  if (!report.empty())
+    outputs.insert(outputs.end(), {{"--report", (fs::path(report) / "summary.md").string()},
+                                   {"--report", (fs::path(report) / "index.html").string()}});
+  if (!fuzz::check_distinct(outputs, inputs, error)) return usage_error(error);
+  if (!corpus.empty() && !fuzz::check_distinct({{"--corpus", corpus}}, inputs, error)) return usage_error(error);
+  if (!junit.empty() && !fuzz::check_output("--junit", junit, error)) return usage_error(error);
+  fuzz::MergedLogs m;
   for (const auto& in : inputs)
     if (!fuzz::read_fuzz_log(in, m, error)) return usage_error(error);
+  const std::vector<std::string> unfinished = fuzz::add_unfinished(m);
   if (!report.empty() && !fuzz::ensure_dir(report, error)) return usage_error(error);
   if (!corpus.empty() && !fuzz::ensure_dir(corpus, error)) return usage_error(error);
+  for (size_t i = 1; i < outputs.size(); ++i)
+    if (!fuzz::check_output(outputs[i].first, outputs[i].second, error)) return usage_error(error);
 
   reports::FuzzHeader h = m.header.value_or(reports::FuzzHeader{});
   h.timestamp = fuzz::utc_timestamp();
@@ -87,8 +99,14 @@ int cmd_merge(const std::vector<std::string>& args, const std::string& command_l
   h.options.emplace_back("merged_logs", std::to_string(inputs.size()));
   size_t failed = 0;
   if (!write_merged_reports(m, h, junit, report, corpus, failed, error)) return usage_error(error);
-  std::printf("merged %zu logs: %zu entries, %zu failing\n", inputs.size(), m.entries.size(), failed);
-  return failed ? 1 : 0;
+  size_t unfinished_entries = 0;
+  for (const auto& [name, e] : m.entries) unfinished_entries += e.origin == "incomplete";
+  std::printf("merged %zu logs: %zu entries, %zu failing%s\n", inputs.size(), m.entries.size(), failed,
+              !unfinished.empty() ? (", " + std::to_string(unfinished_entries) + " not finished").c_str() : "");
+  // A shard that did not finish is never a pass: its entries are errors in
+  // the reports, each shard named here, and the exit status is 1.
+  for (const auto& line : unfinished) std::fprintf(stderr, "atomstress: error: %s\n", line.c_str());
+  return failed || !unfinished.empty() ? 1 : 0;
 }
 
 }  // namespace atomstress::cli

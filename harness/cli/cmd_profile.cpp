@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 
+#include "fuzz/atomic_file.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/cli/profile_sweep.hpp"
@@ -74,6 +75,10 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
   if (!error.empty()) return usage_error(error);
   SweepPlan plan;
   if (!plan_sweep(sweep, backend, plan, error)) return usage_error(error);
+  // Two reports naming one file would overwrite each other.
+  if (!fuzz::check_distinct({{"--json", json}, {"--csv", csv}, {"--markdown", markdown}, {"--html", html}}, {},
+                            error))
+    return usage_error(error);
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::ProfileTablePrinter>());

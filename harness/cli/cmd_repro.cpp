@@ -55,7 +55,14 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   }
   if (token.empty()) return usage_error("repro needs a reproduction token");
   std::string error, note;
-  if (std::filesystem::is_regular_file(token)) {
+  // A token ("as2.…") never holds a '/', nor ends in ".case": anything
+  // else that names a path (there or not) is a case file to read.
+  const bool looks_like_token = token.size() > 4 && token.rfind("as", 0) == 0 && token[3] == '.' &&
+                                token.find('/') == std::string::npos;
+  std::error_code ec;
+  const bool path_like = token.find('/') != std::string::npos ||
+                         (token.size() > 5 && token.compare(token.size() - 5, 5, ".case") == 0);
+  if (std::filesystem::exists(token, ec) || (!looks_like_token && path_like)) {
     const auto c = fuzz::read_case(token, error);
     if (!c) return usage_error(error);
     token = c->token;

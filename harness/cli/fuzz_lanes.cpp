@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -65,6 +66,19 @@ bool append_file(const std::string& from, const std::string& to, std::string& er
     return false;
   }
   return true;
+}
+
+// SIGINT, SIGTERM, SIGHUP at the coordinator: passed on to every lane (each
+// saves its state and ends), then the lanes' records are combined into the
+// reports (their unfinished entries as INCOMPLETE errors) and the
+// coordinator dies of the signal.
+volatile std::sig_atomic_t g_lane_signal = 0;
+volatile std::sig_atomic_t g_lanes = 0;
+pid_t g_lane_pids[kMaxDevices];
+extern "C" void pass_on_to_lanes(int sig) {
+  if (g_lane_signal == 0) g_lane_signal = sig;
+  for (std::sig_atomic_t i = 0; i < g_lanes; ++i)
+    if (g_lane_pids[i] > 0) ::kill(g_lane_pids[i], sig);
 }
 
 }  // namespace
@@ -134,6 +148,11 @@ int run_lanes(const LanePlan& plan, std::string& error) {
   const size_t n = plan.devices.size();
   const std::vector<std::string> common = lane_args(plan.args);
   std::vector<pid_t> pids(n, -1);
+  struct sigaction sa{};
+  sa.sa_handler = pass_on_to_lanes;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   for (size_t i = 0; i < n; ++i) {
     const std::string state = lane_file(plan.lanes_dir, i, ".json"), log = lane_file(plan.lanes_dir, i, ".jsonl");
     std::vector<std::string> args;
@@ -149,6 +168,9 @@ int run_lanes(const LanePlan& plan, std::string& error) {
     }
     pids[i] = start_lane(args, visible_device(plan.devices[i]), error);
     if (pids[i] < 0) break;
+    g_lane_pids[i] = pids[i];
+    g_lanes = std::sig_atomic_t(i + 1);
+    if (g_lane_signal != 0) ::kill(pids[i], g_lane_signal);  // it came while this lane started
   }
   int worst = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -160,7 +182,9 @@ int run_lanes(const LanePlan& plan, std::string& error) {
     while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR) {
     }
     const int code = WIFEXITED(st) ? WEXITSTATUS(st) : 2;
-    if (code != 0 && code != 1) {
+    if (g_lane_signal != 0 && WIFSIGNALED(st) && WTERMSIG(st) == g_lane_signal) {
+      worst = std::max(worst, 1);  // interrupted as asked: its entries show as unfinished
+    } else if (code != 0 && code != 1) {
       if (error.empty())
         error = "lane " + std::to_string(i) + " (device " + std::to_string(plan.devices[i]) + ") " +
                 (WIFEXITED(st) ? "exited with status " + std::to_string(code)
@@ -184,6 +208,11 @@ int run_lanes(const LanePlan& plan, std::string& error) {
                 (unsigned long long)(all.trials - trials), (unsigned long long)(all.ops - ops));
     if (!plan.json.empty() && !append_file(log, plan.json, error)) return 2;
   }
+  // A lane that died left entries without a result: errors, never passes.
+  for (const auto& line : fuzz::add_unfinished(all)) {
+    std::printf("%s\n", line.c_str());
+    worst = std::max(worst, 1);
+  }
   size_t failed = 0;
   std::string werr;
   if ((!plan.junit.empty() || !plan.report.empty()) &&
@@ -192,6 +221,17 @@ int run_lanes(const LanePlan& plan, std::string& error) {
     return 2;
   }
   std::fflush(stdout);
+  if (g_lane_signal != 0) {
+    // Reports written: die of the signal, as a lone run does.
+    const int sig = g_lane_signal;
+    std::fflush(nullptr);
+    struct sigaction dfl{};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, nullptr);
+    ::raise(sig);
+    _exit(128 + sig);
+  }
   return worst;
 }
 

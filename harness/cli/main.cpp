@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
     return args.empty() ? 2 : stdout_status();
   }
   if (args[0] == "--version") {
+    if (args.size() > 1) return usage_error("--version takes no arguments: '" + args[1] + "'");
     if (&atomstress_suite_cuda_architectures != nullptr)
       std::printf("atomstress %s (this suite's CUDA architectures %s; the engine's %s)\n", ATOMSTRESS_VERSION,
                   atomstress_suite_cuda_architectures, ATOMSTRESS_CUDA_ARCHITECTURES);

@@ -271,6 +271,13 @@ bool parse_sweep(const SweepOptions& o, Sweep& sweep, std::string& error) {
 bool plan_sweep(const Sweep& sweep, BackendKind backend, SweepPlan& plan, std::string& error) {
   plan = {};
   plan.specs = plan_points(sweep, backend, plan.skipped);
+  // A geometry past a trial's size is bad input (exit 2, its true size
+  // named), not a point that does not apply.
+  for (const auto& line : plan.skipped)
+    if (line.find("trial too large") != std::string::npos) {
+      error = line;
+      return false;
+    }
   const MemoryBudget budget = memory_budget(backend);
   for (const auto& spec : plan.specs)
     if (!footprint_fits(spec, backend, budget, error)) return false;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "harness/registry/registry.hpp"
+#include "harness/trial/validate.hpp"
 
 namespace atomstress {
 
@@ -30,6 +31,8 @@ constexpr uint64_t kDeviceBytesPerOp = 4 + 8 + 8 + 8 + 4 + 4 + 1;
 // Per memory element, host: init and final as 64-bit patterns, plus the
 // backend's own copy in the element's width.
 constexpr uint64_t kHostBytesPerElem = 8 + 8;
+
+uint64_t saturate(unsigned __int128 v) { return v > ~uint64_t(0) ? ~uint64_t(0) : uint64_t(v); }
 
 std::string gib(uint64_t bytes) {
   char buf[32];
@@ -70,19 +73,34 @@ uint64_t address_space_in_use() {
 
 }  // namespace
 
+std::string decimal(unsigned __int128 v) {
+  std::string digits;
+  do digits.insert(digits.begin(), char('0' + int(v % 10)));
+  while ((v /= 10) != 0);
+  return digits;
+}
+
 std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind backend) {
   const ImplInfo* impl = find_impl(spec.impl);
   if (!impl) return std::nullopt;
   const unsigned bytes = vk_bytes(impl->kind);
   Footprint f;
-  f.ops = spec.ops();
-  const uint64_t regions = spec.space == Space::Shared ? spec.grid : 1;
-  f.mem_elems = region_words(spec, bytes) * regions;
+  // Checked: in 128 bits, each size saturating at 2^64 - 1 (never wrapping
+  // to a small count that would pass).
+  using u128 = unsigned __int128;
+  const u128 ops = u128(spec.grid) * spec.block * spec.ops_per_thread;
+  const u128 regions = spec.space == Space::Shared ? spec.grid : 1;
+  const u128 elems = u128(region_words(spec, bytes)) * regions;
   const uint64_t checker = kCheckerBytesPerOp * (bytes == 8 ? 2 : 1) + (impl->algo ? kOracleBytesPerOp : 0);
   // The memory: init and final patterns, the backend's copy and (algorithms)
   // a pristine copy.
-  f.host_bytes = f.ops * (kHostBytesPerOp + checker) + f.mem_elems * (kHostBytesPerElem + 2 * bytes);
-  if (backend == BackendKind::Cuda) f.device_bytes = f.ops * (kDeviceBytesPerOp + 4) + f.mem_elems * 2 * bytes;
+  const u128 host = ops * (kHostBytesPerOp + checker) + elems * (kHostBytesPerElem + 2 * bytes);
+  const u128 device = backend == BackendKind::Cuda ? ops * (kDeviceBytesPerOp + 4) + elems * 2 * bytes : 0;
+  f.ops = saturate(ops);
+  f.mem_elems = saturate(elems);
+  f.host_bytes = saturate(host);
+  f.device_bytes = saturate(device);
+  f.ops_exact = ops;
   return f;
 }
 
@@ -118,6 +136,13 @@ bool footprint_fits(const TrialSpec& spec, BackendKind backend, const MemoryBudg
   if (!f) return true;  // expand() reports what is wrong with the spec
   // Headroom: the process, the allocator's slack and the rest of the machine.
   const uint64_t host = budget.host;
+  if (f->ops_exact > kMaxTrialOps) {
+    // Before anything is allocated, with the true size (2^64 and more included).
+    error = "trial too large: " + spec.impl + " with grid " + std::to_string(spec.grid) + " x block " +
+            std::to_string(spec.block) + " x ops-per-thread " + std::to_string(spec.ops_per_thread) + " = " +
+            decimal(f->ops_exact) + " ops, more than a trial's limit of 2^28";
+    return false;
+  }
   if (f->host_bytes > host / 4 * 3) {
     error = "trial too large for this machine: " + spec.impl + " with " + std::to_string(f->ops) + " ops on " +
             std::to_string(f->mem_elems) + " elements needs about " + gib(f->host_bytes) +

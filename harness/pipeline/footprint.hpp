@@ -17,7 +17,13 @@ struct Footprint {
   uint64_t device_bytes = 0;  // on the cuda backend; 0 on cpu
   uint64_t mem_elems = 0;     // the trial's memory (all regions)
   uint64_t ops = 0;
+  // grid x block x ops-per-thread without wrapping (the 64-bit fields
+  // above saturate at 2^64 - 1).
+  unsigned __int128 ops_exact = 0;
 };
+
+// An unsigned 128-bit number in decimal digits.
+std::string decimal(unsigned __int128 v);
 
 // Nullopt when the implementation is unknown or the pattern's region cannot
 // be sized (expand() then says why).
@@ -36,7 +42,8 @@ struct MemoryBudget {
 MemoryBudget memory_budget(BackendKind backend);
 
 // True when the trial fits, with headroom; else false and a one-line
-// `error` naming the need and what is available.
+// `error` naming the need and what is available ("too large": also a
+// trial past 2^28 ops, with its true size, however large).
 bool footprint_fits(const TrialSpec& spec, BackendKind backend, const MemoryBudget& budget, std::string& error);
 // The same against the budget of this moment (for a single trial).
 bool footprint_fits(const TrialSpec& spec, BackendKind backend, std::string& error);

@@ -1,6 +1,9 @@
 #include "harness/pipeline/isolated.hpp"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/trial_json.hpp"
@@ -47,7 +50,12 @@ std::string& worker_program() {
 // One worker at a time, started on first use and after each death.
 class Supervisor {
  public:
-  Outcome run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots);
+  // A worker killed by SIGKILL that we did not send (the OOM killer, an
+  // operator: not the code under test's doing) runs the trial again once
+  // (`retries`); killed again, the verdict is Error (infrastructure), never
+  // the entry's Crash.
+  Outcome run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots,
+              int retries = 1);
   std::vector<std::optional<Outcome>> run_pack(std::span<const TrialSpec> specs, BackendKind backend,
                                                const RunOptions& opt, uint64_t seed);
   SequenceStats run_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
@@ -58,6 +66,10 @@ class Supervisor {
   // and grace (killed: Hang) or died under it (Crash).
   Outcome hung(Outcome out, uint64_t watchdog, uint64_t grace, pid_t pid) const;
   Outcome died(Outcome out, pid_t pid) const;
+  // The worker died of a SIGKILL the supervisor did not send.
+  bool killed_from_outside() const;
+  void warn_killed(pid_t pid) const;
+  Outcome infrastructure(Outcome out, pid_t pid) const;
   // One request of a sequence: the outcomes of `specs` from its first, as
   // far as one worker takes them.  Returns how many specs it settled.
   size_t sequence_part(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
@@ -92,7 +104,8 @@ bool Supervisor::ensure_started(BackendKind backend, std::string& error) {
   return false;
 }
 
-Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
+Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots,
+                        int retries) {
   Outcome out = unanswered(spec, backend, opt);
   TrialRequest request{spec, backend, opt, hotspots};
   request.run.isolate = false;  // the worker runs it in its own process
@@ -107,7 +120,15 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
     case WorkerProcess::Read::TimedOut:
       worker_.kill();
       return hung(std::move(out), watchdog, grace, pid);
-    case WorkerProcess::Read::Died: return died(std::move(out), pid);
+    case WorkerProcess::Read::Died:
+      if (killed_from_outside()) {
+        if (retries > 0) {
+          warn_killed(pid);
+          return run(spec, backend, opt, hotspots, retries - 1);
+        }
+        return infrastructure(std::move(out), pid);
+      }
+      return died(std::move(out), pid);
     case WorkerProcess::Read::Line: break;
   }
   const json j = json::parse(line_in, nullptr, false);
@@ -130,6 +151,23 @@ Outcome Supervisor::hung(Outcome out, uint64_t watchdog, uint64_t grace, pid_t p
                       "no result within the trial's watchdog (" + std::to_string(watchdog) + " ms) and " +
                           std::to_string(grace) + " ms of grace: its worker (pid " + std::to_string(pid) +
                           ") was killed" + last_words(worker_));
+}
+
+bool Supervisor::killed_from_outside() const { return worker_.death_signal() == SIGKILL; }
+
+void Supervisor::warn_killed(pid_t pid) const {
+  std::fprintf(stderr,
+               "atomstress: warning: the trial worker (pid %d) was killed by SIGKILL from outside (the OOM killer, "
+               "an operator), not by the code under test: the trial runs again\n",
+               int(pid));
+}
+
+Outcome Supervisor::infrastructure(Outcome out, pid_t pid) const {
+  return with_finding(std::move(out), Verdict::Error, FindingKind::BackendError,
+                      "infrastructure error, not the code under test: the worker running the trial (pid " +
+                          std::to_string(pid) + ") was " + worker_.death() +
+                          " from outside (the OOM killer, an operator), also when the trial ran again" +
+                          last_words(worker_));
 }
 
 Outcome Supervisor::died(Outcome out, pid_t pid) const {
@@ -178,6 +216,17 @@ size_t Supervisor::sequence_part(std::span<const TrialSpec> specs, const Sequenc
       if (got == WorkerProcess::Read::TimedOut) worker_.kill();
       const size_t culprit = in_run ? *running : judged;
       if (culprit >= specs.size()) return culprit;  // it died after its last outcome
+      // Killed from outside (SIGKILL we did not send): not the trial's
+      // doing.  The trials not yet judged run again alone, the culprit once
+      // more at most.
+      if (got == WorkerProcess::Read::Died && killed_from_outside()) {
+        warn_killed(pid);
+        for (size_t i = judged; i <= culprit; ++i) {
+          report(run(specs[i], cfg.backend, cfg.run, cfg.hotspots, i == culprit ? 0 : 1));
+          if (cfg.until_failure && failed) return i + 1;
+        }
+        return culprit + 1;
+      }
       // Its verdict now, while the worker's death and last words are known.
       Outcome verdict = got == WorkerProcess::Read::TimedOut
                             ? hung(blank(culprit), watchdog_of(culprit), grace_of(culprit), pid)

@@ -21,8 +21,11 @@ namespace atomstress {
 // run_trial in the worker.  The answer is awaited for the trial's watchdog
 // (effective_watchdog_ms) plus isolation_grace_ms; past that the worker is
 // killed and the verdict is Hang.  A worker that dies gives Crash, naming
-// the signal or exit status, with its last stderr lines.  A worker that
-// cannot be started gives Error.
+// the signal or exit status, with its last stderr lines; but a worker
+// killed by a SIGKILL the supervisor did not send (the OOM killer, an
+// operator) runs the trial again once, and killed again gives Error (an
+// infrastructure error, not the entry's Crash).  A worker that cannot be
+// started gives Error.
 Outcome run_trial_isolated(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
 
 // run_packed_trials in the worker.  A pack that hangs, kills its worker or

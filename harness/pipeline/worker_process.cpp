@@ -202,6 +202,7 @@ bool WorkerProcess::reap(bool block) {
   while (r < 0 && errno == EINTR);
   if (r == 0) return false;
   death_ = r == pid_ ? describe_status(status) : std::string("lost (waitpid: ") + std::strerror(errno) + ")";
+  death_signal_ = r == pid_ && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   pid_ = -1;
   // Its stderr ends with it: keep what it said last.
   drain_stderr(Clock::now() + std::chrono::milliseconds(500));

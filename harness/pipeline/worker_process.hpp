@@ -46,6 +46,8 @@ class WorkerProcess {
   // How the last worker ended ("killed by signal 11 (SIGSEGV)", "exited
   // with status 3"); empty while it runs.
   const std::string& death() const { return death_; }
+  // The signal that ended the last worker; 0 when it exited (or runs).
+  int death_signal() const { return death_signal_; }
   // Its last lines on stderr: at most kTailLines lines and kTailBytes bytes.
   std::string stderr_tail() const;
   static constexpr size_t kTailLines = 8, kTailBytes = 2048;
@@ -66,6 +68,7 @@ class WorkerProcess {
   std::string pending_;  // received, not yet a whole line
   std::string tail_;     // the last bytes of its stderr
   std::string death_;
+  int death_signal_ = 0;
 };
 
 }  // namespace atomstress

@@ -50,8 +50,14 @@ bool validate(const TrialSpec& s, const Constraints& c, std::string& error) {
     error = "impossible geometry: grid exceeds 2^31 - 1 blocks";
     return false;
   }
-  if (s.ops() > kMaxTrialOps) {
-    error = "impossible geometry: " + std::to_string(s.ops()) + " operations exceed the limit of 2^28";
+  // In 128 bits: grid x block x ops-per-thread can pass 2^64 (and wrap to a small count).
+  if (const unsigned __int128 ops = static_cast<unsigned __int128>(s.threads()) * s.ops_per_thread;
+      ops > kMaxTrialOps) {
+    std::string digits;
+    for (unsigned __int128 v = ops; v != 0; v /= 10) digits.insert(digits.begin(), char('0' + int(v % 10)));
+    error = "impossible geometry: trial too large: grid " + std::to_string(s.grid) + " x block " +
+            std::to_string(s.block) + " x ops-per-thread " + std::to_string(s.ops_per_thread) + " = " + digits +
+            " operations, more than the limit of 2^28";
     return false;
   }
   if (s.zipf_s < 1 || s.zipf_s > 4) {
