@@ -109,3 +109,8 @@ set_tests_properties(byo_example PROPERTIES LABELS host TIMEOUT 1200)
 # with the suite and the per-entry tests defined from its own directory.
 add_test(NAME fetchcontent_configure COMMAND ${PROJECT_SOURCE_DIR}/tests/fetchcontent_configure.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(fetchcontent_configure PROPERTIES LABELS host)
+
+# Every built-in bug the CPU shows gets its class on its verdict line, in
+# check's JSON records and in selftest's table (issue 27).
+add_test(NAME check_classes_cpu COMMAND ${PROJECT_SOURCE_DIR}/tests/check_classes.sh $<TARGET_FILE:atomstress>)
+set_tests_properties(check_classes_cpu PROPERTIES LABELS host TIMEOUT 300)
