@@ -114,3 +114,8 @@ set_tests_properties(fetchcontent_configure PROPERTIES LABELS host)
 # check's JSON records and in selftest's table (issue 27).
 add_test(NAME check_classes_cpu COMMAND ${PROJECT_SOURCE_DIR}/tests/check_classes.sh $<TARGET_FILE:atomstress>)
 set_tests_properties(check_classes_cpu PROPERTIES LABELS host TIMEOUT 300)
+
+# fuzz shrinks each deterministic built-in bug the CPU shows as far as check
+# does (issue 27).
+add_test(NAME shrink_parity_cpu COMMAND ${PROJECT_SOURCE_DIR}/tests/shrink_parity.sh $<TARGET_FILE:atomstress>)
+set_tests_properties(shrink_parity_cpu PROPERTIES LABELS host TIMEOUT 300)

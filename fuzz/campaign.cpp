@@ -19,7 +19,10 @@ std::string classed_why(const Diagnosis& d, const std::string& why) {
   std::string out = std::string(to_string(d.cls)) + ": ";
   const bool sequential = d.cls == FailureClass::Semantics || d.cls == FailureClass::ReturnValue ||
                           d.cls == FailureClass::Neighbour;
-  out += sequential && !d.trace.empty() ? "alone, in program order: " + d.trace.front() : why;
+  if (sequential && !d.trace.empty())
+    out += d.trace.front().starts_with("op #") ? "alone, in program order: " + d.trace.front() : d.trace.front();
+  else
+    out += why;
   if (!d.inference.empty()) out += " (" + d.inference + ")";
   return out;
 }
