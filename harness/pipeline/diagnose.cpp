@@ -32,7 +32,7 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
   seq.sequential = true;
   seq.checker = CheckerKind::Cpu;
   const Outcome alone = execute_trial(failing, backend, seq);
-  // A longer replay alone, one thread over 128 words, half of its operands
+  // A longer replay alone, 4096 ops of one thread over 512 words, half of its operands
   // and initial values special (NaNs, zeros of both signs, infinities,
   // subnormals, limits, extremes): a shrunk case holds few values (a NaN and
   // no signed zero, say), and one order of its ops may miss the one that is
@@ -42,10 +42,10 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
     TrialSpec probe = failing;
     probe.grid = 1;
     probe.block = 1;
-    probe.ops_per_thread = 512;
+    probe.ops_per_thread = 4096;
     probe.space = Space::Global;
     probe.pattern = Pattern::Uniform;
-    probe.k = 128;
+    probe.k = 512;
     probe.init = Init::Random;
     probe.special_permille = 500;
     probe.seed = failing.seed ^ 0x5e9e0c1a55d1a9e5ull;
