@@ -98,6 +98,8 @@ shape=$(cmake -S "$src/tests/byo_shape_error" -B "$work/shape" -G Ninja -DCMAKE_
 shape_status=$?
 set -e
 [ "$shape_status" -ne 0 ] || { echo "byo_example: a function with an extra parameter built" >&2; fail=1; }
+grep -qE "atomstress: shape_error_suite is built for CUDA architectures [0-9]+: (atomstress's own \(no CMAKE_CUDA_ARCHITECTURES chosen, no GPU found\)|the GPU found at configure time)" <<<"$shape" \
+  || { echo "byo_example: configure did not say which architectures a suite without CMAKE_CUDA_ARCHITECTURES takes" >&2; fail=1; }
 grep -q "3rd parameter is not part of the call shape" <<<"$shape" \
   || { echo "$shape" | tail -20; echo "byo_example: the shape error does not name the 3rd parameter" >&2; fail=1; }
 grep -q "mylib.ptx_add.u32 .*(gpu only)" <<<"$("$suite" list --impl 'mylib.ptx*')" || { echo "byo_example: ptx entry not marked gpu only" >&2; fail=1; }
