@@ -109,3 +109,9 @@ set_tests_properties(byo_example PROPERTIES LABELS host TIMEOUT 1200)
 # with the suite and the per-entry tests defined from its own directory.
 add_test(NAME fetchcontent_configure COMMAND ${PROJECT_SOURCE_DIR}/tests/fetchcontent_configure.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(fetchcontent_configure PROPERTIES LABELS host)
+
+# atomstress_add_entry_tests under `ctest --output-junit`: a failing entry's
+# <failure message> names its class, never "" (tests/entry_tests_junit.sh).
+add_test(NAME entry_tests_junit
+  COMMAND ${PROJECT_SOURCE_DIR}/tests/entry_tests_junit.sh $<TARGET_FILE:atomstress> ${PROJECT_SOURCE_DIR})
+set_tests_properties(entry_tests_junit PROPERTIES LABELS host)
