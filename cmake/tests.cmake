@@ -115,3 +115,8 @@ set_tests_properties(fetchcontent_configure PROPERTIES LABELS host)
 add_test(NAME entry_tests_junit
   COMMAND ${PROJECT_SOURCE_DIR}/tests/entry_tests_junit.sh $<TARGET_FILE:atomstress> ${PROJECT_SOURCE_DIR})
 set_tests_properties(entry_tests_junit PROPERTIES LABELS host)
+
+# Every built-in bug the CPU shows gets its class on its verdict line, in
+# check's JSON records and in selftest's table (issue 27).
+add_test(NAME check_classes_cpu COMMAND ${PROJECT_SOURCE_DIR}/tests/check_classes.sh $<TARGET_FILE:atomstress>)
+set_tests_properties(check_classes_cpu PROPERTIES LABELS host TIMEOUT 300)

@@ -53,6 +53,20 @@ expect FAIL mylib.ref_add_block.i32
 expect HANG mylib.ref_add_stuck.u32
 expect PASS mylib.sat_add.u32
 expect PASS mylib.object_add.i32
+# PyTorch's max style against fmaxf's spec: a semantics bug, told as the op
+# that went wrong alone and the semantics it implements; under its own spec
+# it passes.
+expect FAIL mylib.torch_max.f32
+expect PASS mylib.torch_max_exact.f32
+grep -qE "^FAIL +mylib\.torch_max\.f32 .*\[semantics\]$" <<<"$out" || { echo "byo_example: mylib.torch_max.f32 is not classed semantics" >&2; fail=1; }
+torch=$(grep -E "^FAIL +mylib\.torch_max\.f32 " -A6 <<<"$out")
+grep -q "alone, in program order: op #[0-9]* .*max(old=" <<<"$torch" || { echo "byo_example: no sequential trace for mylib.torch_max.f32" >&2; fail=1; }
+grep -q "matches: ties keep the operand, a NaN wins; differs from cas.max.f32 on NaN and signed zero" <<<"$torch" \
+  || { echo "$torch"; echo "byo_example: the inference does not name ties keep the operand and signed zero" >&2; fail=1; }
+grep -qE "^FAIL +mylib\.inc_late\.u64 .*\[semantics\]$" <<<"$out" || { echo "byo_example: mylib.inc_late.u64 is not classed semantics" >&2; fail=1; }
+grep -qE "^FAIL +mylib\.count\.i32 .*\[scope\]$" <<<"$out" || { echo "byo_example: mylib.count.i32 is not classed scope" >&2; fail=1; }
+grep -qE "^HANG +mylib\.add_floatcmp\.f32 .*\[hang\]$" <<<"$out" || { echo "byo_example: mylib.add_floatcmp.f32 is not classed hang" >&2; fail=1; }
+grep -qE "^CRASH +mylib\.add_trace\.u32 .*\[crash\]$" <<<"$out" || { echo "byo_example: mylib.add_trace.u32 is not classed crash" >&2; fail=1; }
 grep -E "^FAIL +mylib\.ref_add_block\.i32 " -A3 <<<"$out" | grep -q "scope" \
   || { echo "byo_example: mylib.ref_add_block.i32 did not fail by the scope rule" >&2; fail=1; }
 grep -E "^HANG +mylib\.ref_add_stuck\.u32 " -A3 <<<"$out" | grep -qE "retr(y|ies)" \

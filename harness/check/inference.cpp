@@ -150,7 +150,7 @@ std::string infer_semantics(const Entry& e, const std::vector<ReplayedOp>& ops) 
   if (ops.empty()) return "";
   std::vector<Candidate> cands;
   for (const Entry& c : catalogue()) {
-    if (c.algo || c.buggy() || c.kind != e.kind || c.op != e.op || !c.phi || &c == &e) continue;
+    if (c.algo || c.buggy() || c.user_code || c.kind != e.kind || c.op != e.op || !c.phi || &c == &e) continue;
     const PhiFn phi = c.phi;
     cands.push_back({c.name, [phi](uint64_t o, uint64_t a, uint64_t b) { return phi(o, a, b); }});
   }
@@ -187,7 +187,7 @@ std::string infer_semantics(const Entry& e, const std::vector<ReplayedOp>& ops) 
   for (const std::string& w : why) differs += (differs.empty() ? "" : " and ") + w;
   // A user's entry names the spec it was registered against; a built-in
   // (deliberately wrong) entry's phi is the spec it should meet.
-  const std::string spec = e.registered_spec ? e.registered_spec : std::string("its spec");
+  const std::string spec = e.registered_spec ? e.registered_spec : e.buggy() ? std::string("its spec") : e.name;
   std::string out = matches.empty() ? "matches none of the specs atomstress knows for " + std::string(op_word(e.op)) + "." + vk_name(e.kind)
                                     : "matches: " + matches;
   if (!differs.empty()) out += "; differs from " + spec + " on " + differs + (why.size() == 1 ? " only" : "");

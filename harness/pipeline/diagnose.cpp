@@ -1,6 +1,7 @@
 #include "harness/pipeline/diagnose.hpp"
 
 #include <cstring>
+#include <optional>
 
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/registry/registry.hpp"
@@ -31,17 +32,53 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
   seq.sequential = true;
   seq.checker = CheckerKind::Cpu;
   const Outcome alone = execute_trial(failing, backend, seq);
+  // A longer replay alone, one thread over 128 words, half of its operands
+  // and initial values special (NaNs, zeros of both signs, infinities,
+  // subnormals, limits, extremes): a shrunk case holds few values (a NaN and
+  // no signed zero, say), and one order of its ops may miss the one that is
+  // wrong alone (old == limit).  Single atomics only.
+  auto wide_replay = [&]() -> std::optional<Outcome> {
+    if (e->algo) return std::nullopt;
+    TrialSpec probe = failing;
+    probe.grid = 1;
+    probe.block = 1;
+    probe.ops_per_thread = 512;
+    probe.space = Space::Global;
+    probe.pattern = Pattern::Uniform;
+    probe.k = 128;
+    probe.init = Init::Random;
+    probe.special_permille = 500;
+    probe.seed = failing.seed ^ 0x5e9e0c1a55d1a9e5ull;
+    probe.stress = {};
+    return execute_trial(probe, backend, seq);
+  };
   switch (alone.verdict) {
-    case Verdict::Fail:
+    case Verdict::Fail: {
       d.cls = alone.finding.cls != FailureClass::None ? alone.finding.cls : FailureClass::Semantics;
       d.trace = alone.finding.trace;
       if (d.trace.empty()) d.trace.push_back(alone.why());
       d.inference = alone.finding.inference;
+      if (d.cls == FailureClass::Semantics || d.cls == FailureClass::ReturnValue) {
+        const auto wide = wide_replay();
+        if (wide && wide->verdict == Verdict::Fail && !wide->finding.inference.empty())
+          d.inference = wide->finding.inference;
+      }
       break;
-    case Verdict::Pass:
-      d.cls = FailureClass::Atomicity;
-      d.trace.push_back("every op does what the spec says: the failure needs concurrent ops");
+    }
+    case Verdict::Pass: {
+      const auto wide = wide_replay();
+      if (wide && wide->verdict == Verdict::Fail && wide->finding.cls != FailureClass::None &&
+          wide->finding.cls != FailureClass::Scope) {
+        d.cls = wide->finding.cls;
+        d.trace.push_back("the case's own ops pass alone, but a longer replay alone (" + describe(wide->spec) +
+                          ") does not: " + (wide->finding.trace.empty() ? wide->why() : wide->finding.trace.front()));
+        d.inference = wide->finding.inference;
+      } else {
+        d.cls = FailureClass::Atomicity;
+        d.trace.push_back("every op does what the spec says: the failure needs concurrent ops");
+      }
       break;
+    }
     case Verdict::Hang:
     case Verdict::Crash:
       d.cls = FailureClass::Semantics;
