@@ -131,6 +131,20 @@ class FuzzCollector : public Printer {
     fails.insert(fails.end(), skips.begin(), skips.end());
     return fails;
   }
+  // A function's heading note: how many of its entries fail, and whether
+  // the function itself (its atomic) passed where only pairings fail.
+  std::string group_note(const std::string& function) const {
+    size_t failing = 0;
+    const FuzzEntryResult* itself = nullptr;
+    for (const auto& e : entries_) {
+      if (function_of(e.impl) != function) continue;
+      failing += e.failed() && !e.skipped;
+      if (e.impl == function) itself = &e;
+    }
+    std::string note = std::to_string(failing) + " failing";
+    if (itself && !itself->failed() && !itself->skipped) note += "; " + function + " itself passed";
+    return note;
+  }
   // Entries that failed (not those the budget never reached).
   size_t failing() const {
     size_t n = 0;

@@ -55,7 +55,7 @@ std::string HtmlPrinter::render() const {
     if (!e.failed() || e.skipped) continue;
     if (function_of(e.impl) != group || group.empty()) {
       group = function_of(e.impl);
-      h << "<h2 class=\"fn\">function <code>" << esc(group) << "</code></h2>\n";
+      h << "<h2 class=\"fn\">function <code>" << esc(group) << "</code>: " << esc(group_note(group)) << "</h2>\n";
     }
     h << "<div class=\"failure\" id=\"" << esc(anchor(e.impl)) << "\">\n<h3><code>" << esc(e.impl)
       << "</code>: <span class=\"" << to_string(e.verdict) << "\">" << to_string(e.verdict) << "</span>"

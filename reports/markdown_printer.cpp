@@ -46,7 +46,7 @@ std::string MarkdownPrinter::render() const {
     if (!e.failed() || e.skipped) continue;
     if (function_of(e.impl) != group || group.empty()) {
       group = function_of(e.impl);
-      m << "\n## function `" << group << "`\n";
+      m << "\n## function `" << group << "`: " << group_note(group) << "\n";
     }
     m << "\n<a id=\"" << anchor(e.impl) << "\"></a>\n\n### " << e.impl << ": " << to_string(e.verdict)
       << (e.cls != FailureClass::None ? std::string(", ") + to_string(e.cls) : "") << " (" << e.origin << ")\n\n";

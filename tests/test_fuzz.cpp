@@ -938,6 +938,8 @@ TEST(Reports27, FailuresComeFirstGroupedByFunctionWithAnchors) {
                             "semantics: alone, in program order: op #0: cas(old=1, compare=1, val=2): the spec "
                             "stores 2; stored 1"));
   es.push_back(entry_result("z.pass", Verdict::Pass));
+  es.push_back(entry_result("native.add.u32", Verdict::Pass));
+  es.push_back(entry_result("sum@native.add.u32", Verdict::Fail, FailureClass::Atomicity, "atomicity: a hole"));
   reports::MarkdownPrinter md((d / "summary.md").string());
   reports::HtmlPrinter html((d / "index.html").string());
   for (reports::Printer* p : {static_cast<reports::Printer*>(&md), static_cast<reports::Printer*>(&html)}) {
@@ -965,11 +967,14 @@ TEST(Reports27, FailuresComeFirstGroupedByFunctionWithAnchors) {
   EXPECT_LT(g_cas, x_cas);
   EXPECT_LT(x_cas, x_append);
   EXPECT_EQ(count(m, "## function `native.cas.u32`"), 1u) << "an atomic and its pairing: one group\n" << m;
+  at(m, "## function `native.cas.u32`: 2 failing\n");
+  at(m, "## function `buggy.lock`: 1 failing\n");
   EXPECT_GT(x_cas, skip) << "the failures' details follow the table";
   at(m, "- class: **semantics**: wrong even alone");
   at(m, "- cause: alone, in program order: op #0: cas(old=1, compare=1, val=2): the spec stores 2; stored 1");
   at(m, "atomstress repro as2.t.native.cas.u32 --backend cpu");
-  EXPECT_EQ(count(m, "<a id=\"fail-"), 3u) << "passes and skips have no failure section\n" << m;
+  EXPECT_EQ(count(m, "<a id=\"fail-"), 4u) << "passes and skips have no failure section\n" << m;
+  EXPECT_LT(at(m, "## function `native.add.u32`: 1 failing; native.add.u32 itself passed\n"), g_cas);
   // The same in HTML: links to ids that exist, failures before passes before skips.
   for (const char* id : {"fail-buggy.lock", "fail-native.cas.u32", "fail-append-at-native.cas.u32"}) {
     EXPECT_LT(at(h, std::string("<a href=\"#") + id + "\">"), at(h, std::string("id=\"") + id + "\"")) << id;
