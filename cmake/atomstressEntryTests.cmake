@@ -8,7 +8,10 @@
 # `<program> list --impl <glob>` (default: all, the correct entries), and
 # each becomes `<prefix><entry>` running `<program> check --impl <entry>
 # <ARGS>`.  An entry the CPU backend cannot run is left out when ARGS say
-# `--backend cpu`.  Exit 77 (no GPU with --skip-without-gpu) is a skip.
+# `--backend cpu`.  Exit 77 (no GPU with --skip-without-gpu) is a skip.  A
+# failing case's JUnit message names the failure's class ("Error regular
+# expression found in output. Regex=[class: semantics]"); its cause is in the
+# case's output.
 include_guard(GLOBAL)
 
 function(atomstress_add_entry_tests program)

@@ -110,6 +110,12 @@ set_tests_properties(byo_example PROPERTIES LABELS host TIMEOUT 1200)
 add_test(NAME fetchcontent_configure COMMAND ${PROJECT_SOURCE_DIR}/tests/fetchcontent_configure.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(fetchcontent_configure PROPERTIES LABELS host)
 
+# atomstress_add_entry_tests under `ctest --output-junit`: a failing entry's
+# <failure message> names its class, never "" (tests/entry_tests_junit.sh).
+add_test(NAME entry_tests_junit
+  COMMAND ${PROJECT_SOURCE_DIR}/tests/entry_tests_junit.sh $<TARGET_FILE:atomstress> ${PROJECT_SOURCE_DIR})
+set_tests_properties(entry_tests_junit PROPERTIES LABELS host)
+
 # Every built-in bug the CPU shows gets its class on its verdict line, in
 # check's JSON records and in selftest's table (issue 27).
 add_test(NAME check_classes_cpu COMMAND ${PROJECT_SOURCE_DIR}/tests/check_classes.sh $<TARGET_FILE:atomstress>)

@@ -24,6 +24,7 @@ void add_slice(reports::FuzzEntryResult& e, const reports::FuzzSliceRecord& s) {
   e.bare_failures = s.bare_failures;
   e.bare_runs = s.bare_runs;
   e.flaky = s.flaky;
+  e.cls = s.cls;
 }
 
 void add_replay(reports::FuzzEntryResult& e, const reports::ReplayRecord& r) {
@@ -38,6 +39,7 @@ void add_replay(reports::FuzzEntryResult& e, const reports::ReplayRecord& r) {
   e.spec = r.spec;
   e.rate_failures = r.failures;
   e.rate_runs = r.runs;
+  e.cls = r.cls;
 }
 
 }  // namespace atomstress::fuzz

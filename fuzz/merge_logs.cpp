@@ -138,6 +138,8 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
           !check_counts(0, 0, s.bare_failures, s.bare_runs, why))
         return fail(s.impl + ": " + why);
       if (s.verdict != Verdict::Pass && !check_token(s.token, s.impl, why)) return fail(why);
+      if (s.verdict == Verdict::Pass && s.cls != FailureClass::None)
+        return fail(s.impl + ": a passing slice of class '" + to_string(s.cls) + "'");
       if (!m.seen_slices.insert({s.impl, s.round}).second) continue;  // repeated after a resume
       add_slice(m.entries[s.impl], s);
       m.trials += s.trials;

@@ -10,6 +10,7 @@
 #include "fuzz/campaign.hpp"
 #include "fuzz/progress.hpp"
 #include "harness/cli/check_plan.hpp"
+#include "harness/pipeline/diagnose.hpp"
 #include "properties/properties.hpp"
 #include "reports/fuzz_collector.hpp"
 #include "reports/repro_command.hpp"
@@ -72,6 +73,13 @@ bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector
     r.why = ev.why;
     r.runs = ev.runs;
     r.failures = ev.failures;
+    if (r.still_failing) {
+      // Its class, as a fuzzed failure's: the case replayed alone
+      // (pipeline/diagnose.hpp), at the head of its why.
+      const Diagnosis d = diagnose(*spec, ev.verdict, Finding{}, cfg.backend, cfg.run);
+      r.cls = d.cls;
+      r.why = classed_why(d, ev.why);
+    }
     out.fuzz_replay(r);
     if (error = out.error(); !error.empty()) return false;
     add_replay(state.entries[c.impl], r);
@@ -192,6 +200,7 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
         s.rate_failures = c.rate_failures;
         s.rate_runs = c.rate_runs;
         s.flaky = c.flaky;
+        s.cls = c.diagnosis.cls;
         if (c.shrunk.stress.any()) {
           // What the stress bought: the same case without it, as many runs.
           TrialSpec bare = c.shrunk;

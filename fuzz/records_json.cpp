@@ -22,7 +22,8 @@ json to_json(const FuzzHeader& h) {
 json to_json(const ReplayRecord& r) {
   return {{"impl", r.impl}, {"token", r.token}, {"spec", r.spec}, {"file", r.file},
           {"backend", to_string(r.backend)}, {"still_failing", r.still_failing},
-          {"verdict", to_string(r.verdict)}, {"why", r.why}, {"runs", r.runs}, {"failures", r.failures}};
+          {"verdict", to_string(r.verdict)}, {"why", r.why}, {"runs", r.runs}, {"failures", r.failures},
+          {"class", to_string(r.cls)}};
 }
 
 json to_json(const FuzzSliceRecord& s) {
@@ -31,7 +32,7 @@ json to_json(const FuzzSliceRecord& s) {
           {"trials", s.trials}, {"ops", s.ops}, {"verdict", to_string(s.verdict)}, {"why", s.why},
           {"token", s.token}, {"spec", s.spec}, {"time_to_catch_s", s.time_to_catch_s},
           {"rate_failures", s.rate_failures}, {"rate_runs", s.rate_runs}, {"bare_failures", s.bare_failures},
-          {"bare_runs", s.bare_runs}, {"flaky", s.flaky}};
+          {"bare_runs", s.bare_runs}, {"flaky", s.flaky}, {"class", to_string(s.cls)}};
 }
 
 json to_json(const FuzzEntryResult& e) {
@@ -40,7 +41,7 @@ json to_json(const FuzzEntryResult& e) {
           {"token", e.token}, {"spec", e.spec}, {"time_to_catch_s", e.time_to_catch_s},
           {"seconds", e.seconds}, {"run_s", e.run_s}, {"trials", e.trials}, {"ops", e.ops}, {"rounds", e.rounds},
           {"rate_failures", e.rate_failures}, {"rate_runs", e.rate_runs}, {"bare_failures", e.bare_failures},
-          {"bare_runs", e.bare_runs}, {"flaky", e.flaky}};
+          {"bare_runs", e.bare_runs}, {"flaky", e.flaky}, {"class", to_string(e.cls)}};
 }
 
 namespace {
@@ -70,6 +71,11 @@ void get_verdict(const json& j, Verdict& out, std::string& error) {
 }
 void get_backend(const json& j, BackendKind& out, std::string& error) {
   json_fields::read_enum(j, "backend", out, parse_backend, error);
+}
+// A failure's class: one of check/finding.hpp's names ("none" for none).
+// Logs written before classes have none: read as None.
+void get_class(const json& j, FailureClass& out, std::string& error) {
+  if (j.contains("class")) json_fields::read_enum(j, "class", out, parse_failure_class, error);
 }
 
 }  // namespace
@@ -107,6 +113,7 @@ bool from_json(const json& j, ReplayRecord& r, std::string& error) {
   get(j, "why", r.why, error);
   get(j, "runs", r.runs, error);
   get(j, "failures", r.failures, error);
+  get_class(j, r.cls, error);
   return error.empty();
 }
 
@@ -130,6 +137,7 @@ bool from_json(const json& j, FuzzSliceRecord& s, std::string& error) {
     get(j, "bare_runs", s.bare_runs, error);
   }
   get(j, "flaky", s.flaky, error);
+  get_class(j, s.cls, error);
   return error.empty();
 }
 
@@ -156,6 +164,7 @@ bool from_json(const json& j, FuzzEntryResult& e, std::string& error) {
     get(j, "bare_runs", e.bare_runs, error);
   }
   get(j, "flaky", e.flaky, error);
+  get_class(j, e.cls, error);
   return error.empty();
 }
 

@@ -4,8 +4,9 @@
 // file or the new one, never half of one).
 #pragma once
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
-
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -46,6 +47,46 @@ class FuzzCollector : public Printer {
     return b;
   }
 
+  // The failure's cause without its class at the head ("alone, in program
+  // order: op #0 ...": fuzz's `why` begins with "semantics: ").
+  static std::string cause(const FuzzEntryResult& e) {
+    const std::string head = std::string(to_string(e.cls)) + ": ";
+    if (e.cls != FailureClass::None && e.why.compare(0, head.size(), head) == 0) return e.why.substr(head.size());
+    return e.why;
+  }
+  // What failed, in one line that is never empty: the class and the cause
+  // ("semantics: alone, in program order: ..."); without a class (a log
+  // written before classes, an entry not run to its end) what stands in
+  // for one: "incomplete", "interrupted" or the verdict.  A skip: why.
+  static std::string headline(const FuzzEntryResult& e) {
+    if (e.skipped) return e.skip_why.empty() ? std::string("skipped") : e.skip_why;
+    if (!e.failed()) return "pass";
+    std::string head = e.cls != FailureClass::None ? to_string(e.cls)
+                       : e.origin == "incomplete" || e.origin == "interrupted" ? e.origin
+                                                                               : to_string(e.verdict);
+    const std::string c = cause(e);
+    return head + ": " + (c.empty() ? std::string("no cause recorded") : c);
+  }
+  // The user's function an entry belongs to: `form@atomic` (a pairing: an
+  // algorithm or lock built on an atomic) is the atomic's; any other entry
+  // (an atomic, or a lock or algorithm without @) is its own.
+  static std::string function_of(const std::string& impl) {
+    const auto at = impl.find('@');
+    return at == std::string::npos ? impl : impl.substr(at + 1);
+  }
+  // An id for an entry's failure, the same in HTML and Markdown: "fail-"
+  // and the name, '@' as "-at-", anything but letters, digits, '.', '_'
+  // and '-' as '-'.
+  static std::string anchor(const std::string& impl) {
+    std::string a = "fail-";
+    for (char c : impl) {
+      if (c == '@') a += "-at-";
+      else if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') a += c;
+      else a += '-';
+    }
+    return a;
+  }
+
   // "time: 150.0 s fuzzed; the code under test ran 12.3 s of it (8%: the
   // GPU's busy share)": where a run's time went (shrinking and rates
   // included), in the terminal and the Markdown summary.
@@ -72,6 +113,37 @@ class FuzzCollector : public Printer {
     char b[32];
     std::snprintf(b, sizeof b, "%.1f", v);
     return b;
+  }
+  // The entries in report order: failures first, grouped by function
+  // (function_of: the groups by name, in each the function itself first,
+  // then its pairings by name), then the passes, then the skips, each in
+  // the order given.
+  std::vector<const FuzzEntryResult*> ordered() const {
+    std::vector<const FuzzEntryResult*> fails, passes, skips;
+    for (const auto& e : entries_) (e.skipped ? skips : e.failed() ? fails : passes).push_back(&e);
+    std::stable_sort(fails.begin(), fails.end(), [](const FuzzEntryResult* a, const FuzzEntryResult* b) {
+      const std::string fa = function_of(a->impl), fb = function_of(b->impl);
+      if (fa != fb) return fa < fb;
+      if ((a->impl == fa) != (b->impl == fb)) return a->impl == fa;
+      return a->impl < b->impl;
+    });
+    fails.insert(fails.end(), passes.begin(), passes.end());
+    fails.insert(fails.end(), skips.begin(), skips.end());
+    return fails;
+  }
+  // A function's heading note: how many of its entries fail, and whether
+  // the function itself (its atomic) passed where only pairings fail.
+  std::string group_note(const std::string& function) const {
+    size_t failing = 0;
+    const FuzzEntryResult* itself = nullptr;
+    for (const auto& e : entries_) {
+      if (function_of(e.impl) != function) continue;
+      failing += e.failed() && !e.skipped;
+      if (e.impl == function) itself = &e;
+    }
+    std::string note = std::to_string(failing) + " failing";
+    if (itself && !itself->failed() && !itself->skipped) note += "; " + function + " itself passed";
+    return note;
   }
   // Entries that failed (not those the budget never reached).
   size_t failing() const {

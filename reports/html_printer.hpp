@@ -1,7 +1,10 @@
 // `--report DIR`: DIR/index.html, one self-contained page (inline CSS, no
-// script, nothing fetched from the network): a table of every entry
-// (verdict, trials, ops, time fuzzed, time to catch) and, per failure, its
-// explanation, shrunk case and repro line.  Written whole at finish().
+// script, nothing fetched from the network) that leads with what failed: a
+// table of every entry (verdict, class, trials, ops, time fuzzed, time to
+// catch), failures first and each linked to its section, then passes, then
+// skips; then the failures grouped by function (FuzzCollector::ordered),
+// each with its class, cause, shrunk case and repro line.  Written whole at
+// finish().
 #pragma once
 
 #include <string>

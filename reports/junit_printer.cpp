@@ -54,13 +54,13 @@ std::string JunitPrinter::render() const {
     }
     x << ">\n";
     if (e.skipped) {
-      x << "      <skipped message=\"" << escape_markup(e.skip_why) << "\"/>\n";
+      x << "      <skipped message=\"" << escape_markup(FuzzCollector::headline(e)) << "\"/>\n";
     } else if (e.verdict == Verdict::Error && (e.origin == "incomplete" || e.origin == "interrupted")) {
       // Not run to its end (a shard that died, a run ended by a signal): an
       // error, never a pass.
       std::ostringstream body;
       body << e.why << "\n" << e.trials << " trials, " << e.ops << " ops recorded in " << seconds(e.seconds) << " s\n";
-      x << "      <error message=\"" << escape_markup(e.why) << "\" type=\""
+      x << "      <error message=\"" << escape_markup(FuzzCollector::headline(e)) << "\" type=\""
         << (e.origin == "incomplete" ? "INCOMPLETE" : "INTERRUPTED") << "\">" << escape_markup(body.str())
         << "</error>\n";
     } else {
@@ -70,7 +70,9 @@ std::string JunitPrinter::render() const {
            << "caught after " << seconds(e.time_to_catch_s) << " s (" << e.origin << "), " << e.trials
            << " trials, " << e.ops << " ops; the shrunk case " << FuzzCollector::shrunk_rate(e) << "\n"
            << "repro: " << repro_command(e.token, e.backend) << "\n";
-      x << "      <" << tag << " message=\"" << escape_markup(e.why) << "\" type=\"" << to_string(e.verdict)
+      // The message is what failed: the class and cause (never empty).
+      x << "      <" << tag << " message=\"" << escape_markup(FuzzCollector::headline(e)) << "\" type=\""
+        << to_string(e.verdict)
         << "\">" << escape_markup(body.str()) << "</" << tag << ">\n";
     }
     x << "    </testcase>\n";

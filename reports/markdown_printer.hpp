@@ -1,6 +1,8 @@
-// `--report DIR`: DIR/summary.md, a table of every entry (verdict, trials,
-// ops, time to catch) and, per failure, its explanation, shrunk case and
-// repro line.  Written whole at finish(), atomically.
+// `--report DIR`: DIR/summary.md, the same as index.html (html_printer.hpp)
+// in Markdown: the table, failures first (linked to their sections by
+// <a id> anchors), then passes, then skips; the failures grouped by
+// function, each with its class, cause, shrunk case and repro line.
+// Written whole at finish(), atomically.
 #pragma once
 
 #include <string>

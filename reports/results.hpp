@@ -92,6 +92,7 @@ struct ReplayRecord {
   Verdict verdict = Verdict::Pass;  // the first failing run's, else Pass
   std::string why;
   uint32_t runs = 0, failures = 0;
+  FailureClass cls = FailureClass::None;  // a case still failing: its class (pipeline/diagnose.hpp)
 };
 
 // `fuzz`: one entry's time slice of one round; a found failure (shrunk,
@@ -110,6 +111,7 @@ struct FuzzSliceRecord {
   // A shrunk case that kept stress (TrialSpec::stress): its rate without it.
   uint32_t bare_failures = 0, bare_runs = 0;
   bool flaky = false;
+  FailureClass cls = FailureClass::None;  // a found failure's class (CampaignResult::diagnosis)
 };
 
 // `fuzz` and `merge`: one entry's result over the whole run.
@@ -127,6 +129,9 @@ struct FuzzEntryResult {
   uint32_t rounds = 0, rate_failures = 0, rate_runs = 0;
   uint32_t bare_failures = 0, bare_runs = 0;  // a stressed shrunk case's rate without its stress
   bool flaky = false;
+  // A failure's class (check/finding.hpp; None for a pass, for an entry not
+  // run to its end, and in logs written before classes).
+  FailureClass cls = FailureClass::None;
 
   bool failed() const { return verdict != Verdict::Pass; }
 };

@@ -27,7 +27,9 @@
 #include "fuzz/records_json.hpp"
 #include "fuzz/shard.hpp"
 #include "harness/trial/token.hpp"
+#include "reports/html_printer.hpp"
 #include "reports/junit_printer.hpp"
+#include "reports/markdown_printer.hpp"
 #include "run_program.hpp"
 #include "scratch.hpp"
 
@@ -885,4 +887,224 @@ TEST(Nightly, Defect19_ASignalToADevicesRunReachesItsLanes) {
   const auto r = run("fuzz --resume --corpus " + corpus.string());
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(slurp(junit).find("tests=\"3\" failures=\"0\" errors=\"0\""), std::string::npos) << slurp(junit);
+}
+
+// ------------------------------------------------------------------ issue 27
+// Reports lead with what failed, and every failure names its class.
+
+namespace {
+
+atomstress::reports::FuzzEntryResult entry_result(const std::string& impl, atomstress::Verdict v,
+                                                  atomstress::FailureClass cls = atomstress::FailureClass::None,
+                                                  const std::string& why = "") {
+  atomstress::reports::FuzzEntryResult e;
+  e.impl = impl;
+  e.verdict = v;
+  e.cls = cls;
+  e.why = why;
+  if (v != atomstress::Verdict::Pass) {
+    e.origin = "fuzz";
+    e.spec = impl + " grid=1 block=1";
+    e.token = "as2.t." + impl;
+  }
+  return e;
+}
+
+// Where `needle` is in `hay` (npos: absent, reported).
+size_t at(const std::string& hay, const std::string& needle) {
+  const size_t p = hay.find(needle);
+  EXPECT_NE(p, std::string::npos) << "'" << needle << "' not in\n" << hay;
+  return p;
+}
+
+}  // namespace
+
+// Failures first, grouped by the user's function (an atomic with its
+// pairings), each with its class and cause and linked from the summary
+// table; then the passes, then the skips.
+TEST(Reports27, FailuresComeFirstGroupedByFunctionWithAnchors) {
+  using namespace atomstress;
+  using reports::FuzzEntryResult;
+  const fs::path d = scratch("r27_order");
+  std::vector<FuzzEntryResult> es;
+  es.push_back(entry_result("a.pass", Verdict::Pass));
+  es.push_back(entry_result("append@native.cas.u32", Verdict::Fail, FailureClass::Atomicity,
+                            "atomicity: address 0: an update was lost"));
+  es.push_back(entry_result("b.skip", Verdict::Pass));
+  es.back().skipped = true;
+  es.back().skip_why = "gpu only";
+  es.push_back(entry_result("buggy.lock", Verdict::Hang, FailureClass::Hang, "hang: the lock never opened"));
+  es.push_back(entry_result("native.cas.u32", Verdict::Fail, FailureClass::Semantics,
+                            "semantics: alone, in program order: op #0: cas(old=1, compare=1, val=2): the spec "
+                            "stores 2; stored 1"));
+  es.push_back(entry_result("z.pass", Verdict::Pass));
+  es.push_back(entry_result("native.add.u32", Verdict::Pass));
+  es.push_back(entry_result("sum@native.add.u32", Verdict::Fail, FailureClass::Atomicity, "atomicity: a hole"));
+  reports::MarkdownPrinter md((d / "summary.md").string());
+  reports::HtmlPrinter html((d / "index.html").string());
+  for (reports::Printer* p : {static_cast<reports::Printer*>(&md), static_cast<reports::Printer*>(&html)}) {
+    p->fuzz_started(reports::FuzzHeader{});
+    for (const auto& e : es) p->fuzz_entry(e);
+    ASSERT_TRUE(p->finish()) << p->error();
+  }
+  const std::string m = slurp(d / "summary.md"), h = slurp(d / "index.html");
+  // The summary table: failures (by function: buggy.lock, then native.cas.u32
+  // itself before its pairing), then passes, then the skip.
+  const size_t lock = at(m, "| [`buggy.lock`](#fail-buggy.lock) | HANG | hang |"),
+               cas = at(m, "| [`native.cas.u32`](#fail-native.cas.u32) | FAIL | semantics |"),
+               append = at(m, "| [`append@native.cas.u32`](#fail-append-at-native.cas.u32) | FAIL | atomicity |"),
+               a = at(m, "| `a.pass` | PASS |"), z = at(m, "| `z.pass` | PASS |"), skip = at(m, "| `b.skip` | SKIP |");
+  EXPECT_LT(lock, cas);
+  EXPECT_LT(cas, append);
+  EXPECT_LT(append, a);
+  EXPECT_LT(a, z);
+  EXPECT_LT(z, skip);
+  // Each failure under its function's heading, with its anchor, class, cause and repro line.
+  const size_t g_lock = at(m, "## function `buggy.lock`"), g_cas = at(m, "## function `native.cas.u32`");
+  const size_t x_cas = at(m, "<a id=\"fail-native.cas.u32\"></a>"),
+               x_append = at(m, "<a id=\"fail-append-at-native.cas.u32\"></a>");
+  EXPECT_LT(g_lock, g_cas);
+  EXPECT_LT(g_cas, x_cas);
+  EXPECT_LT(x_cas, x_append);
+  EXPECT_EQ(count(m, "## function `native.cas.u32`"), 1u) << "an atomic and its pairing: one group\n" << m;
+  at(m, "## function `native.cas.u32`: 2 failing\n");
+  at(m, "## function `buggy.lock`: 1 failing\n");
+  EXPECT_GT(x_cas, skip) << "the failures' details follow the table";
+  at(m, "- class: **semantics**: wrong even alone");
+  at(m, "- cause: alone, in program order: op #0: cas(old=1, compare=1, val=2): the spec stores 2; stored 1");
+  at(m, "atomstress repro as2.t.native.cas.u32 --backend cpu");
+  EXPECT_EQ(count(m, "<a id=\"fail-"), 4u) << "passes and skips have no failure section\n" << m;
+  EXPECT_LT(at(m, "## function `native.add.u32`: 1 failing; native.add.u32 itself passed\n"), g_cas);
+  // The same in HTML: links to ids that exist, failures before passes before skips.
+  for (const char* id : {"fail-buggy.lock", "fail-native.cas.u32", "fail-append-at-native.cas.u32"}) {
+    EXPECT_LT(at(h, std::string("<a href=\"#") + id + "\">"), at(h, std::string("id=\"") + id + "\"")) << id;
+  }
+  EXPECT_LT(at(h, "<code>append@native.cas.u32</code></a>"), at(h, "<code>a.pass</code>"));
+  EXPECT_LT(at(h, "<code>z.pass</code>"), at(h, "<code>b.skip</code>"));
+  EXPECT_LT(at(h, "function <code>buggy.lock</code>"), at(h, "function <code>native.cas.u32</code>"));
+  EXPECT_EQ(count(h, "function <code>native.cas.u32</code>"), 1u) << h;
+  at(h, "<dt>class</dt><dd><b>atomicity</b>: right alone, wrong concurrently");
+  at(h, "<dt>cause</dt><dd>address 0: an update was lost</dd>");
+}
+
+// JUnit's message is what failed, class and cause, and never empty: a
+// failure whose why lacks its class, one without a class (a log of an
+// earlier version), an entry not run to its end, a skip without a reason.
+TEST(Reports27, JunitMessagesAreClassAndCauseNeverEmpty) {
+  using namespace atomstress;
+  const fs::path d = scratch("r27_junit");
+  reports::JunitPrinter j((d / "j.xml").string());
+  j.fuzz_started(reports::FuzzHeader{});
+  j.fuzz_entry(entry_result("classed", Verdict::Fail, FailureClass::Semantics, "semantics: alone: stored -0"));
+  j.fuzz_entry(entry_result("corpus", Verdict::Fail, FailureClass::Atomicity, "an update was lost"));
+  j.fuzz_entry(entry_result("old.log", Verdict::Fail));
+  j.fuzz_entry(entry_result("hang", Verdict::Hang, FailureClass::Hang, ""));
+  auto incomplete = entry_result("incomplete", Verdict::Error);
+  incomplete.origin = "incomplete";
+  j.fuzz_entry(incomplete);
+  auto interrupted = entry_result("interrupted", Verdict::Error, FailureClass::None, "interrupted by SIGTERM");
+  interrupted.origin = "interrupted";
+  j.fuzz_entry(interrupted);
+  auto skipped = entry_result("skipped", Verdict::Pass);
+  skipped.skipped = true;
+  j.fuzz_entry(skipped);
+  ASSERT_TRUE(j.finish()) << j.error();
+  const std::string xml = slurp(d / "j.xml");
+  EXPECT_EQ(xml.find("message=\"\""), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "classed").find("<failure message=\"semantics: alone: stored -0\" type=\"FAIL\""),
+            std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "corpus").find("message=\"atomicity: an update was lost\""), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "old.log").find("message=\"FAIL: no cause recorded\""), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "hang").find("message=\"hang: no cause recorded\""), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "incomplete").find("<error message=\"incomplete: "), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "interrupted").find("<error message=\"interrupted: interrupted by SIGTERM\""),
+            std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "skipped").find("<skipped message=\"skipped\""), std::string::npos) << xml;
+  expect_parses_as_xml(d / "j.xml");
+}
+
+// The class is a field of its own in every record: it round-trips, a log
+// written before classes reads as none, an unknown class is refused.
+TEST(Reports27, TheClassRoundTripsThroughTheRecords) {
+  using namespace atomstress;
+  reports::FuzzSliceRecord s;
+  s.impl = "buggy.returns_new.add.f32";
+  s.verdict = Verdict::Fail;
+  s.cls = FailureClass::ReturnValue;
+  reports::FuzzEntryResult e = entry_result("x", Verdict::Fail, FailureClass::MemoryOrder, "memory-order: x");
+  reports::ReplayRecord r;
+  r.still_failing = true;
+  r.verdict = Verdict::Fail;
+  r.cls = FailureClass::Neighbour;
+  std::string error;
+  EXPECT_EQ(fuzz::to_json(s)["class"], "return-value");
+  EXPECT_EQ(fuzz::to_json(e)["class"], "memory-order");
+  EXPECT_EQ(fuzz::to_json(r)["class"], "neighbour");
+  reports::FuzzSliceRecord s2;
+  reports::FuzzEntryResult e2;
+  reports::ReplayRecord r2;
+  ASSERT_TRUE(fuzz::from_json(fuzz::to_json(s), s2, error)) << error;
+  ASSERT_TRUE(fuzz::from_json(fuzz::to_json(e), e2, error)) << error;
+  ASSERT_TRUE(fuzz::from_json(fuzz::to_json(r), r2, error)) << error;
+  EXPECT_EQ(s2.cls, FailureClass::ReturnValue);
+  EXPECT_EQ(e2.cls, FailureClass::MemoryOrder);
+  EXPECT_EQ(r2.cls, FailureClass::Neighbour);
+  auto old = fuzz::to_json(s);
+  old.erase("class");
+  reports::FuzzSliceRecord older;
+  ASSERT_TRUE(fuzz::from_json(old, older, error)) << error;
+  EXPECT_EQ(older.cls, FailureClass::None);
+  for (const nlohmann::json bad : {nlohmann::json("racy"), nlohmann::json(3), nlohmann::json("")}) {
+    auto j = fuzz::to_json(e);
+    j["class"] = bad;
+    reports::FuzzEntryResult back;
+    error.clear();
+    EXPECT_FALSE(fuzz::from_json(j, back, error)) << bad;
+    EXPECT_NE(error.find("class"), std::string::npos) << error;
+  }
+}
+
+// End to end: fuzz records the class, merge carries it into its JUnit and
+// report, and refuses a log whose class is unknown, naming file and line.
+TEST(Reports27, TheClassTravelsThroughFuzzAndMerge) {
+  const fs::path d = scratch("r27_merge");
+  const fs::path log = d / "log.jsonl";
+  const auto f = run("fuzz --backend cpu --impl buggy.returns_new.add.f32,native.add.i32 --time 2s --json " +
+                     log.string());
+  ASSERT_EQ(f.status, 1) << f.out;
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(slurp(log));
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  size_t failing_slice = 0;  // its line, 1-based
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto j = nlohmann::json::parse(lines[i]);
+    if (j["record"] == "slice" || j["record"] == "entry") {
+      ASSERT_TRUE(j.contains("class")) << lines[i];
+      EXPECT_EQ(j["class"], j["verdict"] == "PASS" ? "none" : "return-value") << lines[i];
+    }
+    if (j["record"] == "slice" && j["verdict"] == "FAIL" && !failing_slice) failing_slice = i + 1;
+  }
+  ASSERT_GT(failing_slice, 0u) << slurp(log);
+  const fs::path xml = d / "m.xml", report = d / "r";
+  const auto m = run("merge --junit " + xml.string() + " --report " + report.string() + " " + log.string());
+  EXPECT_EQ(m.status, 1) << m.out;
+  const std::string tc = testcase(slurp(xml), "buggy.returns_new.add.f32");
+  EXPECT_NE(tc.find("<failure message=\"return-value: alone, in program order: "), std::string::npos) << tc;
+  const std::string md = slurp(report / "summary.md");
+  EXPECT_NE(md.find("| [`buggy.returns_new.add.f32`](#fail-buggy.returns_new.add.f32) | FAIL | return-value |"),
+            std::string::npos) << md;
+  EXPECT_LT(md.find("buggy.returns_new.add.f32"), md.find("native.add.i32")) << md;
+  // An unknown class: refused, file and line named.
+  auto j = nlohmann::json::parse(lines[failing_slice - 1]);
+  j["class"] = "racy";
+  std::string text;
+  for (size_t i = 0; i < lines.size(); ++i) text += (i + 1 == failing_slice ? j.dump() : lines[i]) + "\n";
+  const fs::path bad = d / "bad.jsonl";
+  write_text(bad, text);
+  const auto refused = run("merge --junit " + (d / "b.xml").string() + " " + bad.string());
+  EXPECT_EQ(refused.status, 2) << refused.out;
+  EXPECT_NE(refused.out.find(bad.string() + ":" + std::to_string(failing_slice) + ": unknown class 'racy'"),
+            std::string::npos) << refused.out;
 }
