@@ -68,8 +68,9 @@ rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits) {
                           return c;
                         })
                   : rc::Seq<TrialSpec>());
-  // First, one op (and one op each of two threads) with a few other seeds,
-  // specials as they are or at half, memory as it is or random: a failure
+  // First, one op (and one op each of two threads) on one word, small
+  // values, with a few other seeds, specials as they are or at half, memory
+  // as it is or random (one thread first: its failure replays every time): a failure
   // pinned to one op of a long case by its seed (a NaN at op #480) is found
   // in one op this way, so that a case shrinks as far from a fuzz campaign's
   // start as from check's.
@@ -83,6 +84,9 @@ rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits) {
           c.grid = 1;
           c.block = threads;
           c.ops_per_thread = 1;
+          c.pattern = Pattern::Single;
+          c.k = 1;
+          c.dist = Dist::Small;
           c.init = init;
           c.special_permille = special;
           c.seed = seed;
