@@ -5,18 +5,20 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/check/inference.hpp"
-#include "harness/registry/family.hpp"
 #include "harness/registry/registry.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace atomstress {
 
-std::string op_call_text(const Entry& e, uint64_t old, uint64_t a, uint64_t b) {
+std::string operands_text(const Entry& e, uint64_t a, uint64_t b) {
   const VK k = e.kind;
-  std::string s = std::string(op_word(e.op)) + "(old=" + format_value(k, old);
-  if (e.op == Op::Cas) return s + ", compare=" + format_value(k, b) + ", val=" + format_value(k, a) + ")";
-  if (e.op == Op::Inc || e.op == Op::Dec) return s + ", limit=" + format_value(k, a) + ")";
-  return s + ", a=" + format_value(k, a) + ")";
+  if (e.op == Op::Cas) return "compare=" + format_value(k, b) + ", val=" + format_value(k, a);
+  if (e.op == Op::Inc || e.op == Op::Dec) return "limit=" + format_value(k, a);
+  return "a=" + format_value(k, a);
+}
+
+std::string op_call_text(const Entry& e, uint64_t old, uint64_t a, uint64_t b) {
+  return std::string(op_word(e.op)) + "(old=" + format_value(e.kind, old) + ", " + operands_text(e, a, b) + ")";
 }
 
 SequentialReplay judge_sequential(const Workload& w, const Setup& s, const History& h) {
@@ -24,25 +26,25 @@ SequentialReplay judge_sequential(const Workload& w, const Setup& s, const Histo
   const Entry& e = *w.impl;
   const uint64_t n = std::min<uint64_t>(w.ops(), h.old.size());
   const std::vector<uint32_t>& addr = s.key.empty() ? w.addr : s.key;
-  std::vector<uint64_t> model = s.mem_init;
+  const std::vector<uint64_t>& init = s.mem_init;
   // What each op stored: the next op on its address returned it (alone,
   // nothing else ran in between), or the final memory holds it.
   std::vector<uint64_t> next(n, UINT64_MAX);
   {
-    std::vector<uint64_t> last(model.size(), UINT64_MAX);
+    std::vector<uint64_t> last(init.size(), UINT64_MAX);
     for (uint64_t o = n; o-- > 0;) {
       next[o] = last[addr[o]];
       last[addr[o]] = o;
     }
   }
-  std::vector<bool> targeted(model.size(), false);
+  std::vector<bool> targeted(init.size(), false);
   for (uint64_t o = 0; o < n; ++o) targeted[addr[o]] = true;
   // Bytes outside every target: a 16-bit op that wrote its neighbour, say.
-  for (uint64_t x = 0; x < model.size() && x < h.final_mem.size(); ++x) {
-    if (targeted[x] || e.canon(h.final_mem[x]) == e.canon(model[x])) continue;
+  for (uint64_t x = 0; x < init.size() && x < h.final_mem.size(); ++x) {
+    if (targeted[x] || e.canon(h.final_mem[x]) == e.canon(init[x])) continue;
     out.finding = make_finding(FindingKind::Unexplained,
                                "address " + std::to_string(x) + ", which no op targets, changed from " +
-                                   format_value(e.kind, model[x]) + " to " + format_value(e.kind, h.final_mem[x]) +
+                                   format_value(e.kind, init[x]) + " to " + format_value(e.kind, h.final_mem[x]) +
                                    ": an op wrote outside its target",
                                -1, int64_t(x));
     out.finding.cls = FailureClass::Neighbour;

@@ -40,6 +40,8 @@ SequentialReplay judge_sequential(const Workload& w, const Setup& s, const Histo
 // stored, what the spec returns and stores, and a mark where they differ.
 std::vector<std::string> sequential_table(const Workload& w, const SequentialReplay& r, size_t rows);
 
+// An op's operands in the entry's operation's terms: "a=3", "compare=1, val=2", "limit=7".
+std::string operands_text(const Entry& e, uint64_t a, uint64_t b);
 // "max(old=+0, a=-0)", in the entry's operation's terms.
 std::string op_call_text(const Entry& e, uint64_t old, uint64_t a, uint64_t b);
 

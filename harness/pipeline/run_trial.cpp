@@ -96,13 +96,7 @@ std::vector<std::string> operand_lines(const Workload& w, const History& h, cons
     if (o < 0 || uint64_t(o) >= w.a.size() || uint64_t(o) >= h.old.size() || lines.size() == 4) continue;
     std::string l = "op #" + std::to_string(o) + " (block " + std::to_string(w.block_of(o)) + ", thread " +
                     std::to_string(w.thread_of(o)) + "): address " + std::to_string(w.addr[o]) + ", ";
-    if (e.op == Op::Cas)
-      l += "compare=" + format_value(e.kind, w.b[o]) + ", val=" + format_value(e.kind, w.a[o]);
-    else if (e.op == Op::Inc || e.op == Op::Dec)
-      l += "limit=" + format_value(e.kind, w.a[o]);
-    else
-      l += "a=" + format_value(e.kind, w.a[o]);
-    l += ", returned " + format_value(e.kind, h.old[o]);
+    l += operands_text(e, w.a[o], w.b[o]) + ", returned " + format_value(e.kind, h.old[o]);
     lines.push_back(std::move(l));
   }
   return lines;
