@@ -19,8 +19,9 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
   desc.add_options()("help,h", "this help")(
       "impl", cli::non_empty(&o.impl),
       "implementation or algorithm name or glob, comma-separated; 'atomics', 'algorithms'")(
-      "all", po::bool_switch(&o.all), "every correct atomic and algorithm in the catalogue")(
-      "backend", po::value<std::string>(&o.backend)->default_value("auto"), "cuda, cpu or auto")(
+      "all", po::bool_switch(&o.all), "every correct atomic and algorithm in the catalogue");
+  cli::add_backend_options(desc, o.backend, o.skip_without_gpu);
+  desc.add_options()(
       "pattern", po::value<std::string>(&o.pattern)->default_value("all"),
       "all, or comma-separated: single,uniform,zipf,same_line,per_line,per_page,per_warp,per_block")(
       "space", po::value<std::string>(&o.space)->default_value("all"), "all, global or shared")(
@@ -33,22 +34,13 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
       "special", bounded<uint32_t>(nullptr, 0, 1000),
       "per mille of special values (NaN, -0, subnormals, limits), 0 to 1000; absent: vary by trial")(
       "seed", bounded<uint64_t>(&o.seed)->default_value(1), "base seed")(
-      "trials", bounded<uint32_t>(&o.trials, 1, cli::kMaxTrials)->default_value(2), "trials per pattern and space")(
-      "budget", bounded<uint32_t>(&o.run.retry_budget)->default_value(1u << 20), "retries per op before a hang")(
-      "watchdog-ms", bounded<uint64_t>(&o.run.watchdog_ms, 0, cli::kMaxWatchdogMs)->default_value(0),
-      "per-trial watchdog, at most 3600000 (0: 1 s + 20 us per op)")(
-      "cpu-threads", bounded<uint32_t>(&o.run.cpu_threads, 1, cli::kMaxCpuThreads)->default_value(4),
-      "host threads of the cpu backend (1 to 256)")(
-      "yield", bounded<uint32_t>(&o.run.yield_permille, 0, 1000)->default_value(20),
-      "cpu backend: per mille chance of yielding at an interleaving point (0 to 1000)")(
-      "isolate", cli::isolation(&o.run.isolate), cli::kIsolationHelp)(
-      "checker", cli::checker_kind(&o.run.checker), cli::kCheckerHelp)(
+      "trials", bounded<uint32_t>(&o.trials, 1, cli::kMaxTrials)->default_value(2), "trials per pattern and space");
+  cli::add_run_settings(desc, kCommandCheck, o.run);
+  desc.add_options()(
       "pipeline", cli::on_off(&o.pipeline, true),
       "on or off (on): judge each trial on the host while the next runs; off judges each before the next runs")(
       "profile", bounded<uint32_t>(&o.profile, 0, 1000)->default_value(0)->implicit_value(5),
       "show the N most contended addresses of each implementation's busiest trial")(
-      "skip-without-gpu", po::bool_switch(&o.skip_without_gpu),
-      "exit 77 when no GPU is usable (with --backend cuda or auto)")(
       "quiet,q", po::bool_switch(&o.quiet), "print failures only")(
       "no-shrink", po::bool_switch(&o.no_shrink), "print each failure as found, without shrinking it")(
       "shrink-time", cli::seconds(&o.shrink_s, cli::kMaxBudgetSeconds)->default_value(30),
@@ -59,47 +51,18 @@ void read_check_options(const po::variables_map& vm, CheckOptions& o) {
   if (vm.count("special")) o.special = vm["special"].as<uint32_t>();
 }
 
-namespace {
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ','))
-    if (!x.empty()) v.push_back(x);
-  return v;
-}
-
-}  // namespace
-
 bool make_plan(const CheckOptions& o, CheckPlan& plan, std::string& error) {
   plan.opt = o;
   if (o.all == !o.impl.empty()) {
     error = o.all ? "give either --all or --impl, not both" : "say which implementations: --all or --impl NAME|GLOB";
     return false;
   }
-  if (o.all) {
-    plan.impls = match_impls("all");
-  } else {
-    const auto names = split_commas(o.impl);
-    if (names.empty()) {
-      error = "--impl '" + o.impl + "' names no implementation";
-      return false;
-    }
-    for (const auto& name : names) {
-      const auto m = match_impls(name);
-      if (m.empty()) {
-        error = "unknown implementation '" + name + "' (see 'atomstress list')";
-        return false;
-      }
-      for (auto* i : m)
-        if (std::find(plan.impls.begin(), plan.impls.end(), i) == plan.impls.end()) plan.impls.push_back(i);
-    }
-  }
+  if (o.all) plan.impls = match_impls("all");
+  else if (!cli::select_entries(o.impl, "impl", plan.impls, error)) return false;
   if (o.pattern == "all") {
     for (int p = 0; p < kNumPatterns; ++p) plan.patterns.push_back(Pattern(p));
   } else {
-    const auto names = split_commas(o.pattern);
+    const auto names = cli::split_commas(o.pattern);
     if (names.empty()) {
       error = "--pattern '" + o.pattern + "' names no pattern";
       return false;
@@ -132,13 +95,9 @@ bool make_plan(const CheckOptions& o, CheckPlan& plan, std::string& error) {
     return false;
   }
   // --trials, --special and the other numbers are bounded by their parser.
-  if (o.skip_without_gpu && (o.backend == "cuda" || o.backend == "auto")) {
-    std::string why;
-    if (!cuda_available(why)) {
-      plan.note = "no usable GPU (" + why + "): skipped";
-      error = "skip";
-      return false;
-    }
+  if (cli::skip_for_missing_gpu(o.backend, o.skip_without_gpu, plan.note)) {
+    error = "skip";
+    return false;
   }
   plan.backend = resolve_backend(o.backend, plan.note, error);
   if (!error.empty()) return false;

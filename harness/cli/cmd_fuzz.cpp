@@ -85,21 +85,15 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
   desc.add_options()("help,h", "this help")(
       "impl", non_empty(&o.impl)->default_value("all"),
       "entries: names or globs, comma-separated; 'all' (correct ones), 'buggy', 'atomics', 'algorithms'")(
-      "time", new DurationValue(&o.time_s), "the whole campaign's budget: 90s, 45m, 8h (default 90s)")(
-      "backend", po::value<std::string>(&o.backend)->default_value("auto"), "cuda, cpu or auto")(
+      "time", new DurationValue(&o.time_s), "the whole campaign's budget: 90s, 45m, 8h (default 90s)");
+  add_backend_options(desc, o.backend, o.skip_without_gpu);
+  desc.add_options()(
       "seed", bounded<uint64_t>(&o.seed)->default_value(1), "campaign seed")(
       "reruns", bounded<uint32_t>(&o.reruns, 1, 1000)->default_value(2), "runs per spec evaluation (1 to 1000)")(
       "rate-runs", bounded<uint32_t>(&o.rate_runs, 1, kMaxRuns)->default_value(10),
-      "reruns of a shrunk failure (and of a corpus case) to measure its failure rate")(
-      "budget", bounded<uint32_t>(&o.run.retry_budget)->default_value(1u << 20), "retries per op before a hang")(
-      "watchdog-ms", bounded<uint64_t>(&o.run.watchdog_ms, 0, kMaxWatchdogMs)->default_value(0),
-      "per-trial watchdog, at most 3600000 (0: automatic)")(
-      "cpu-threads", bounded<uint32_t>(&o.run.cpu_threads, 1, kMaxCpuThreads)->default_value(4),
-      "host threads of the cpu backend (1 to 256)")(
-      "yield", bounded<uint32_t>(&o.run.yield_permille, 0, 1000)->default_value(20),
-      "cpu backend: per mille chance of yielding at an interleaving point (0 to 1000)")(
-      "isolate", isolation(&o.run.isolate), kIsolationHelp)(
-      "checker", checker_kind(&o.run.checker), kCheckerHelp)(
+      "reruns of a shrunk failure (and of a corpus case) to measure its failure rate");
+  add_run_settings(desc, kCommandFuzz, o.run);
+  desc.add_options()(
       "corpus", non_empty(&o.corpus), "directory of failure cases: replayed first, new failures added")(
       "state", non_empty(&o.state), "state file for --resume (default: CORPUS/fuzz-state[-i-of-N].json)")(
       "resume", po::bool_switch(&o.resume), "continue a killed run from its state file")(
@@ -115,41 +109,8 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices run")(
       "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
       "progress-s", seconds(&o.progress_s, kMaxBudgetSeconds),
-      "seconds between progress lines when stdout is not a terminal (default 10)")(
-      "skip-without-gpu", po::bool_switch(&o.skip_without_gpu),
-      "exit 77 when no GPU is usable (with --backend cuda or auto)");
+      "seconds between progress lines when stdout is not a terminal (default 10)");
 }
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> v;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t end = std::min(s.find(',', start), s.size());
-    if (end > start) v.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return v;
-}
-
-// The selected entries, no repeats, or an error.
-bool select_entries(const std::string& impl, std::vector<const Entry*>& out, std::string& error) {
-  const auto names = split_commas(impl);
-  if (names.empty()) {
-    error = "--impl '" + impl + "' names no implementation";
-    return false;
-  }
-  for (const auto& n : names) {
-    const auto m = match_impls(n);
-    if (m.empty()) {
-      error = "unknown implementation '" + n + "' (see atomstress list)";
-      return false;
-    }
-    for (const Entry* e : m)
-      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
-  }
-  return true;
-}
-
 
 // SIGINT, SIGTERM, SIGHUP: the campaign ends at its next spec, writes its
 // reports from what it has, and the program then dies of the same signal.
@@ -259,14 +220,14 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   if (!o.lane.empty()) setvbuf(stdout, nullptr, _IOLBF, 0);  // lanes share the terminal: whole lines
 
   std::string note;
-  if (o.skip_without_gpu && (o.backend == "cuda" || o.backend == "auto") && !cuda_available(why)) {
-    std::printf("no usable GPU (%s): skipped\n", why.c_str());
+  if (skip_for_missing_gpu(o.backend, o.skip_without_gpu, note)) {
+    std::printf("%s\n", note.c_str());
     return 77;
   }
   const BackendKind backend = resolve_backend(o.backend, note, error);
   if (!error.empty()) return usage_error(error);
   std::vector<const Entry*> selected;
-  if (!select_entries(o.impl, selected, error)) return usage_error(error);
+  if (!select_entries(o.impl, "impl", selected, error)) return usage_error(error);
 
   fuzz::NightlyConfig cfg;
   cfg.entries = fuzz::shard_entries(selected, shard);
@@ -320,12 +281,11 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   h.command_line = command_line;
   h.options = {{"impl", o.impl}, {"time_s", std::to_string(state.budget_s)}, {"backend", o.backend},
                {"seed", std::to_string(o.seed)}, {"reruns", std::to_string(o.reruns)},
-               {"rate_runs", std::to_string(o.rate_runs)}, {"cpu_threads", std::to_string(o.run.cpu_threads)},
-               {"watchdog_ms", std::to_string(o.run.watchdog_ms)}, {"budget", std::to_string(o.run.retry_budget)},
+               {"rate_runs", std::to_string(o.rate_runs)},
                {"shard", std::to_string(shard.index) + "/" + std::to_string(shard.count)},
-               {"corpus", o.corpus}, {"resumed", resumed ? "true" : "false"},
-               {"isolate", o.run.isolate ? "on" : "off"},
-               {"checker", to_string(o.run.checker)}};
+               {"corpus", o.corpus}, {"resumed", resumed ? "true" : "false"}};
+  for (const RunSetting& s : run_settings())
+    if (s.commands & kCommandFuzz) h.options.emplace_back(s.key, setting_text(s, s.get(o.run)));
   if (!o.devices.empty()) h.options.emplace_back("devices", o.devices);
   if (!o.lane.empty()) h.options.emplace_back("lane", o.lane + " (device " + std::to_string(o.lane_device) + ")");
   // RapidCheck's "Using configuration" line: in the log, not on stderr

@@ -40,14 +40,10 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
   std::string backend_name = "auto", json, csv, markdown, html;
   bool skip_without_gpu = false;
   po::options_description desc("atomstress profile");
-  desc.add_options()("help,h", "this help")("backend", po::value<std::string>(&backend_name)->default_value("auto"),
-                                           "cuda, cpu or auto");
+  desc.add_options()("help,h", "this help");
+  add_backend_options(desc, backend_name, skip_without_gpu);
   add_sweep_options(desc, o);
   desc.add_options()(
-      "cpu-threads", bounded<uint32_t>(&o.run.cpu_threads, 1, kMaxCpuThreads)->default_value(4),
-      "host threads of the cpu backend (1 to 256)")(
-      "yield", bounded<uint32_t>(&o.run.yield_permille, 0, 1000)->default_value(0),
-      "cpu backend: per mille chance of yielding at an interleaving point")(
       "json", non_empty(&json), "write Google Benchmark JSON to FILE")(
       "csv", non_empty(&csv), "write one CSV row per point to FILE")(
       "markdown", non_empty(&markdown), "write a Markdown report to FILE")(
@@ -64,12 +60,9 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
   if (!parse_sweep(o, sweep, error)) return usage_error(error);
 
   std::string note;
-  if (skip_without_gpu && (backend_name == "cuda" || backend_name == "auto")) {
-    std::string why;
-    if (!cuda_available(why)) {
-      std::printf("no usable GPU (%s): skipped\n", why.c_str());
-      return 77;
-    }
+  if (skip_for_missing_gpu(backend_name, skip_without_gpu, note)) {
+    std::printf("%s\n", note.c_str());
+    return 77;
   }
   const BackendKind backend = resolve_backend(backend_name, note, error);
   if (!error.empty()) return usage_error(error);

@@ -25,26 +25,20 @@ namespace atomstress::cli {
 int cmd_repro(const std::vector<std::string>& args, const std::string& command_line) {
   po::options_description desc("atomstress repro TOKEN");
   std::string token, backend_name = "auto", json_path;
+  bool skip_without_gpu = false;
   uint32_t runs = 10;
   double shrink_s = 60;
   RunOptions opt;
   desc.add_options()("help,h", "this help")("token", po::value<std::string>(&token), "reproduction token")(
-      "runs", bounded<uint32_t>(&runs, 1, kMaxRuns)->default_value(10), "times to rerun")(
-      "backend", po::value<std::string>(&backend_name)->default_value("auto"), "cuda, cpu or auto")(
-      "budget", bounded<uint32_t>(&opt.retry_budget)->default_value(1u << 20), "retries per op")(
-      "watchdog-ms", bounded<uint64_t>(&opt.watchdog_ms, 0, kMaxWatchdogMs)->default_value(0),
-      "per-run watchdog, at most 3600000 (0: automatic)")(
-      "cpu-threads", bounded<uint32_t>(&opt.cpu_threads, 1, kMaxCpuThreads)->default_value(4),
-      "cpu backend threads (1 to 256)")(
-      "yield", bounded<uint32_t>(&opt.yield_permille, 0, 1000)->default_value(20),
-      "cpu backend: per-mille chance of a yield at interleaving points")(
+      "runs", bounded<uint32_t>(&runs, 1, kMaxRuns)->default_value(10), "times to rerun");
+  add_backend_options(desc, backend_name, skip_without_gpu);
+  add_run_settings(desc, kCommandRepro, opt);
+  desc.add_options()(
       "shrink", "after the reruns, shrink a failing case (and print its token)")(
       "trace", "replay the case alone, one op at a time in program order, and print its history as a table: "
                "op, block, thread, address, operands, returned and stored values, what the spec returns and stores")(
       "shrink-time", seconds(&shrink_s, kMaxBudgetSeconds)->default_value(60),
       "seconds the shrinking may take, more than 0 and at most 3600")(
-      "isolate", isolation(&opt.isolate), kIsolationHelp)(
-      "checker", checker_kind(&opt.checker), kCheckerHelp)(
       "json", non_empty(&json_path), "append one JSON line per run to FILE");
   po::positional_options_description pos;
   pos.add("token", 1);
@@ -55,6 +49,10 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   }
   if (token.empty()) return usage_error("repro needs a reproduction token");
   std::string error, note;
+  if (skip_for_missing_gpu(backend_name, skip_without_gpu, note)) {
+    std::printf("%s\n", note.c_str());
+    return 77;
+  }
   // A token ("as2.…") never holds a '/', nor ends in ".case": anything
   // else that names a path (there or not) is a case file to read.
   const bool looks_like_token = token.size() > 4 && token.rfind("as", 0) == 0 && token[3] == '.' &&
@@ -74,10 +72,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   if (decoded->knobs) {
     const RunOptions given = opt;
     apply_knobs(*decoded->knobs, opt);
-    if (!vm["budget"].defaulted()) opt.retry_budget = given.retry_budget;
-    if (!vm["watchdog-ms"].defaulted()) opt.watchdog_ms = given.watchdog_ms;
-    if (!vm["cpu-threads"].defaulted()) opt.cpu_threads = given.cpu_threads;
-    if (!vm["yield"].defaulted()) opt.yield_permille = given.yield_permille;
+    keep_given_settings(vm, given, opt);
   }
   const BackendKind backend = resolve_backend(backend_name, note, error);
   if (!error.empty()) return usage_error(error);

@@ -20,8 +20,9 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
   bool skip_without_gpu = false;
   constexpr uint64_t kMaxSpecs = 100'000'000;
   po::options_description desc("atomstress selftest");
-  desc.add_options()("help,h", "this help")(
-      "backend", po::value(&backend_name)->default_value("auto"), "cuda, cpu or auto")(
+  desc.add_options()("help,h", "this help");
+  add_backend_options(desc, backend_name, skip_without_gpu);
+  desc.add_options()(
       "bugs", non_empty(&cfg.bugs)->default_value("buggy"), "which deliberately wrong implementations (glob; weak_memory: the weak-memory bugs)")(
       "budget-s", seconds(nullptr, kMaxBudgetSeconds),
       "search time per bug in seconds, more than 0 and at most 3600 (absent: 10 s on cuda, 2 s on cpu)")(
@@ -34,21 +35,16 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
       "without and with stress")(
       "reruns", bounded<uint32_t>(&cfg.reruns, 1, 1000)->default_value(2), "runs per spec evaluation (1 to 1000)")(
       "seed", bounded<uint64_t>(&cfg.seed)->default_value(1), "campaign seed")(
-      "watchdog-ms", bounded<uint64_t>(&cfg.run.watchdog_ms, 0, kMaxWatchdogMs)->default_value(0),
-      "per-trial watchdog, at most 3600000 (0: automatic)")(
-      "isolate", isolation(&cfg.run.isolate), kIsolationHelp)(
-      "checker", checker_kind(&cfg.run.checker), kCheckerHelp)(
-      "json", non_empty(&json_path), "append one JSON line per caught bug to FILE")(
-      "skip-without-gpu", po::bool_switch(&skip_without_gpu),
-      "exit 77 when no GPU is usable (with --backend cuda or auto)");
+      "json", non_empty(&json_path), "append one JSON line per caught bug to FILE");
+  add_run_settings(desc, kCommandSelftest, cfg.run);
   const auto vm = parse_command(args, desc);
   if (vm.count("help")) {
     std::cout << desc << "\n";
     return 0;
   }
   std::string note, error, why;
-  if (skip_without_gpu && (backend_name == "cuda" || backend_name == "auto") && !cuda_available(why)) {
-    std::printf("no usable GPU (%s): skipped\n", why.c_str());
+  if (skip_for_missing_gpu(backend_name, skip_without_gpu, note)) {
+    std::printf("%s\n", note.c_str());
     return 77;
   }
   cfg.backend = resolve_backend(backend_name, note, error);

@@ -1,25 +1,15 @@
 #include "harness/cli/options.hpp"
 
+#include "harness/registry/registry.hpp"
+
 #include <optional>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
 namespace po = boost::program_options;
-
-namespace atomstress {
-
-std::istream& operator>>(std::istream& in, CheckerKind& c) {
-  std::string word;
-  in >> word;
-  if (const auto parsed = parse_checker(word)) c = *parsed;
-  else in.setstate(std::ios::failbit);
-  return in;
-}
-std::ostream& operator<<(std::ostream& out, CheckerKind c) { return out << to_string(c); }
-
-}  // namespace atomstress
 
 namespace atomstress::cli {
 
@@ -133,12 +123,6 @@ class SwitchValue : public po::typed_value<bool> {
 };
 }  // namespace
 
-po::typed_value<bool>* isolation(bool* store) {
-  auto* v = new SwitchValue(store, true);
-  v->default_value(true, "auto");
-  return v;
-}
-
 po::typed_value<bool>* on_off(bool* store, bool default_on) {
   auto* v = new SwitchValue(store, std::nullopt);
   v->default_value(default_on, default_on ? "on" : "off");
@@ -146,23 +130,96 @@ po::typed_value<bool>* on_off(bool* store, bool default_on) {
 }
 
 namespace {
-class CheckerValue : public po::typed_value<CheckerKind> {
+
+// A run setting's value: parsed by the table's form, stored through its setter.
+class SettingValue : public po::typed_value<uint64_t> {
  public:
-  using po::typed_value<CheckerKind>::typed_value;
+  explicit SettingValue(const RunSetting& s) : po::typed_value<uint64_t>(nullptr), setting_(s) {}
   void xparse(boost::any& out, const std::vector<std::string>& tokens) const override {
     po::validators::check_first_occurrence(out);
     const std::string& token = po::validators::get_single_string(tokens);
-    const auto c = parse_checker(token);
-    if (!c) throw bad_number(token, "is not auto, cpu, gpu or both");
-    out = *c;
+    std::string why;
+    std::optional<uint64_t> v;
+    switch (setting_.form) {
+      case SettingForm::Count: v = parse_unsigned(token, setting_.lo, setting_.hi, why); break;
+      case SettingForm::OnOffAuto:
+        if (token == "on" || token == "auto") v = 1;
+        else if (token == "off") v = 0;
+        else why = "is not on, off or auto";
+        break;
+      case SettingForm::Checker:
+        if (const auto c = parse_checker(token)) v = uint64_t(*c);
+        else why = "is not auto, cpu, gpu or both";
+        break;
+    }
+    if (!v) throw bad_number(token, why);
+    out = *v;
   }
+
+ private:
+  const RunSetting& setting_;
 };
+
 }  // namespace
 
-po::typed_value<CheckerKind>* checker_kind(CheckerKind* store) {
-  auto* v = new CheckerValue(store);
-  v->default_value(CheckerKind::Auto, "auto");
+void add_run_settings(po::options_description& desc, RunCommand command, RunOptions& run) {
+  for (const RunSetting& s : run_settings()) {
+    if (!(s.commands & command)) continue;
+    auto* value = new SettingValue(s);
+    // An on|off|auto setting defaults to auto (which is on); the others to `run`'s value.
+    if (s.form == SettingForm::OnOffAuto) value->default_value(1, "auto");
+    else value->default_value(s.get(run), setting_text(s, s.get(run)));
+    value->notifier([&run, &s](uint64_t v) { s.set(run, v); });
+    desc.add_options()(s.option, value, s.help);
+  }
+}
+
+void keep_given_settings(const po::variables_map& vm, const RunOptions& given, RunOptions& run) {
+  for (const RunSetting& s : run_settings())
+    if (vm.count(s.option) && !vm[s.option].defaulted()) s.set(run, s.get(given));
+}
+
+void add_backend_options(po::options_description& desc, std::string& backend, bool& skip_without_gpu) {
+  desc.add_options()("backend", po::value<std::string>(&backend)->default_value(backend), "cuda, cpu or auto")(
+      "skip-without-gpu", po::bool_switch(&skip_without_gpu),
+      "exit 77 when no GPU is usable (with --backend cuda or auto)");
+}
+
+bool skip_for_missing_gpu(const std::string& backend, bool skip_without_gpu, std::string& note) {
+  if (!skip_without_gpu || (backend != "cuda" && backend != "auto")) return false;
+  std::string why;
+  if (cuda_available(why)) return false;
+  note = "no usable GPU (" + why + "): skipped";
+  return true;
+}
+
+std::vector<std::string> split_commas(std::string_view s) {
+  std::vector<std::string> v;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = std::min(s.find(',', start), s.size());
+    if (end > start) v.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
   return v;
+}
+
+bool select_entries(const std::string& list, const char* option, std::vector<const Entry*>& out, std::string& error) {
+  const auto names = split_commas(list);
+  if (names.empty()) {
+    error = std::string("--") + option + " '" + list + "' names no implementation";
+    return false;
+  }
+  for (const auto& name : names) {
+    const auto matched = match_impls(name);
+    if (matched.empty()) {
+      error = "unknown implementation '" + name + "' (see 'atomstress list')";
+      return false;
+    }
+    for (const Entry* e : matched)
+      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  }
+  return true;
 }
 
 po::variables_map parse_command(const std::vector<std::string>& args, const po::options_description& desc,

@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 
 #include "harness/backend/backend.hpp"
+#include "harness/backend/run_settings.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -17,10 +18,7 @@
 #include <vector>
 
 namespace atomstress {
-// Boost's value type for --checker needs the stream operators (found by
-// argument-dependent lookup, so here); the option parses with parse_checker.
-std::istream& operator>>(std::istream& in, CheckerKind& c);
-std::ostream& operator<<(std::ostream& out, CheckerKind c);
+struct Entry;
 }  // namespace atomstress
 
 namespace atomstress::cli {
@@ -74,24 +72,30 @@ class SecondsValue : public boost::program_options::typed_value<double> {
 };
 inline SecondsValue* seconds(double* store, double max) { return new SecondsValue(store, max); }
 
-// --isolate on|off|auto: whether trials run in a supervised worker process
-// (harness/pipeline/execute_trial.hpp); auto, the default, is on.
-boost::program_options::typed_value<bool>* isolation(bool* store);
-inline constexpr const char* kIsolationHelp =
-    "on, off or auto (on): run each trial in a worker process, so that a hang, trap or fault costs one verdict "
-    "(HANG, CRASH) and the run goes on; off runs them in this process (for debugging)";
-
 // A switch spelled on|off.
 boost::program_options::typed_value<bool>* on_off(bool* store, bool default_on);
 
-// --checker auto|cpu|gpu|both (RunOptions::checker).
-boost::program_options::typed_value<CheckerKind>* checker_kind(CheckerKind* store);
-inline constexpr const char* kCheckerHelp =
-    "auto, cpu, gpu or both (auto): which checker judges a single atomic's trial on the cuda backend. gpu expands, "
-    "runs and checks it on the device and copies back only a trial it cannot pass (the host's checker explains "
-    "it); cpu copies every history back; both checks every history with each and makes a disagreement an "
-    "error; auto is gpu for trials of 2048 ops or more where the entry's device oracle agrees with its host phi "
-    "and the history fits the GPU checker. Algorithms and the cpu backend always use the host's checker";
+// Every run setting `command` offers (backend/run_settings.hpp), bound to
+// `run`; each option's default is `run`'s value when declared.
+void add_run_settings(boost::program_options::options_description& desc, RunCommand command, RunOptions& run);
+// The run settings `vm` was given on the command line, copied from `given`
+// into `run` (repro: a token's settings, unless the command line names them).
+void keep_given_settings(const boost::program_options::variables_map& vm, const RunOptions& given, RunOptions& run);
+
+// --backend cuda|cpu|auto and --skip-without-gpu, which every command that
+// runs trials offers.
+void add_backend_options(boost::program_options::options_description& desc, std::string& backend,
+                         bool& skip_without_gpu);
+// With --skip-without-gpu and no usable GPU (for cuda or auto): true, with
+// the one line to print in `note` (the command then exits 77).
+bool skip_for_missing_gpu(const std::string& backend, bool skip_without_gpu, std::string& note);
+
+// Comma-separated names, empty items dropped.
+std::vector<std::string> split_commas(std::string_view s);
+// The entries `list` names (names, globs or groups, comma-separated), no
+// repeats, in the order given; false with a one-line `error` (naming
+// `option`) for an empty list or a name that matches nothing.
+bool select_entries(const std::string& list, const char* option, std::vector<const Entry*>& out, std::string& error);
 
 // A string option that must not be empty (a file name, a list).
 boost::program_options::typed_value<std::string>* non_empty(std::string* store);
@@ -107,8 +111,6 @@ boost::program_options::variables_map parse_command(
 int usage_error(const std::string& msg);
 
 // The bounds the commands share.
-inline constexpr uint64_t kMaxWatchdogMs = 3'600'000;  // one hour
-inline constexpr uint32_t kMaxCpuThreads = 256;
 inline constexpr uint32_t kMaxTrials = 1'000'000;
 inline constexpr uint32_t kMaxRuns = 1'000'000;
 inline constexpr double kMaxBudgetSeconds = 3600;

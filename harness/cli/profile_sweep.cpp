@@ -241,10 +241,8 @@ void add_sweep_options(po::options_description& desc, SweepOptions& o) {
       "flush the GPU's L2 before each timed launch (and the bare kernel's), as nvbench's cold measurements "
       "do (cuda; ignored with a note on cpu)")(
       "hotspots", bounded<uint32_t>(&o.hotspots, 0, 1000)->default_value(8), "hottest addresses kept per point")(
-      "seed", bounded<uint64_t>(&o.seed)->default_value(1), "seed of the workloads")(
-      "budget", bounded<uint32_t>(&o.run.retry_budget)->default_value(1u << 20), "retries per op before a hang")(
-      "watchdog-ms", bounded<uint64_t>(&o.run.watchdog_ms, 0, kMaxWatchdogMs)->default_value(0),
-      "per-launch watchdog (0: 1 s + 20 us per op)");
+      "seed", bounded<uint64_t>(&o.seed)->default_value(1), "seed of the workloads");
+  add_run_settings(desc, kCommandProfile, o.run);
 }
 
 bool parse_sweep(const SweepOptions& o, Sweep& sweep, std::string& error) {

@@ -25,13 +25,19 @@ struct SweepOptions {
   bool baseline = false, cold = false;
   uint32_t hotspots = 8;
   uint64_t seed = 1;
-  RunOptions run;  // retry budget and watchdog here; the cpu backend's options are profile's own
+  // The run settings (budget, watchdog, the cpu backend's threads and yield);
+  // a profile times the code under test, so the cpu backend yields only when asked.
+  RunOptions run = [] {
+    RunOptions r;
+    r.yield_permille = 0;
+    return r;
+  }();
 };
 
 // Adds the axes (--impl, --k, --pattern, --grid, --block, --ops-per-thread,
 // --space, --dist) and the measurement's options (--max-noise,
-// --max-time-per-point, --batch-time, --baseline, --cold, --hotspots, --seed, --budget,
-// --watchdog-ms) to `desc`, stored into `o`.
+// --max-time-per-point, --batch-time, --baseline, --cold, --hotspots, --seed) and
+// profile's run settings (backend/run_settings.hpp) to `desc`, stored into `o`.
 void add_sweep_options(boost::program_options::options_description& desc, SweepOptions& o);
 
 // The options parsed: what needs no device yet.

@@ -1,5 +1,7 @@
 #include "harness/pipeline/trial_json.hpp"
 
+#include "harness/backend/run_settings.hpp"
+
 #include "harness/pipeline/json_fields.hpp"
 
 namespace atomstress {
@@ -125,9 +127,18 @@ json to_json(const Outcome& o) {
 }
 
 json to_json(const RunOptions& o) {
-  return {{"retry_budget", o.retry_budget}, {"watchdog_ms", o.watchdog_ms}, {"cpu_threads", o.cpu_threads},
-          {"yield_permille", o.yield_permille}, {"bench_reps", o.bench_reps}, {"isolate", o.isolate},
-          {"checker", to_string(o.checker)}, {"sequential", o.sequential}, {"trace_rows", o.trace_rows}};
+  // The run settings as their table spells them; then the pipeline's own choices.
+  json j;
+  for (const RunSetting& s : run_settings()) {
+    const uint64_t v = s.get(o);
+    if (s.form == SettingForm::OnOffAuto) j[s.key] = v != 0;
+    else if (s.form == SettingForm::Checker) j[s.key] = setting_text(s, v);
+    else j[s.key] = v;
+  }
+  j["bench_reps"] = o.bench_reps;
+  j["sequential"] = o.sequential;
+  j["trace_rows"] = o.trace_rows;
+  return j;
 }
 
 bool from_json(const json& j, TrialRequest& r, std::string& error) {
@@ -193,13 +204,22 @@ bool from_json(const json& j, Outcome& o, std::string& error) {
 }
 
 bool from_json(const json& j, RunOptions& o, std::string& error) {
-  get(j, "retry_budget", o.retry_budget, error);
-  get(j, "watchdog_ms", o.watchdog_ms, error);
-  get(j, "cpu_threads", o.cpu_threads, error);
-  get(j, "yield_permille", o.yield_permille, error);
+  for (const RunSetting& s : run_settings()) {
+    uint64_t v = s.get(o);
+    if (s.form == SettingForm::OnOffAuto) {
+      bool on = v != 0;
+      get(j, s.key, on, error);
+      v = on;
+    } else if (s.form == SettingForm::Checker) {
+      CheckerKind c = CheckerKind(v);
+      read_enum(j, s.key, c, parse_checker, error);
+      v = uint64_t(c);
+    } else {
+      get(j, s.key, v, error);
+    }
+    s.set(o, v);
+  }
   get(j, "bench_reps", o.bench_reps, error);
-  get(j, "isolate", o.isolate, error);
-  read_enum(j, "checker", o.checker, parse_checker, error);
   get(j, "sequential", o.sequential, error);
   get(j, "trace_rows", o.trace_rows, error);
   return error.empty();
