@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/aggregate.hpp"
-#include "fuzz/records_json.hpp"
+#include "reports/records_json.hpp"
 #include "harness/registry/registry.hpp"
 #include "harness/trial/token.hpp"
 
@@ -18,7 +18,7 @@ namespace {
 
 constexpr uint64_t kMaxOpsPerTrial = 1ull << 28;  // validate()'s limit on a trial
 
-std::string option(const reports::FuzzHeader& h, const std::string& key) {
+std::string option(const reports::RunHeader& h, const std::string& key) {
   for (const auto& [k, v] : h.options)
     if (k == key) return v;
   return "";
@@ -77,7 +77,7 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
   }
   std::string line;
   size_t n = 0;
-  std::optional<reports::FuzzHeader> run;  // the run record in force
+  std::optional<reports::RunHeader> run;  // the run record in force
   std::string where;                       // "shard i/N ('FILE')"
   size_t results = 0;                      // slice, replay and entry records
   bool named_entries = false;              // some run record named its entries
@@ -99,7 +99,7 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
     const std::string kind = j["record"];
     if (kind != "run" && !run) return fail("a '" + kind + "' record before the log's 'run' record");
     if (kind == "run") {
-      reports::FuzzHeader h;
+      reports::RunHeader h;
       if (!from_json(j, h, why)) return fail(why);
       if (m.header && h.version != m.header->version)
         return fail("a log of atomstress " + h.version + ", the others of " + m.header->version +

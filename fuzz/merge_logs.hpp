@@ -17,7 +17,7 @@
 namespace atomstress::fuzz {
 
 struct MergedLogs {
-  std::optional<reports::FuzzHeader> header;
+  std::optional<reports::RunHeader> header;
   std::map<std::string, reports::FuzzEntryResult> entries;  // by name
   uint64_t trials = 0, ops = 0;                              // over every slice read
   // What the runs were asked to do, and what they finished.

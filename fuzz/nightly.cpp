@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "fuzz/aggregate.hpp"
 #include "fuzz/atomic_file.hpp"
 #include "fuzz/campaign.hpp"
@@ -13,7 +15,7 @@
 #include "harness/pipeline/diagnose.hpp"
 #include "properties/properties.hpp"
 #include "reports/fuzz_collector.hpp"
-#include "reports/repro_command.hpp"
+#include "reports/fuzz_text_printer.hpp"
 
 namespace atomstress::fuzz {
 
@@ -21,18 +23,6 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
-
-std::string fail_lines(const reports::FuzzEntryResult& e) {
-  char head[256];
-  std::snprintf(head, sizeof head, "%-5s %-32s %-6s %8llu trials %10llu ops  caught after %.1f s (%s)",
-                to_string(e.verdict), e.impl.c_str(), to_string(e.backend), (unsigned long long)e.trials,
-                (unsigned long long)e.ops, e.time_to_catch_s, e.origin.c_str());
-  std::string s = head;
-  s += "\n      " + e.why;
-  s += "\n      shrunk: " + e.spec + "  (" + reports::FuzzCollector::shrunk_rate(e) + ")";
-  s += "\n      repro: " + reports::repro_command(e.token, e.backend);
-  return s;
-}
 
 // Replays the corpus cases of this run's entries; their results join `state`.
 // Each case draws from the budget (at most `slice` seconds of it, at least
@@ -80,7 +70,7 @@ bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector
       r.cls = d.cls;
       r.why = classed_why(d, ev.why);
     }
-    out.fuzz_replay(r);
+    out.record(r);
     if (error = out.error(); !error.empty()) return false;
     add_replay(state.entries[c.impl], r);
     if (r.still_failing) progress.add_failure();
@@ -116,16 +106,15 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
   }
   auto stopped = [&] { return cfg.stop_signal != nullptr && *cfg.stop_signal != 0; };
   // A signal: every entry still running is reported interrupted (not to the
-  // JSON log, see RecordLog), the state stays resumable.
+  // JSON log, see reports/jsonl_printer.hpp), the state stays resumable.
   auto interrupted = [&] {
     progress.stop();
     const int sig = *cfg.stop_signal;
     const std::string name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP"
                                                                                                   : "a signal";
-    char spent[64];
-    std::snprintf(spent, sizeof spent, "%.1f s of its %.0f s budget", state.elapsed_s, state.budget_s);
-    std::printf("\ninterrupted by %s after %s: the state is saved%s\n", name.c_str(), spent,
-                cfg.state_path.empty() ? "" : (" (resume with: fuzz --resume --state " + cfg.state_path + ")").c_str());
+    const std::string spent = fmt::format("{:.1f} s of its {:.0f} s budget", state.elapsed_s, state.budget_s);
+    out.note(fmt::format("\ninterrupted by {} after {}: the state is saved{}", name, spent,
+                         cfg.state_path.empty() ? "" : " (resume with: fuzz --resume --state " + cfg.state_path + ")"));
     for (const Entry* e : cfg.entries) {
       auto r = state.entries[e->name];
       if (!r.skipped && !r.failed()) {
@@ -134,7 +123,7 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
         r.why = "the run was interrupted by " + name + " after " + spent + " before this entry's end" +
                 (cfg.state_path.empty() ? "" : "; resume it with fuzz --resume");
       }
-      out.fuzz_entry(r);
+      out.record(r);
     }
     return kInterrupted;
   };
@@ -213,13 +202,13 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
       }
       if (c.verdict != Verdict::Error) {
         add_slice(result, s);
-        out.fuzz_slice(s);
+        out.record(s);
         // A log that cannot be appended to (a full disk) ends the run now.
         if (error = out.error(); !error.empty()) return 2;
       }
       if (c.found && c.verdict != Verdict::Error) {
         progress.add_failure();
-        progress.print(fail_lines(result));
+        progress.print(reports::fuzz_failure_lines(result));
         if (!cfg.corpus_dir.empty()) {
           CorpusCase cc_case{entry.name, s.token, s.spec, to_string(s.verdict), s.why, cfg.header.version,
                              to_string(cfg.backend), cfg.header.device, utc_timestamp(), s.rate_failures,
@@ -252,21 +241,16 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
   progress.stop();
 
   int status = 0;
-  std::printf("\n");
+  out.note("");
   double fuzzed_s = 0, ran_s = 0;
   for (const Entry* e : cfg.entries) {
     const auto& r = state.entries[e->name];
     fuzzed_s += r.seconds;
     ran_s += r.run_s;
-    out.fuzz_entry(r);
-    if (r.skipped) std::printf("SKIP  %-32s %s\n", r.impl.c_str(), r.skip_why.c_str());
-    else if (r.failed()) std::printf("%s\n", fail_lines(r).c_str());
-    else
-      std::printf("PASS  %-32s %-6s %8llu trials %10llu ops  %.1f s in %u rounds\n", r.impl.c_str(),
-                  to_string(r.backend), (unsigned long long)r.trials, (unsigned long long)r.ops, r.seconds, r.rounds);
+    out.record(r);
     if (r.failed()) status = 1;
   }
-  std::printf("%s\n", reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend).c_str());
+  out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend));
   return status;
 }
 

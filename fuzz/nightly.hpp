@@ -26,7 +26,7 @@ struct NightlyConfig {
   double progress_s = 10;
   std::string corpus_dir;  // empty: no corpus
   std::string state_path;  // empty: no state file
-  reports::FuzzHeader header;  // version, device: stamped on corpus cases
+  reports::RunHeader header;  // version, device: stamped on corpus cases
   std::string label;           // a lane of fuzz --devices: its progress lines' prefix
   // Set (to the signal's number) by a SIGINT, SIGTERM or SIGHUP handler: the
   // run ends at the next spec.  Null: never.

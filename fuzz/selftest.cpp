@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "campaign.hpp"
 #include "fuzz/stress_rates.hpp"
 #include "harness/pipeline/execute_trial.hpp"
@@ -15,135 +17,126 @@
 
 namespace atomstress {
 
+namespace {
+
+reports::CampaignRecord campaign_record(const Entry& impl, const fuzz::SelftestConfig& cfg,
+                                        const fuzz::CampaignResult& r) {
+  return {.impl = &impl,
+          .backend = cfg.backend,
+          .found = r.found,
+          .verdict = r.verdict,
+          .why = r.why,
+          .shrunk = r.shrunk,
+          .knobs = knobs_of(cfg.run),
+          .time_to_catch_s = r.time_to_catch_s,
+          .specs = r.specs,
+          .rate_failures = r.rate_failures,
+          .rate_runs = r.rate_runs,
+          .flaky = r.flaky,
+          .cls = r.diagnosis.cls};
+}
+
+// The no-false-failure campaigns over the correct catalogue: false when one failed.
+bool correct_catalogue_passes(const fuzz::SelftestConfig& cfg, reports::Printer& printer) {
+  bool ok = true;
+  for (const auto& [which, specs] : {std::pair<const char*, uint64_t>{"atomics", cfg.correct_specs},
+                                     std::pair<const char*, uint64_t>{"algorithms", cfg.algo_specs}}) {
+    fuzz::CampaignConfig cc;
+    cc.gen = properties::default_config(cfg.backend, match_impls(which));
+    cc.run = cfg.run;
+    cc.budget_s = 1e9;
+    cc.max_specs = specs;
+    cc.reruns = 1;
+    cc.seed = cfg.seed + 1000;
+    const auto rc = fuzz::run_campaign(cc);
+    printer.note(fmt::format(
+        "correct {:<10} ({:2} entries): {} generated specs, {} ({:.1f} s)", which, cc.gen.impls.size(), rc.specs,
+        rc.found ? (rc.verdict == Verdict::Error ? "ERROR (an invalid spec was generated)" : "FALSE FAILURE")
+                 : "no failure",
+        rc.total_s));
+    if (rc.found) {
+      ok = false;
+      printer.note(fmt::format("      {}\n      repro: {}", rc.why,
+                               reports::repro_command(encode_token(rc.shrunk, knobs_of(cfg.run)), cfg.backend)));
+    }
+  }
+  return ok;
+}
+
+// The differential properties, both memory spaces, with specials: false on a mismatch.
+bool differentials_agree(const fuzz::SelftestConfig& cfg, reports::Printer& printer) {
+  bool ok = true;
+  for (const auto& pair : properties::differential_pairs()) {
+    uint64_t agreed = 0, predicted = 0;
+    for (Space space : {Space::Global, Space::Shared}) {
+      for (uint64_t s = 0; s < 8; ++s) {
+        const auto d = properties::differential(pair, cfg.backend, space, cfg.seed * 100 + s, 2048, 300);
+        agreed += d.agreed;
+        predicted += d.predicted;
+        if (!d.ok) {
+          ok = false;
+          printer.note(fmt::format("differential {} vs {} ({}): MISMATCH: {}", pair.emulated, pair.native,
+                                   to_string(space), d.why));
+          break;
+        }
+      }
+    }
+    printer.note(fmt::format("differential {:<18} vs {:<16} agreed on {:6} ops, differed as the specs predict on {:5}",
+                             pair.emulated, pair.native, agreed, predicted));
+  }
+  return ok;
+}
+
+}  // namespace
+
 int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printer) {
   const BackendKind backend = cfg.backend;
-  const bool cuda = backend == BackendKind::Cuda;
-  const RunOptions& run = cfg.run;
-  const double budget_s = cfg.budget_s;
-  const uint32_t reruns = cfg.reruns, rate_runs = cfg.rate_runs;
-  const uint64_t seed = cfg.seed, correct_specs = cfg.correct_specs, algo_specs = cfg.algo_specs;
   const auto targets = match_impls(cfg.bugs);
   if (targets.empty()) {
-    std::fprintf(stderr, "atomstress: error: no implementation matches '%s'\n", cfg.bugs.c_str());
+    fmt::print(stderr, "atomstress: error: no implementation matches '{}'\n", cfg.bugs);
     return 2;
   }
-  std::printf("selftest on %s: %.1f s search budget per bug, %u runs per spec\n\n", to_string(backend), budget_s, reruns);
-  std::printf("%-32s %-6s %-5s %-13s %9s %6s  %-26s %s\n", "implementation", "caught", "how", "class", "to catch",
-              "specs", "shrunk: grid x block x ops", "rate of shrunk case");
+  printer.note(fmt::format("selftest on {}: {:.1f} s search budget per bug, {} runs per spec\n", to_string(backend),
+                           cfg.budget_s, cfg.reruns));
   uint32_t caught = 0;
   std::vector<double> times;
   std::vector<fuzz::StressRate> rates;  // the weak-memory bugs', with and without stress
   size_t counted = 0;
-  for (const ImplInfo* impl : targets) {
-    if (impl->needs_gpu && !cuda) {
-      std::printf("%-32s %-6s (needs a GPU: not counted on the cpu backend)\n", impl->name, "n/a");
+  for (const Entry* impl : targets) {
+    if (impl->needs_gpu && backend != BackendKind::Cuda) {
+      printer.record(reports::SkippedEntry{impl, backend, "needs a GPU: not counted on the cpu backend"});
       continue;
     }
     if (!impl->rate_only) ++counted;
     fuzz::CampaignConfig bug_cfg;
     bug_cfg.gen = properties::default_config(backend, {impl});
-    bug_cfg.run = run;
-    bug_cfg.budget_s = budget_s;
-    bug_cfg.reruns = reruns;
-    bug_cfg.seed = seed;
+    bug_cfg.run = cfg.run;
+    bug_cfg.budget_s = cfg.budget_s;
+    bug_cfg.reruns = cfg.reruns;
+    bug_cfg.seed = cfg.seed;
     bug_cfg.pack = fuzz::default_pack(backend);
     const auto r = fuzz::run_campaign(bug_cfg);
     if (r.verdict == Verdict::Error) {
-      std::fprintf(stderr, "atomstress: error: %s: %s\n", impl->name, r.why.c_str());
+      fmt::print(stderr, "atomstress: error: {}: {}\n", impl->name, r.why);
       return 2;
     }
-    char shrunk[64] = "-", rate[64] = "-", when[32] = "-";
     if (r.found && !impl->rate_only) {
       ++caught;
       times.push_back(r.time_to_catch_s);
     }
-    if (r.found) {
-      std::snprintf(shrunk, sizeof shrunk, "%u x %u x %u = %llu ops", r.shrunk.grid, r.shrunk.block,
-                    r.shrunk.ops_per_thread, (unsigned long long)r.shrunk.ops());
-      std::snprintf(rate, sizeof rate, "%u/%u%s", r.rate_failures, r.rate_runs, r.flaky ? " (flaky)" : "");
-      std::snprintf(when, sizeof when, "%.3f s", r.time_to_catch_s);
-    }
-    std::printf("%-32s %-6s %-5s %-13s %9s %6llu  %-26s %s\n", impl->name,
-                r.found ? "yes" : impl->rate_only ? "unseen" : "NO", r.found ? to_string(r.verdict) : "-",
-                r.found ? to_string(r.diagnosis.cls) : "-", when, (unsigned long long)r.specs, shrunk, rate);
-    if (r.found) {
-      std::printf("      %s\n      repro: %s\n", r.why.c_str(),
-                  reports::repro_command(encode_token(r.shrunk, knobs_of(run)), backend).c_str());
-      if (r.shrunk.stress.any()) std::printf("      shrunk case's %s\n", describe(r.shrunk.stress).c_str());
-    }
-    reports::CampaignRecord rec;
-    rec.impl = impl;
-    rec.backend = backend;
-    rec.found = r.found;
-    rec.verdict = r.verdict;
-    rec.why = r.why;
-    rec.shrunk = r.shrunk;
-    rec.knobs = knobs_of(run);
-    rec.time_to_catch_s = r.time_to_catch_s;
-    rec.specs = r.specs;
-    rec.rate_failures = r.rate_failures;
-    rec.rate_runs = r.rate_runs;
-    rec.flaky = r.flaky;
-    rec.cls = r.diagnosis.cls;
-    printer.campaign(rec);
+    printer.record(campaign_record(*impl, cfg, r));
     if (impl->rate_only || impl->weak_memory)
       rates.push_back(fuzz::measure_stress_rate(*impl, r.found ? std::optional<TrialSpec>(r.shrunk) : std::nullopt,
-                                                backend, run, rate_runs, seed));
-    std::fflush(stdout);
+                                                backend, cfg.run, cfg.rate_runs, cfg.seed));
   }
-  fuzz::print_stress_rates(rates);
+  for (const auto& line : stress_rate_lines(rates)) printer.note(line);
   std::sort(times.begin(), times.end());
   const double median = times.empty() ? 0 : times[times.size() / 2];
-  std::printf("\nmutation score: %u/%zu caught (%.0f%%), median time to catch %.3f s\n", caught, counted,
-              counted ? 100.0 * caught / counted : 0.0, median);
-
-  // No false failures: the same campaign over the correct catalogue, its
-  // single atomics and its algorithms.
-  bool false_failure = false;
-  for (const auto& [which, specs] : {std::pair<const char*, uint64_t>{"atomics", correct_specs},
-                                     std::pair<const char*, uint64_t>{"algorithms", algo_specs}}) {
-    fuzz::CampaignConfig cc;
-    cc.gen = properties::default_config(backend, match_impls(which));
-    cc.run = run;
-    cc.budget_s = 1e9;
-    cc.max_specs = specs;
-    cc.reruns = 1;
-    cc.seed = seed + 1000;
-    const auto rc = fuzz::run_campaign(cc);
-    std::printf("correct %-10s (%2zu entries): %llu generated specs, %s (%.1f s)\n", which, cc.gen.impls.size(),
-                (unsigned long long)rc.specs,
-                rc.found ? (rc.verdict == Verdict::Error ? "ERROR (an invalid spec was generated)" : "FALSE FAILURE")
-                         : "no failure",
-                rc.total_s);
-    if (rc.found) {
-      false_failure = true;
-      std::printf("      %s\n      repro: %s\n", rc.why.c_str(),
-                  reports::repro_command(encode_token(rc.shrunk, knobs_of(run)), backend).c_str());
-    }
-  }
-
-  // Differential properties, both memory spaces, with specials.
-  bool diff_ok = true;
-  for (const auto& pair : properties::differential_pairs()) {
-    uint64_t agreed = 0, predicted = 0;
-    for (Space space : {Space::Global, Space::Shared}) {
-      for (uint64_t s = 0; s < 8; ++s) {
-        const auto d = properties::differential(pair, backend, space, seed * 100 + s, 2048, 300);
-        agreed += d.agreed;
-        predicted += d.predicted;
-        if (!d.ok) {
-          diff_ok = false;
-          std::printf("differential %s vs %s (%s): MISMATCH: %s\n", pair.emulated, pair.native, to_string(space),
-                      d.why.c_str());
-          break;
-        }
-      }
-    }
-    std::printf("differential %-18s vs %-16s agreed on %6llu ops, differed as the specs predict on %5llu\n",
-                pair.emulated, pair.native, (unsigned long long)agreed, (unsigned long long)predicted);
-  }
-  const bool ok = caught == counted && !false_failure && diff_ok;
-  return ok ? 0 : 1;
+  printer.note(fmt::format("\nmutation score: {}/{} caught ({:.0f}%), median time to catch {:.3f} s", caught, counted,
+                           counted ? 100.0 * caught / counted : 0.0, median));
+  const bool no_false_failure = correct_catalogue_passes(cfg, printer);
+  const bool diff_ok = differentials_agree(cfg, printer);
+  return caught == counted && no_false_failure && diff_ok ? 0 : 1;
 }
 
 }  // namespace atomstress

@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "fuzz/atomic_file.hpp"
-#include "fuzz/records_json.hpp"
+#include "reports/records_json.hpp"
 
 namespace atomstress::fuzz {
 

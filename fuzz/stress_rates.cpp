@@ -1,5 +1,7 @@
 #include "fuzz/stress_rates.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -174,32 +176,32 @@ StressRate measure_stress_rate(const ImplInfo& impl, const std::optional<TrialSp
   return r;
 }
 
-void print_stress_rates(const std::vector<StressRate>& rows) {
-  if (rows.empty()) return;
+std::vector<std::string> stress_rate_lines(const std::vector<StressRate>& rows) {
+  if (rows.empty()) return {};
   const StressRate& any = rows.front();
-  std::printf("\nweak-memory failure rates: each bug's shrunk case (or, where its campaign found none, a trial of "
-              "one block per SM x 64 threads x 1 op on one lock) under the best stress of a search (its own stress "
-              "and %zu presets, each screened with %u runs, the best two with %u), and without stress (%u runs, up "
-              "to %u while more could decide a >=10x claim); score 1-e^-x, x = failures per %u runs; target: "
-              ">=50%% stressed, or >=10x the unstressed rate's 95%% upper bound\n",
-              stress_presets(BackendKind::Cpu).size(), std::max<uint32_t>(2, any.runs / 4), any.runs, any.runs,
-              kUnstressedFactor * any.runs, any.runs);
-  std::printf("%-44s %-18s %11s %11s %15s %-11s  %s\n", "implementation", "trial", "unstressed", "stressed", "score",
-              "target", "best stress");
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format(
+      "\nweak-memory failure rates: each bug's shrunk case (or, where its campaign found none, a trial of one block "
+      "per SM x 64 threads x 1 op on one lock) under the best stress of a search (its own stress and {} presets, "
+      "each screened with {} runs, the best two with {}), and without stress ({} runs, up to {} while more could "
+      "decide a >=10x claim); score 1-e^-x, x = failures per {} runs; target: >=50% stressed, or >=10x the "
+      "unstressed rate's 95% upper bound",
+      stress_presets(BackendKind::Cpu).size(), std::max<uint32_t>(2, any.runs / 4), any.runs, any.runs,
+      kUnstressedFactor * any.runs, any.runs));
+  lines.push_back(fmt::format("{:<44} {:<18} {:>11} {:>11} {:>15} {:<11}  {}", "implementation", "trial", "unstressed",
+                              "stressed", "score", "target", "best stress"));
   for (const StressRate& r : rows) {
-    char un[32], st[32], sc[32], trial[48], tried[48];
-    std::snprintf(un, sizeof un, "%u/%u", r.unstressed, r.unstressed_runs);
-    std::snprintf(st, sizeof st, "%u/%u", r.stressed, r.runs);
     const double x_un = r.unstressed_runs ? double(r.unstressed) * r.runs / r.unstressed_runs : 0;
-    std::snprintf(sc, sizeof sc, "%.3f -> %.3f", reproducibility_score(x_un), reproducibility_score(r.stressed));
-    std::snprintf(trial, sizeof trial, "%s %ux%ux%u", r.shrunk ? "shrunk" : "fixed", r.trial.grid, r.trial.block,
-                  r.trial.ops_per_thread);
-    std::snprintf(tried, sizeof tried, "; %u of %u candidates tried", r.screened, r.candidates);
-    std::printf("%-44s %-18s %11s %11s %15s %-11s  %s (%s%s)%s\n", r.impl->name, trial, un, st, sc,
-                to_string(target_of(r.stressed, r.runs, r.unstressed, r.unstressed_runs)), describe(r.best).c_str(),
-                r.best_source.c_str(), tried,
-                r.other ? (" [" + std::to_string(r.other) + " runs hung, crashed or could not run]").c_str() : "");
+    lines.push_back(fmt::format(
+        "{:<44} {:<18} {:>11} {:>11} {:>15} {:<11}  {} ({}; {} of {} candidates tried){}", r.impl->name,
+        fmt::format("{} {}x{}x{}", r.shrunk ? "shrunk" : "fixed", r.trial.grid, r.trial.block, r.trial.ops_per_thread),
+        fmt::format("{}/{}", r.unstressed, r.unstressed_runs), fmt::format("{}/{}", r.stressed, r.runs),
+        fmt::format("{:.3f} -> {:.3f}", reproducibility_score(x_un), reproducibility_score(r.stressed)),
+        to_string(target_of(r.stressed, r.runs, r.unstressed, r.unstressed_runs)), describe(r.best), r.best_source,
+        r.screened, r.candidates,
+        r.other ? fmt::format(" [{} runs hung, crashed or could not run]", r.other) : std::string()));
   }
+  return lines;
 }
 
 }  // namespace atomstress::fuzz

@@ -81,7 +81,7 @@ const char* to_string(Target t);  // "met: >=50%", "met: >=10x", "not met"
 bool more_unstressed_runs_help(uint32_t stressed, uint32_t runs, uint32_t unstressed, uint32_t unstressed_runs,
                                uint32_t max_runs);
 
-// The table, to stdout.
-void print_stress_rates(const std::vector<StressRate>& rows);
+// The table, as lines for the terminal.
+std::vector<std::string> stress_rate_lines(const std::vector<StressRate>& rows);
 
 }  // namespace atomstress::fuzz

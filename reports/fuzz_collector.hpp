@@ -19,12 +19,6 @@ namespace atomstress::reports {
 class FuzzCollector : public Printer {
  public:
   explicit FuzzCollector(std::string path) : path_(std::move(path)) {}
-  void fuzz_started(const FuzzHeader& h) override { header_ = h; }
-  void fuzz_entry(const FuzzEntryResult& e) override { entries_.push_back(e); }
-  bool finish() override {
-    if (error_.empty()) fuzz::write_file_atomically(path_, render(), error_);
-    return error_.empty();
-  }
   std::string error() const override { return error_; }
 
   // The whole document.
@@ -99,6 +93,14 @@ class FuzzCollector : public Printer {
   }
 
  protected:
+  void do_begin(const RunHeader& h) override { header_ = h; }
+  void do_record(const Record& r) override {
+    if (const auto* e = as<FuzzEntryResult>(r)) entries_.push_back(*e);
+  }
+  bool do_finish() override {
+    if (error_.empty()) fuzz::write_file_atomically(path_, render(), error_);
+    return error_.empty();
+  }
   // The whole run's busy_line, over the entries kept.
   std::string busy() const {
     double fuzzed = 0, ran = 0;
@@ -151,7 +153,7 @@ class FuzzCollector : public Printer {
     for (const auto& e : entries_) n += e.failed() && !e.skipped;
     return n;
   }
-  FuzzHeader header_;
+  RunHeader header_;
   std::vector<FuzzEntryResult> entries_;
 
  private:

@@ -45,7 +45,7 @@ long mhz_per_cpu() {
 
 }  // namespace
 
-nlohmann::json gbench_context(const RunInfo& run) {
+nlohmann::json gbench_context(const RunHeader& run) {
   return {
       {"date", local_date()},
       {"host_name", host_name()},

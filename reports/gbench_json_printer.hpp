@@ -13,7 +13,7 @@ namespace atomstress::reports {
 
 // The "context" object: date, host_name, executable, num_cpus,
 // mhz_per_cpu, library_build_type, and atomstress's backend and device.
-nlohmann::json gbench_context(const RunInfo& run);
+nlohmann::json gbench_context(const RunHeader& run);
 // One entry of "benchmarks".
 nlohmann::json gbench_benchmark(const ProfilePoint& p, size_t family_index);
 

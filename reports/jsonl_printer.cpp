@@ -1,34 +1,56 @@
 #include "reports/jsonl_printer.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "fuzz/atomic_file.hpp"
+#include "reports/records_json.hpp"
+
 namespace atomstress::reports {
 
-JsonlPrinter::JsonlPrinter(const std::string& path) : path_(path) {
-  // "a+" so the last byte can be read: appending after a line without its
+JsonlPrinter::JsonlPrinter(const std::string& path, bool fuzz_log) : path_(path), fuzz_log_(fuzz_log) {
+  // O_RDWR so the last byte can be read: appending after a line without its
   // newline would glue the first record onto it.
-  f_ = std::fopen(path_.c_str(), "a+");
-  if (!f_) f_ = std::fopen(path_.c_str(), "a");  // e.g. a write-only device
-  if (f_ && std::fseek(f_, -1, SEEK_END) == 0) {
-    const int last = std::fgetc(f_);
-    fresh_line_needed_ = last != EOF && last != '\n';
+  fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd_ < 0) fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);  // a write-only device
+  if (fd_ < 0) {
+    error_ = "cannot open '" + path_ + "' for appending";
+    return;
   }
-  if (f_) std::clearerr(f_);
+  struct stat st{};
+  regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular_ && st.st_size > 0) {
+    char last = '\n';
+    if (::pread(fd_, &last, 1, st.st_size - 1) == 1) fresh_line_needed_ = last != '\n';
+  }
 }
 
 JsonlPrinter::~JsonlPrinter() {
-  if (f_) std::fclose(f_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
-void JsonlPrinter::write_line(const std::string& json) {
-  if (!f_ || !error_.empty()) return;
-  const std::string line = (fresh_line_needed_ ? "\n" : "") + json + "\n";
-  errno = 0;
-  if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0) {
-    error_ = "cannot write '" + path_ + "'" + (errno ? std::string(": ") + std::strerror(errno) : "");
-    return;
+void JsonlPrinter::write_line(std::string line) {
+  if (fd_ < 0 || !error_.empty()) return;
+  line = (fresh_line_needed_ ? "\n" : "") + line + "\n";
+  // Where the line starts: a write that fails part-way is cut back to it, so
+  // the file stays whole up to its last complete line.
+  const off_t start = regular_ ? ::lseek(fd_, 0, SEEK_END) : 0;
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = n == 0 ? EIO : errno;
+      if (regular_ && start >= 0 && done > 0) (void)::ftruncate(fd_, start);
+      error_ = "cannot write '" + path_ + "': " + std::strerror(e);
+      return;
+    }
+    done += size_t(n);
   }
   fresh_line_needed_ = false;
 }
@@ -50,10 +72,8 @@ nlohmann::json finding_json(const Finding& f) {
   if (f.observed) j["observed"] = {{"bits", *f.observed}, {"value", format_value(f.value_kind, *f.observed)}};
   return j;
 }
-}  // namespace
 
-void JsonlPrinter::trial(const TrialOutcome& t) {
-  if (t.verdict == Verdict::Error) return;  // bad input is reported on stderr, not recorded
+nlohmann::json trial_json(const TrialOutcome& t) {
   nlohmann::json j;
   j["impl"] = t.spec.impl;
   j["backend"] = to_string(t.backend);
@@ -74,11 +94,10 @@ void JsonlPrinter::trial(const TrialOutcome& t) {
   for (const auto& h : t.hotspots)
     hs.push_back({{"addr", h.addr}, {"ops", h.ops}, {"retries", h.retries}, {"cycles", h.cycles}});
   j["hotspots"] = hs;
-  write_line(j.dump());
+  return j;
 }
 
-void JsonlPrinter::campaign(const CampaignRecord& c) {
-  if (!c.found) return;  // as before: one line per caught bug
+nlohmann::json campaign_json(const CampaignRecord& c) {
   nlohmann::json j;
   j["impl"] = c.impl->name;
   j["backend"] = to_string(c.backend);
@@ -93,11 +112,10 @@ void JsonlPrinter::campaign(const CampaignRecord& c) {
   j["rate_failures"] = c.rate_failures;
   j["rate_runs"] = c.rate_runs;
   j["flaky"] = c.flaky;
-  write_line(j.dump());
+  return j;
 }
 
-void JsonlPrinter::impl_summary(const ImplSummary& s) {
-  if (!s.shrunk) return;  // the trials' own lines say the rest
+nlohmann::json shrunk_json(const ImplSummary& s) {
   const ShrunkCase& c = *s.shrunk;
   nlohmann::json j;
   j["record"] = "shrunk";
@@ -116,13 +134,37 @@ void JsonlPrinter::impl_summary(const ImplSummary& s) {
   j["rate_runs"] = c.rate_runs;
   j["candidates"] = c.candidates;
   j["shrink_s"] = c.seconds;
-  write_line(j.dump());
+  return j;
 }
 
-bool JsonlPrinter::finish() {
-  if (f_ && error_.empty() && (std::fflush(f_) != 0 || std::ferror(f_)))
-    error_ = "cannot write '" + path_ + "'" + (errno ? std::string(": ") + std::strerror(errno) : "");
-  return error_.empty();
+// A fuzz record's line: its kind and, unless it has one, the time.
+std::string fuzz_line(const char* record, nlohmann::json j) {
+  j["record"] = record;
+  if (!j.contains("timestamp")) j["timestamp"] = fuzz::utc_timestamp();
+  return j.dump();
+}
+
+}  // namespace
+
+void JsonlPrinter::do_begin(const RunHeader& h) {
+  if (fuzz_log_) write_line(fuzz_line("run", to_json(h)));
+}
+
+void JsonlPrinter::do_record(const Record& r) {
+  if (const auto* t = as<TrialOutcome>(r)) {
+    if (t->verdict != Verdict::Error) write_line(trial_json(*t).dump());  // bad input goes to stderr, not here
+  } else if (const auto* c = as<CampaignRecord>(r)) {
+    if (c->found) write_line(campaign_json(*c).dump());  // one line per caught bug
+  } else if (const auto* s = as<ImplSummary>(r)) {
+    if (s->shrunk) write_line(shrunk_json(*s).dump());  // the trials' own lines say the rest
+  } else if (const auto* p = as<ReplayRecord>(r)) {
+    write_line(fuzz_line("replay", to_json(*p)));
+  } else if (const auto* l = as<FuzzSliceRecord>(r)) {
+    write_line(fuzz_line("slice", to_json(*l)));
+  } else if (const auto* e = as<FuzzEntryResult>(r)) {
+    // An interrupted entry has no result yet: `merge` must see its run unfinished.
+    if (e->origin != "interrupted") write_line(fuzz_line("entry", to_json(*e)));
+  }
 }
 
 }  // namespace atomstress::reports

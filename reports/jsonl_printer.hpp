@@ -1,10 +1,16 @@
-// JSON-lines report: one object per trial (and per selftest campaign),
-// appended and flushed as each ends, so a crash or a bad input later loses
-// nothing already recorded.  A file whose last line lacks its newline gets
-// one first; a write or flush that fails makes finish() false.
+// JSON lines, the one writer of them: one object per record, appended with
+// one write(2) as it happens, so a kill at any moment loses nothing already
+// recorded.  A file whose last line lacks its newline gets one first; a
+// write that fails (a full disk) is cut back to the last complete line and
+// error() says so at once (a fuzz campaign then stops rather than run on
+// without its log).
+//
+// check and repro write a line per trial (and one per shrunk failure),
+// selftest one per caught bug; fuzz's log (read back by `merge`) a "run"
+// line, then a "replay", "slice" and "entry" line per record, each with a
+// timestamp.
 #pragma once
 
-#include <cstdio>
 #include <string>
 
 #include "reports/printer.hpp"
@@ -13,27 +19,27 @@ namespace atomstress::reports {
 
 class JsonlPrinter final : public Printer {
  public:
-  // Opens `path` for appending; check opened() before running anything.
-  explicit JsonlPrinter(const std::string& path);
+  // Opens `path` for appending; error() says why it could not.  fuzz_log:
+  // the header goes in as a "run" line (fuzz's log).
+  JsonlPrinter(const std::string& path, bool fuzz_log);
   ~JsonlPrinter() override;
   JsonlPrinter(const JsonlPrinter&) = delete;
   JsonlPrinter& operator=(const JsonlPrinter&) = delete;
 
-  bool opened() const { return f_ != nullptr; }
-
-  void trial(const TrialOutcome& t) override;
-  void campaign(const CampaignRecord& c) override;
-  void impl_summary(const ImplSummary& s) override;  // check: a line for a shrunk failure
-  bool finish() override;
   std::string error() const override { return error_; }
 
  private:
-  void write_line(const std::string& json);
+  void do_begin(const RunHeader& h) override;
+  void do_record(const Record& r) override;
+  bool do_finish() override { return error_.empty(); }
+  void write_line(std::string line);
 
   std::string path_;
-  std::FILE* f_ = nullptr;
+  int fd_ = -1;
+  bool regular_ = false;            // a regular file (a failed write can be cut back)
   bool fresh_line_needed_ = false;  // the file ended without a newline
-  std::string error_;               // the first write error
+  bool fuzz_log_ = false;
+  std::string error_;               // the first open or write error
 };
 
 }  // namespace atomstress::reports

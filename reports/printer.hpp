@@ -1,10 +1,14 @@
-// The reporting seam: a command tells a Printer what happened and each
-// printer decides what to show (terminal lines, JSON lines, ...).  Multiplex
-// forwards to several, so a command talks to one printer.
+// The reporting seam: a command hands every printer the run's header once,
+// then notes and records as they happen, then finishes them; each printer
+// shows the records it knows (terminal lines, JSON lines, JUnit, HTML, ...)
+// and ignores the rest.  The public front is fixed; a printer implements the
+// few do_* hooks it needs (nvbench's printer_base).  Multiplex forwards to
+// several, so a command talks to one printer.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "reports/results.hpp"
@@ -15,59 +19,47 @@ struct ProfilePoint;  // harness/pipeline/profile.hpp: only `profile` sends them
 
 namespace atomstress::reports {
 
+// One record of a run, by address: it is read during the call only.
+using Record = std::variant<const TrialOutcome*, const ImplSummary*, const SkippedEntry*, const ReproSummary*,
+                            const CampaignRecord*, const ReplayRecord*, const FuzzSliceRecord*,
+                            const FuzzEntryResult*, const ProfilePoint*>;
+
+// The record if it is a T, else null.
+template <class T>
+const T* as(const Record& r) {
+  const auto* p = std::get_if<const T*>(&r);
+  return p ? *p : nullptr;
+}
+
 class Printer {
  public:
   virtual ~Printer() = default;
-  virtual void run_started(const RunInfo&) {}
-  virtual void note(const std::string&) {}
-  virtual void trial(const TrialOutcome&) {}
-  virtual void impl_summary(const ImplSummary&) {}
-  // An implementation that ran nothing: why.
-  virtual void impl_skipped(const ImplInfo&, BackendKind, const std::string& why) {}
-  virtual void repro(const ReproSummary&) {}
-  virtual void campaign(const CampaignRecord&) {}
-  // `fuzz`: the run's header, each corpus replay and time slice as they
-  // happen, and each entry's result at the end.
-  virtual void fuzz_started(const FuzzHeader&) {}
-  virtual void fuzz_replay(const ReplayRecord&) {}
-  virtual void fuzz_slice(const FuzzSliceRecord&) {}
-  virtual void fuzz_entry(const FuzzEntryResult&) {}
-  // `profile`: one measured point of the sweep.
-  virtual void profile_point(const ProfilePoint&) {}
-  // Flushes; false (and `error()` says why, in one line) when anything the
+  // Once, before anything runs: where the run comes from.
+  void begin(const RunHeader& h) { do_begin(h); }
+  // A line of context ("backend auto: cuda on ...", the time split).
+  void note(const std::string& n) { do_note(n); }
+  template <class R>
+  void record(const R& r) {
+    do_record(Record(&r));
+  }
+  // Flushes; false (and error() says why, in one line) when anything the
   // printer was given could not be written.
-  virtual bool finish() { return true; }
+  bool finish() { return do_finish(); }
+  // A printer that could not open its file says so here from the start
+  // (the command refuses to run); one whose write failed, at once.
   virtual std::string error() const { return {}; }
+
+ protected:
+  virtual void do_begin(const RunHeader&) {}
+  virtual void do_note(const std::string&) {}
+  virtual void do_record(const Record&) {}
+  virtual bool do_finish() { return true; }
 };
 
 class Multiplex final : public Printer {
  public:
   void add(std::unique_ptr<Printer> p) { printers_.push_back(std::move(p)); }
-
-  void run_started(const RunInfo& r) override { for (auto& p : printers_) p->run_started(r); }
-  void note(const std::string& n) override { for (auto& p : printers_) p->note(n); }
-  void trial(const TrialOutcome& t) override { for (auto& p : printers_) p->trial(t); }
-  void impl_summary(const ImplSummary& s) override { for (auto& p : printers_) p->impl_summary(s); }
-  void impl_skipped(const ImplInfo& i, BackendKind b, const std::string& why) override {
-    for (auto& p : printers_) p->impl_skipped(i, b, why);
-  }
-  void repro(const ReproSummary& r) override { for (auto& p : printers_) p->repro(r); }
-  void campaign(const CampaignRecord& c) override { for (auto& p : printers_) p->campaign(c); }
-  void fuzz_started(const FuzzHeader& h) override { for (auto& p : printers_) p->fuzz_started(h); }
-  void fuzz_replay(const ReplayRecord& r) override { for (auto& p : printers_) p->fuzz_replay(r); }
-  void fuzz_slice(const FuzzSliceRecord& s) override { for (auto& p : printers_) p->fuzz_slice(s); }
-  void fuzz_entry(const FuzzEntryResult& e) override { for (auto& p : printers_) p->fuzz_entry(e); }
-  void profile_point(const ProfilePoint& pt) override { for (auto& p : printers_) p->profile_point(pt); }
-  // Finishes every printer (one failing must not stop the others flushing).
-  bool finish() override {
-    bool ok = true;
-    for (auto& p : printers_)
-      if (!p->finish()) {
-        if (ok) error_ = p->error();
-        ok = false;
-      }
-    return ok;
-  }
+  bool empty() const { return printers_.empty(); }
   // finish()'s error, or before it the first printer that already failed
   // (a log that could not be appended to: the run stops at once).
   std::string error() const override {
@@ -75,6 +67,27 @@ class Multiplex final : public Printer {
     for (const auto& p : printers_)
       if (auto e = p->error(); !e.empty()) return e;
     return {};
+  }
+
+ protected:
+  void do_begin(const RunHeader& h) override {
+    for (auto& p : printers_) p->begin(h);
+  }
+  void do_note(const std::string& n) override {
+    for (auto& p : printers_) p->note(n);
+  }
+  void do_record(const Record& r) override {
+    for (auto& p : printers_) std::visit([&](const auto* x) { p->record(*x); }, r);
+  }
+  // Finishes every printer (one failing must not stop the others flushing).
+  bool do_finish() override {
+    bool ok = true;
+    for (auto& p : printers_)
+      if (!p->finish()) {
+        if (ok) error_ = p->error();
+        ok = false;
+      }
+    return ok;
   }
 
  private:

@@ -20,10 +20,18 @@ class ProfileCollector : public Printer {
   bool opened() const { return file_.is_open(); }
   const std::string& path() const { return path_; }
 
-  void run_started(const RunInfo& r) override { run_ = r; }
-  void note(const std::string& n) override { notes_.push_back(n); }
-  void profile_point(const ProfilePoint& p) override { points_.push_back(p); }
-  bool finish() override {
+  std::string error() const override {
+    if (error_.empty() && !opened()) return "cannot open '" + path_ + "' for writing";
+    return error_;
+  }
+
+ protected:
+  void do_begin(const RunHeader& r) override { run_ = r; }
+  void do_note(const std::string& n) override { notes_.push_back(n); }
+  void do_record(const Record& r) override {
+    if (const auto* p = as<ProfilePoint>(r)) points_.push_back(*p);
+  }
+  bool do_finish() override {
     if (finished_) return error_.empty();
     finished_ = true;
     errno = 0;
@@ -32,12 +40,10 @@ class ProfileCollector : public Printer {
     if (!file_) error_ = "cannot write '" + path_ + "'" + (errno ? std::string(": ") + std::strerror(errno) : "");
     return error_.empty();
   }
-  std::string error() const override { return error_; }
 
- protected:
   // The whole document.
   virtual std::string render() const = 0;
-  RunInfo run_;
+  RunHeader run_;
   std::vector<std::string> notes_;
   std::vector<ProfilePoint> points_;
 

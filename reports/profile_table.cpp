@@ -8,12 +8,15 @@
 
 namespace atomstress::reports {
 
-void ProfileTablePrinter::note(const std::string& n) {
+void ProfileTablePrinter::do_note(const std::string& n) {
   std::printf("%s\n", n.c_str());
   std::fflush(stdout);
 }
 
-void ProfileTablePrinter::profile_point(const ProfilePoint& p) {
+void ProfileTablePrinter::do_record(const Record& r) {
+  const ProfilePoint* point = as<ProfilePoint>(r);
+  if (!point) return;
+  const ProfilePoint& p = *point;
   if (!header_) {
     // The point's name last: it is long, and the numbers stay aligned.
     std::printf("%11s %8s %9s %5s %5s %6s %10s %9s %-7s %s\n", "items/s", "noise", "retries", "p50", "p99", "max",
@@ -34,7 +37,7 @@ void ProfileTablePrinter::profile_point(const ProfilePoint& p) {
   points_.push_back(p);
 }
 
-bool ProfileTablePrinter::finish() {
+bool ProfileTablePrinter::do_finish() {
   bool unconverged = false;
   for (const auto& p : points_) unconverged |= !p.timing.converged;
   if (unconverged) std::printf("* the time cap stopped the timing before the noise fell under the bound\n");

@@ -10,12 +10,13 @@ namespace atomstress::reports {
 
 class ProfileTablePrinter final : public Printer {
  public:
-  void note(const std::string& n) override;
-  void profile_point(const ProfilePoint& p) override;
-  bool finish() override;
   std::string error() const override { return error_; }
 
  private:
+  void do_note(const std::string& n) override;
+  void do_record(const Record& r) override;
+  bool do_finish() override;
+
   bool header_ = false;
   std::vector<ProfilePoint> points_;
   std::string error_;

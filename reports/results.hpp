@@ -12,13 +12,6 @@
 
 namespace atomstress::reports {
 
-// Once per command, before anything runs.
-struct RunInfo {
-  std::string command_line;
-  BackendKind backend = BackendKind::Cpu;
-  std::string device;  // the GPU's name on cuda; "host" on cpu
-};
-
 // One implementation's trials under `check`.
 // A failure after shrinking: check's failures (fuzz/shrink_spec.hpp).
 struct ShrunkCase {
@@ -46,6 +39,13 @@ struct ImplSummary {
   std::optional<ShrunkCase> shrunk;  // the first failure shrunk (unless --no-shrink)
 };
 
+// `check`: an entry that ran nothing, and why.
+struct SkippedEntry {
+  const Entry* entry = nullptr;
+  BackendKind backend = BackendKind::Cpu;
+  std::string why;
+};
+
 // `repro`: a token rerun `runs` times.
 struct ReproSummary {
   TrialSpec spec;
@@ -70,12 +70,14 @@ struct CampaignRecord {
   FailureClass cls = FailureClass::None;  // the shrunk case's class (pipeline/diagnose.hpp)
 };
 
-// `fuzz`: once per run, what a nightly report needs to say where it came from.
-struct FuzzHeader {
+// Once per command, before anything runs: where the run comes from (check,
+// repro, selftest and profile fill in the command line, backend and device;
+// fuzz and merge all of it, for a nightly report).
+struct RunHeader {
   std::string timestamp;  // UTC, ISO 8601
   std::string version, git_revision;  // git_revision empty when unknown
   BackendKind backend = BackendKind::Cpu;
-  std::string device, driver;  // driver: on cuda only
+  std::string device, driver;  // device: the GPU's name on cuda, "host" on cpu; driver: on cuda only
   std::vector<std::pair<std::string, std::string>> options;  // as given (or resumed)
   std::string command_line;
   // The entries this run (this shard, this lane) was asked to run, by name:

@@ -10,7 +10,7 @@
 
 namespace atomstress::reports {
 
-void TextPrinter::note(const std::string& n) {
+void TextPrinter::do_note(const std::string& n) {
   std::printf("%s\n", n.c_str());
   std::fflush(stdout);
 }
@@ -25,7 +25,13 @@ static void print_diagnosis(FailureClass cls, const std::vector<std::string>& tr
   if (!inference.empty()) std::printf("      %s\n", inference.c_str());
 }
 
-void TextPrinter::impl_summary(const ImplSummary& s) {
+void TextPrinter::do_record(const Record& r) {
+  if (const auto* s = as<ImplSummary>(r)) summary(*s);
+  else if (const auto* k = as<SkippedEntry>(r)) skipped(*k);
+  else if (const auto* p = as<ReproSummary>(r)) repro(*p);
+}
+
+void TextPrinter::summary(const ImplSummary& s) {
   const bool pass = s.verdict == Verdict::Pass;
   if (pass && quiet_) return;
   char ops[32];
@@ -67,9 +73,9 @@ void TextPrinter::impl_summary(const ImplSummary& s) {
   std::fflush(stdout);
 }
 
-void TextPrinter::impl_skipped(const ImplInfo& impl, BackendKind backend, const std::string& why) {
+void TextPrinter::skipped(const SkippedEntry& s) {
   if (quiet_) return;
-  std::printf("SKIP  %-32s %-4s  %s\n", impl.name, to_string(backend), why.c_str());
+  std::printf("SKIP  %-32s %-4s  %s\n", s.entry->name, to_string(s.backend), s.why.c_str());
 }
 
 void TextPrinter::repro(const ReproSummary& r) {
@@ -81,6 +87,6 @@ void TextPrinter::repro(const ReproSummary& r) {
               r.failures, r.runs, double(r.failures) / r.runs, 1.0 - std::exp(-x), x, r.runs);
 }
 
-bool TextPrinter::finish() { return flush_stdout(error_); }
+bool TextPrinter::do_finish() { return flush_stdout(error_); }
 
 }  // namespace atomstress::reports

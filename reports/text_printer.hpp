@@ -14,14 +14,16 @@ class TextPrinter final : public Printer {
   // quiet: failures only.  profile: print the busiest trial's hotspots.
   TextPrinter(bool quiet, bool profile) : quiet_(quiet), profile_(profile) {}
 
-  void note(const std::string& n) override;
-  void impl_summary(const ImplSummary& s) override;
-  void impl_skipped(const ImplInfo& impl, BackendKind backend, const std::string& why) override;
-  void repro(const ReproSummary& r) override;
-  bool finish() override;
   std::string error() const override { return error_; }
 
  private:
+  void do_note(const std::string& n) override;
+  void do_record(const Record& r) override;
+  bool do_finish() override;
+  void summary(const ImplSummary& s);
+  void skipped(const SkippedEntry& s);
+  void repro(const ReproSummary& r);
+
   bool quiet_, profile_;
   std::string error_;
 };

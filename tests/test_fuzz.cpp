@@ -24,7 +24,7 @@
 
 #include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
-#include "fuzz/records_json.hpp"
+#include "reports/records_json.hpp"
 #include "fuzz/shard.hpp"
 #include "harness/trial/token.hpp"
 #include "reports/html_printer.hpp"
@@ -334,17 +334,17 @@ TEST(FuzzParts, JunitEscapesWhatItQuotes) {
   EXPECT_EQ(escape_markup("a<b>&\"c'\x01"), "a&lt;b&gt;&amp;&quot;c&apos;?");
   const fs::path d = scratch("escape");
   JunitPrinter j((d / "j.xml").string());
-  FuzzHeader h;
+  RunHeader h;
   h.device = "GPU <\"x\"> & co";
   h.options = {{"impl", "a&b,'c'"}};
-  j.fuzz_started(h);
+  j.begin(h);
   FuzzEntryResult e;
   e.impl = "odd<name>";
   e.verdict = atomstress::Verdict::Fail;
   e.why = "value \"x\" < 'y' & z\x02";
   e.spec = "]]> <!-- -->";
   e.token = "as1.t";
-  j.fuzz_entry(e);
+  j.record(e);
   ASSERT_TRUE(j.finish()) << j.error();
   const std::string xml = slurp(d / "j.xml");
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
@@ -385,14 +385,14 @@ TEST(FuzzParts, TheRateWithoutStressIsRecordedAndSaid) {
   s.bare_runs = 10;
   reports::FuzzSliceRecord back;
   std::string error;
-  ASSERT_TRUE(fuzz::from_json(fuzz::to_json(s), back, error)) << error;
+  ASSERT_TRUE(reports::from_json(reports::to_json(s), back, error)) << error;
   EXPECT_EQ(back.bare_failures, 1u);
   EXPECT_EQ(back.bare_runs, 10u);
-  auto old = fuzz::to_json(s);
+  auto old = reports::to_json(s);
   old.erase("bare_failures");
   old.erase("bare_runs");
   reports::FuzzSliceRecord older;
-  ASSERT_TRUE(fuzz::from_json(old, older, error)) << error;
+  ASSERT_TRUE(reports::from_json(old, older, error)) << error;
   EXPECT_EQ(older.bare_runs, 0u);
   EXPECT_EQ(older.rate_runs, 10u);
   reports::FuzzEntryResult e;
@@ -943,8 +943,8 @@ TEST(Reports27, FailuresComeFirstGroupedByFunctionWithAnchors) {
   reports::MarkdownPrinter md((d / "summary.md").string());
   reports::HtmlPrinter html((d / "index.html").string());
   for (reports::Printer* p : {static_cast<reports::Printer*>(&md), static_cast<reports::Printer*>(&html)}) {
-    p->fuzz_started(reports::FuzzHeader{});
-    for (const auto& e : es) p->fuzz_entry(e);
+    p->begin(reports::RunHeader{});
+    for (const auto& e : es) p->record(e);
     ASSERT_TRUE(p->finish()) << p->error();
   }
   const std::string m = slurp(d / "summary.md"), h = slurp(d / "index.html");
@@ -994,20 +994,20 @@ TEST(Reports27, JunitMessagesAreClassAndCauseNeverEmpty) {
   using namespace atomstress;
   const fs::path d = scratch("r27_junit");
   reports::JunitPrinter j((d / "j.xml").string());
-  j.fuzz_started(reports::FuzzHeader{});
-  j.fuzz_entry(entry_result("classed", Verdict::Fail, FailureClass::Semantics, "semantics: alone: stored -0"));
-  j.fuzz_entry(entry_result("corpus", Verdict::Fail, FailureClass::Atomicity, "an update was lost"));
-  j.fuzz_entry(entry_result("old.log", Verdict::Fail));
-  j.fuzz_entry(entry_result("hang", Verdict::Hang, FailureClass::Hang, ""));
+  j.begin(reports::RunHeader{});
+  j.record(entry_result("classed", Verdict::Fail, FailureClass::Semantics, "semantics: alone: stored -0"));
+  j.record(entry_result("corpus", Verdict::Fail, FailureClass::Atomicity, "an update was lost"));
+  j.record(entry_result("old.log", Verdict::Fail));
+  j.record(entry_result("hang", Verdict::Hang, FailureClass::Hang, ""));
   auto incomplete = entry_result("incomplete", Verdict::Error);
   incomplete.origin = "incomplete";
-  j.fuzz_entry(incomplete);
+  j.record(incomplete);
   auto interrupted = entry_result("interrupted", Verdict::Error, FailureClass::None, "interrupted by SIGTERM");
   interrupted.origin = "interrupted";
-  j.fuzz_entry(interrupted);
+  j.record(interrupted);
   auto skipped = entry_result("skipped", Verdict::Pass);
   skipped.skipped = true;
-  j.fuzz_entry(skipped);
+  j.record(skipped);
   ASSERT_TRUE(j.finish()) << j.error();
   const std::string xml = slurp(d / "j.xml");
   EXPECT_EQ(xml.find("message=\"\""), std::string::npos) << xml;
@@ -1037,29 +1037,29 @@ TEST(Reports27, TheClassRoundTripsThroughTheRecords) {
   r.verdict = Verdict::Fail;
   r.cls = FailureClass::Neighbour;
   std::string error;
-  EXPECT_EQ(fuzz::to_json(s)["class"], "return-value");
-  EXPECT_EQ(fuzz::to_json(e)["class"], "memory-order");
-  EXPECT_EQ(fuzz::to_json(r)["class"], "neighbour");
+  EXPECT_EQ(reports::to_json(s)["class"], "return-value");
+  EXPECT_EQ(reports::to_json(e)["class"], "memory-order");
+  EXPECT_EQ(reports::to_json(r)["class"], "neighbour");
   reports::FuzzSliceRecord s2;
   reports::FuzzEntryResult e2;
   reports::ReplayRecord r2;
-  ASSERT_TRUE(fuzz::from_json(fuzz::to_json(s), s2, error)) << error;
-  ASSERT_TRUE(fuzz::from_json(fuzz::to_json(e), e2, error)) << error;
-  ASSERT_TRUE(fuzz::from_json(fuzz::to_json(r), r2, error)) << error;
+  ASSERT_TRUE(reports::from_json(reports::to_json(s), s2, error)) << error;
+  ASSERT_TRUE(reports::from_json(reports::to_json(e), e2, error)) << error;
+  ASSERT_TRUE(reports::from_json(reports::to_json(r), r2, error)) << error;
   EXPECT_EQ(s2.cls, FailureClass::ReturnValue);
   EXPECT_EQ(e2.cls, FailureClass::MemoryOrder);
   EXPECT_EQ(r2.cls, FailureClass::Neighbour);
-  auto old = fuzz::to_json(s);
+  auto old = reports::to_json(s);
   old.erase("class");
   reports::FuzzSliceRecord older;
-  ASSERT_TRUE(fuzz::from_json(old, older, error)) << error;
+  ASSERT_TRUE(reports::from_json(old, older, error)) << error;
   EXPECT_EQ(older.cls, FailureClass::None);
   for (const nlohmann::json bad : {nlohmann::json("racy"), nlohmann::json(3), nlohmann::json("")}) {
-    auto j = fuzz::to_json(e);
+    auto j = reports::to_json(e);
     j["class"] = bad;
     reports::FuzzEntryResult back;
     error.clear();
-    EXPECT_FALSE(fuzz::from_json(j, back, error)) << bad;
+    EXPECT_FALSE(reports::from_json(j, back, error)) << bad;
     EXPECT_NE(error.find("class"), std::string::npos) << error;
   }
 }

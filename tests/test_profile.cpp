@@ -131,7 +131,7 @@ TEST(Profile, TheHtmlPageDrawsEachBareKernelBesideItsEntry) {
         p.spec.k = k;
         p.items_per_second = 1e6 * k;
         if (std::string(name) == "cas.add.f32") p.baseline_items_per_second = 1.2e6 * k;
-        html.profile_point(p);
+        html.record(p);
       }
     ASSERT_TRUE(html.finish()) << html.error();
   }

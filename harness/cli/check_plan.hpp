@@ -14,7 +14,7 @@
 namespace atomstress {
 
 struct CheckOptions {
-  std::string impl, backend = "auto", pattern = "all", space = "all", dist = "mixed", json;
+  std::string impl, backend = "auto", pattern = "all", space = "all", dist = "mixed";
   bool all = false, skip_without_gpu = false, quiet = false, no_shrink = false;
   bool pipeline = true;  // judge each trial while the next runs (run_sequence.hpp)
   double shrink_s = 30;  // per failure

@@ -11,7 +11,6 @@
 #include "harness/pipeline/diagnose.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/footprint.hpp"
-#include "reports/jsonl_printer.hpp"
 #include "reports/text_printer.hpp"
 
 namespace po = boost::program_options;
@@ -70,9 +69,10 @@ reports::ShrunkCase shrink_failure(const CheckPlan& plan, const ImplSummary& sum
 
 int cmd_check(const std::vector<std::string>& args, const std::string& command_line) {
   CheckOptions co;
+  ReportOptions reports_asked(reports::kReportCheck);
   po::options_description desc("atomstress check");
   add_check_options(desc, co);
-  desc.add_options()("json", non_empty(&co.json), "append one JSON line per trial to FILE");
+  add_report_options(desc, reports_asked);
   const auto vm = parse_command(args, desc);
   if (vm.count("help")) {
     std::cout << desc << "\n";
@@ -92,25 +92,20 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::TextPrinter>(co.quiet, co.profile > 0));
+  if (!reports::add_report_printers(reports_asked.request(), printers, error)) return usage_error(error);
   if (!plan.note.empty()) printers.note(plan.note);
-  if (!co.json.empty()) {
-    auto json = std::make_unique<reports::JsonlPrinter>(co.json);
-    if (!json->opened()) return usage_error("cannot open '" + co.json + "' for appending");
-    printers.add(std::move(json));
-  }
-  printers.run_started({command_line, plan.backend,
-                        plan.backend == BackendKind::Cuda ? cuda_device_name() : std::string("host")});
+  printers.begin(run_header(command_line, plan.backend));
   int status = 0;
   const auto started = std::chrono::steady_clock::now();
   double run_ms = 0, check_ms = 0, overlapped_ms = 0;
   for (const ImplInfo* impl : plan.impls) {
     if (impl->gpu_only && plan.backend == BackendKind::Cpu) {
-      printers.impl_skipped(*impl, plan.backend, cpu_skip_reason(*impl));
+      printers.record(reports::SkippedEntry{impl, plan.backend, cpu_skip_reason(*impl)});
       continue;
     }
-    ImplSummary sum = run_impl(plan, *impl, [&](const TrialOutcome& t) { printers.trial(t); });
+    ImplSummary sum = run_impl(plan, *impl, [&](const TrialOutcome& t) { printers.record(t); });
     if (sum.verdict == Verdict::Error && sum.trials == 0 && plan.impls.size() > 1) {
-      printers.impl_skipped(*impl, plan.backend, "no trial applies: " + sum.first_failure.why());
+      printers.record(reports::SkippedEntry{impl, plan.backend, "no trial applies: " + sum.first_failure.why()});
       continue;
     }
     if (sum.verdict == Verdict::Error) {
@@ -126,7 +121,7 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
       if (sum.shrunk) sum.shrunk->diagnosis = d;
       else apply(d, sum.first_failure.finding);
     }
-    printers.impl_summary(sum);
+    printers.record(sum);
     run_ms += sum.run_ms;
     check_ms += sum.check_ms;
     overlapped_ms += sum.check_overlapped_ms;

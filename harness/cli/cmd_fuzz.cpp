@@ -18,16 +18,15 @@
 #include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
 #include "fuzz/nightly.hpp"
-#include "fuzz/record_log.hpp"
 #include "fuzz/shard.hpp"
 #include "fuzz/state.hpp"
 #include "harness/cli/check_plan.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/fuzz_lanes.hpp"
 #include "harness/cli/options.hpp"
-#include "reports/html_printer.hpp"
-#include "reports/junit_printer.hpp"
-#include "reports/markdown_printer.hpp"
+#include "reports/fuzz_text_printer.hpp"
+
+#include <fmt/format.h>
 
 #ifndef ATOMSTRESS_VERSION
 #define ATOMSTRESS_VERSION "unknown"
@@ -71,7 +70,7 @@ class ShardValue : public po::typed_value<std::string> {
 };
 
 struct FuzzOptions {
-  std::string impl = "all", backend = "auto", time_text = "90s", corpus, state, junit, report, json, shard;
+  std::string impl = "all", backend = "auto", time_text = "90s", corpus, state, shard;
   std::string devices, lane;  // --devices 0,1; --lane i/N (a lane of a --devices run)
   uint32_t lane_device = 0;
   double time_s = 90, progress_s = 10;
@@ -79,6 +78,7 @@ struct FuzzOptions {
   uint32_t reruns = 2, rate_runs = 10;
   bool resume = false, skip_without_gpu = false;
   RunOptions run;
+  ReportOptions reports{reports::kReportFuzz};
 };
 
 void describe_options(po::options_description& desc, FuzzOptions& o) {
@@ -97,9 +97,6 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "corpus", non_empty(&o.corpus), "directory of failure cases: replayed first, new failures added")(
       "state", non_empty(&o.state), "state file for --resume (default: CORPUS/fuzz-state[-i-of-N].json)")(
       "resume", po::bool_switch(&o.resume), "continue a killed run from its state file")(
-      "junit", non_empty(&o.junit), "write a JUnit XML file (one testcase per entry)")(
-      "report", non_empty(&o.report), "write DIR/summary.md and DIR/index.html")(
-      "json", non_empty(&o.json), "append one JSON line per record to FILE")(
       "shard", new ShardValue(&o.shard),
       "i/N: entry j of the name-sorted selection runs when j % N == i (default: from SLURM_ARRAY_TASK_ID/"
       "SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX/ATOMSTRESS_SHARD_COUNT)")(
@@ -110,6 +107,7 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
       "progress-s", seconds(&o.progress_s, kMaxBudgetSeconds),
       "seconds between progress lines when stdout is not a terminal (default 10)");
+  add_report_options(desc, o.reports);
 }
 
 // SIGINT, SIGTERM, SIGHUP: the campaign ends at its next spec, writes its
@@ -251,11 +249,9 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   // Everything that can be refused is refused before anything runs: every
   // output path (two naming one file would overwrite each other), the
   // corpus, the lock.
-  const std::string summary = o.report.empty() ? "" : (fs::path(o.report) / "summary.md").string();
-  const std::string index = o.report.empty() ? "" : (fs::path(o.report) / "index.html").string();
-  const std::vector<std::pair<std::string, std::string>> outputs = {
-      {"--json", o.json}, {"--junit", o.junit}, {"the state file", cfg.state_path},
-      {"--report", summary}, {"--report", index}};
+  const reports::ReportRequest asked = o.reports.request();
+  std::vector<std::pair<std::string, std::string>> outputs = reports::report_files(asked);
+  outputs.emplace_back("the state file", cfg.state_path);
   if (!fuzz::check_distinct(outputs, {}, error)) return usage_error(error);
   std::vector<fuzz::CorpusCase> corpus;
   if (!o.corpus.empty() && !fuzz::load_corpus(o.corpus, corpus, error)) return usage_error(error);
@@ -265,7 +261,8 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   if (!cfg.state_path.empty() && !fs::path(cfg.state_path).parent_path().empty() &&
       !fuzz::ensure_dir(fs::path(cfg.state_path).parent_path().string(), error))
     return usage_error(error);
-  if (!o.report.empty() && !fuzz::ensure_dir(o.report, error)) return usage_error(error);
+  for (const auto& [format, value] : asked)
+    if (format->files(value).size() > 1 && !fuzz::ensure_dir(value, error)) return usage_error(error);  // a folder
   for (const auto& [option, path] : outputs)
     if (!path.empty() && !fuzz::check_output(option, path, error)) return usage_error(error);
   if (!resumed && !cfg.state_path.empty() && !lock.acquire(cfg.state_path, lock_holder(command_line), error))
@@ -300,9 +297,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
     plan.devices = devices;
     plan.args = state.args;
     plan.resume = resumed;
-    plan.junit = o.junit;
-    plan.report = o.report;
-    plan.json = o.json;
+    plan.reports = asked;
     plan.header = h;
     const std::string coordinator_state = state_path(o);
     if (!coordinator_state.empty()) {
@@ -315,10 +310,10 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
       if (mkdtemp(tmpl) == nullptr) return usage_error("cannot make a folder for the lanes in /tmp");
       plan.lanes_dir = tmpl;
     }
-    std::printf("fuzz on %s: %zu entries over %zu %s%s, %.0f s budget%s; lanes' state and logs in %s\n",
-                to_string(backend), cfg.entries.size(), devices.size(),
-                backend == BackendKind::Cuda ? "GPUs" : "lanes", backend == BackendKind::Cuda ? "" : " (cpu backend)",
-                state.budget_s, resumed ? ", resumed" : "", plan.lanes_dir.c_str());
+    fmt::print("fuzz on {}: {} entries over {} {}{}, {:.0f} s budget{}; lanes' state and logs in {}\n",
+               to_string(backend), cfg.entries.size(), devices.size(), backend == BackendKind::Cuda ? "GPUs" : "lanes",
+               backend == BackendKind::Cuda ? "" : " (cpu backend)", state.budget_s, resumed ? ", resumed" : "",
+               plan.lanes_dir);
     std::fflush(stdout);
     const int status = run_lanes(plan, error);
     if (status == 2) return usage_error(error);
@@ -326,22 +321,14 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   }
 
   reports::Multiplex printers;
-  if (!o.json.empty()) {
-    auto log = std::make_unique<fuzz::RecordLog>(o.json);
-    if (!log->opened()) return usage_error("cannot open '" + o.json + "' for appending");
-    printers.add(std::move(log));
-  }
-  if (!o.junit.empty()) printers.add(std::make_unique<reports::JunitPrinter>(o.junit));
-  if (!o.report.empty()) {
-    printers.add(std::make_unique<reports::MarkdownPrinter>((fs::path(o.report) / "summary.md").string()));
-    printers.add(std::make_unique<reports::HtmlPrinter>((fs::path(o.report) / "index.html").string()));
-  }
-  if (!note.empty()) std::printf("%s\n", note.c_str());
-  std::printf("fuzz on %s: %zu entries%s, %.0f s budget%s\n", to_string(backend), cfg.entries.size(),
-              shard.count > 1 ? (" (shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) + ")").c_str() : "",
-              state.budget_s, resumed ? (", resumed at " + std::to_string(int(state.elapsed_s)) + " s").c_str() : "");
-  std::fflush(stdout);
-  printers.fuzz_started(h);
+  printers.add(std::make_unique<reports::FuzzTextPrinter>());
+  if (!reports::add_report_printers(asked, printers, error)) return usage_error(error);
+  if (!note.empty()) printers.note(note);
+  printers.note(fmt::format("fuzz on {}: {} entries{}, {:.0f} s budget{}", to_string(backend), cfg.entries.size(),
+                            shard.count > 1 ? fmt::format(" (shard {}/{})", shard.index, shard.count) : "",
+                            state.budget_s,
+                            resumed ? fmt::format(", resumed at {} s", int(state.elapsed_s)) : ""));
+  printers.begin(h);
   if (error = printers.error(); !error.empty()) return usage_error(error);  // not even the run record
   catch_stop_signals();
   cfg.stop_signal = &g_stop_signal;

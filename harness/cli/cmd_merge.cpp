@@ -13,31 +13,26 @@
 #include "fuzz/atomic_file.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/merge_logs.hpp"
-#include "fuzz/records_json.hpp"
+#include "reports/records_json.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/merge_reports.hpp"
 #include "harness/cli/options.hpp"
-#include "reports/html_printer.hpp"
-#include "reports/junit_printer.hpp"
-#include "reports/markdown_printer.hpp"
+#include "reports/sinks.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 namespace atomstress::cli {
 
-bool write_merged_reports(const fuzz::MergedLogs& m, const reports::FuzzHeader& h, const std::string& junit,
-                          const std::string& report, const std::string& corpus, size_t& failed, std::string& error) {
+bool write_merged_reports(const fuzz::MergedLogs& m, const reports::RunHeader& h,
+                          const reports::ReportRequest& documents, const std::string& corpus, size_t& failed,
+                          std::string& error) {
   reports::Multiplex printers;
-  if (!junit.empty()) printers.add(std::make_unique<reports::JunitPrinter>(junit));
-  if (!report.empty()) {
-    printers.add(std::make_unique<reports::MarkdownPrinter>((fs::path(report) / "summary.md").string()));
-    printers.add(std::make_unique<reports::HtmlPrinter>((fs::path(report) / "index.html").string()));
-  }
-  printers.fuzz_started(h);
+  if (!reports::add_report_printers(documents, printers, error)) return false;
+  printers.begin(h);
   failed = 0;
   for (const auto& [name, e] : m.entries) {
-    printers.fuzz_entry(e);
+    printers.record(e);
     if (!e.failed() || e.skipped || e.origin == "incomplete") continue;  // (unfinished: counted by the caller)
     ++failed;
     // An entry that did not finish, or could not run, has no case to keep.
@@ -58,12 +53,13 @@ bool write_merged_reports(const fuzz::MergedLogs& m, const reports::FuzzHeader& 
 }
 
 int cmd_merge(const std::vector<std::string>& args, const std::string& command_line) {
-  std::string junit, report, corpus;
+  std::string corpus;
   std::vector<std::string> inputs;
+  ReportOptions reports_asked(reports::kReportMerge);
   po::options_description desc("atomstress merge [--junit FILE] [--report DIR] [--corpus DIR] LOG...");
-  desc.add_options()("help,h", "this help")("junit", non_empty(&junit), "write one JUnit XML file")(
-      "report", non_empty(&report), "write DIR/summary.md and DIR/index.html")(
-      "corpus", non_empty(&corpus), "add every failure to this corpus directory")(
+  desc.add_options()("help,h", "this help");
+  add_report_options(desc, reports_asked);
+  desc.add_options()("corpus", non_empty(&corpus), "add every failure to this corpus directory")(
       "input", po::value(&inputs)->multitoken(), "the shards' --json logs");
   po::positional_options_description pos;
   pos.add("input", -1);
@@ -73,32 +69,35 @@ int cmd_merge(const std::vector<std::string>& args, const std::string& command_l
     return 0;
   }
   if (inputs.empty()) return usage_error("merge needs the shards' JSON-lines logs (fuzz --json FILE)");
-  if (junit.empty() && report.empty() && corpus.empty())
-    return usage_error("merge writes nothing: give --junit, --report or --corpus");
+  const reports::ReportRequest asked = reports_asked.request();
+  if (asked.empty() && corpus.empty()) return usage_error("merge writes nothing: give --junit, --report or --corpus");
   std::string error;
   // Every output checked (and never one of the inputs) before anything is read or written.
-  std::vector<std::pair<std::string, std::string>> outputs = {{"--junit", junit}};
-  if (!report.empty())
-    outputs.insert(outputs.end(), {{"--report", (fs::path(report) / "summary.md").string()},
-                                   {"--report", (fs::path(report) / "index.html").string()}});
+  const auto outputs = reports::report_files(asked);
   if (!fuzz::check_distinct(outputs, inputs, error)) return usage_error(error);
   if (!corpus.empty() && !fuzz::check_distinct({{"--corpus", corpus}}, inputs, error)) return usage_error(error);
-  if (!junit.empty() && !fuzz::check_output("--junit", junit, error)) return usage_error(error);
+  // A file report is checked before the logs are read; a report folder once it exists.
+  for (const auto& [format, value] : asked)
+    if (format->files(value).size() == 1 && !fuzz::check_output(std::string("--") + format->option, value, error))
+      return usage_error(error);
   fuzz::MergedLogs m;
   for (const auto& in : inputs)
     if (!fuzz::read_fuzz_log(in, m, error)) return usage_error(error);
   const std::vector<std::string> unfinished = fuzz::add_unfinished(m);
-  if (!report.empty() && !fuzz::ensure_dir(report, error)) return usage_error(error);
+  for (const auto& [format, value] : asked)
+    if (format->files(value).size() > 1 && !fuzz::ensure_dir(value, error)) return usage_error(error);
   if (!corpus.empty() && !fuzz::ensure_dir(corpus, error)) return usage_error(error);
-  for (size_t i = 1; i < outputs.size(); ++i)
-    if (!fuzz::check_output(outputs[i].first, outputs[i].second, error)) return usage_error(error);
+  for (const auto& [format, value] : asked)
+    for (const auto& file : format->files(value))
+      if (format->files(value).size() > 1 && !fuzz::check_output(std::string("--") + format->option, file, error))
+        return usage_error(error);
 
-  reports::FuzzHeader h = m.header.value_or(reports::FuzzHeader{});
+  reports::RunHeader h = m.header.value_or(reports::RunHeader{});
   h.timestamp = fuzz::utc_timestamp();
   h.command_line = command_line;
   h.options.emplace_back("merged_logs", std::to_string(inputs.size()));
   size_t failed = 0;
-  if (!write_merged_reports(m, h, junit, report, corpus, failed, error)) return usage_error(error);
+  if (!write_merged_reports(m, h, asked, corpus, failed, error)) return usage_error(error);
   size_t unfinished_entries = 0;
   for (const auto& [name, e] : m.entries) unfinished_entries += e.origin == "incomplete";
   std::printf("merged %zu logs: %zu entries, %zu failing%s\n", inputs.size(), m.entries.size(), failed,

@@ -14,10 +14,6 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/cli/profile_sweep.hpp"
-#include "reports/csv_printer.hpp"
-#include "reports/gbench_json_printer.hpp"
-#include "reports/profile_html.hpp"
-#include "reports/profile_markdown.hpp"
 #include "reports/profile_table.hpp"
 
 namespace po = boost::program_options;
@@ -37,19 +33,14 @@ std::string mebibytes(size_t bytes) {
 
 int cmd_profile(const std::vector<std::string>& args, const std::string& command_line) {
   SweepOptions o;
-  std::string backend_name = "auto", json, csv, markdown, html;
+  std::string backend_name = "auto";
+  ReportOptions reports_asked(reports::kReportProfile);
   bool skip_without_gpu = false;
   po::options_description desc("atomstress profile");
   desc.add_options()("help,h", "this help");
   add_backend_options(desc, backend_name, skip_without_gpu);
   add_sweep_options(desc, o);
-  desc.add_options()(
-      "json", non_empty(&json), "write Google Benchmark JSON to FILE")(
-      "csv", non_empty(&csv), "write one CSV row per point to FILE")(
-      "markdown", non_empty(&markdown), "write a Markdown report to FILE")(
-      "html", non_empty(&html), "write an HTML page with SVG charts to FILE")(
-      "skip-without-gpu", po::bool_switch(&skip_without_gpu),
-      "exit 77 when no GPU is usable (with --backend cuda or auto)");
+  add_report_options(desc, reports_asked);
   const auto vm = parse_command(args, desc);
   if (vm.count("help")) {
     std::cout << desc << "\n";
@@ -69,29 +60,15 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
   SweepPlan plan;
   if (!plan_sweep(sweep, backend, plan, error)) return usage_error(error);
   // Two reports naming one file would overwrite each other.
-  if (!fuzz::check_distinct({{"--json", json}, {"--csv", csv}, {"--markdown", markdown}, {"--html", html}}, {},
-                            error))
+  if (!fuzz::check_distinct(reports::report_files(reports_asked.request()), {}, error))
     return usage_error(error);
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::ProfileTablePrinter>());
-  auto add_file = [&](const std::string& path, auto printer) {
-    if (path.empty()) return true;
-    if (!printer->opened()) return false;
-    printers.add(std::move(printer));
-    return true;
-  };
-  if (!add_file(json, std::make_unique<reports::GbenchJsonPrinter>(json)))
-    return usage_error("cannot open '" + json + "' for writing");
-  if (!add_file(csv, std::make_unique<reports::CsvPrinter>(csv)))
-    return usage_error("cannot open '" + csv + "' for writing");
-  if (!add_file(markdown, std::make_unique<reports::ProfileMarkdownPrinter>(markdown)))
-    return usage_error("cannot open '" + markdown + "' for writing");
-  if (!add_file(html, std::make_unique<reports::ProfileHtmlPrinter>(html)))
-    return usage_error("cannot open '" + html + "' for writing");
+  if (!reports::add_report_printers(reports_asked.request(), printers, error)) return usage_error(error);
 
   const bool cuda = backend == BackendKind::Cuda;
-  printers.run_started({command_line, backend, cuda ? cuda_device_name() : "host"});
+  printers.begin(run_header(command_line, backend));
   if (!note.empty()) printers.note(note);
   if (o.baseline && !cuda) printers.note("baseline: skipped on the cpu backend (the bare kernels are CUDA kernels)");
   // Accepted, not refused, on cpu: the same command line then runs in CPU
@@ -117,7 +94,7 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
       printers.note("not applicable: " + spec.impl + ": " + point.not_applicable);
       continue;
     }
-    printers.profile_point(point);
+    printers.record(point);
     if (point.verdict != Verdict::Pass) status = 1;  // a profile never hides a failure
   }
   if (!printers.finish()) return usage_error(printers.error());

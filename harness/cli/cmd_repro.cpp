@@ -14,7 +14,6 @@
 #include "harness/pipeline/diagnose.hpp"
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/pipeline/footprint.hpp"
-#include "reports/jsonl_printer.hpp"
 #include "reports/repro_command.hpp"
 #include "reports/text_printer.hpp"
 
@@ -24,7 +23,8 @@ namespace atomstress::cli {
 
 int cmd_repro(const std::vector<std::string>& args, const std::string& command_line) {
   po::options_description desc("atomstress repro TOKEN");
-  std::string token, backend_name = "auto", json_path;
+  std::string token, backend_name = "auto";
+  ReportOptions reports_asked(reports::kReportRepro);
   bool skip_without_gpu = false;
   uint32_t runs = 10;
   double shrink_s = 60;
@@ -38,8 +38,8 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
       "trace", "replay the case alone, one op at a time in program order, and print its history as a table: "
                "op, block, thread, address, operands, returned and stored values, what the spec returns and stores")(
       "shrink-time", seconds(&shrink_s, kMaxBudgetSeconds)->default_value(60),
-      "seconds the shrinking may take, more than 0 and at most 3600")(
-      "json", non_empty(&json_path), "append one JSON line per run to FILE");
+      "seconds the shrinking may take, more than 0 and at most 3600");
+  add_report_options(desc, reports_asked);
   po::positional_options_description pos;
   pos.add("token", 1);
   const auto vm = parse_command(args, desc, &pos);
@@ -80,12 +80,8 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::TextPrinter>(false, false));
-  if (!json_path.empty()) {
-    auto json = std::make_unique<reports::JsonlPrinter>(json_path);
-    if (!json->opened()) return usage_error("cannot open '" + json_path + "' for appending");
-    printers.add(std::move(json));
-  }
-  printers.run_started({command_line, backend, backend == BackendKind::Cuda ? cuda_device_name() : "host"});
+  if (!reports::add_report_printers(reports_asked.request(), printers, error)) return usage_error(error);
+  printers.begin(run_header(command_line, backend));
   if (!note.empty()) printers.note(note);
   printers.note("repro: " + describe(spec));
   if (!decoded->tool_version.empty() && decoded->tool_version != tool_version())
@@ -107,7 +103,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
       refused = t.why();
       return;
     }
-    printers.trial(t);
+    printers.record(t);
     if (t.verdict != Verdict::Pass) {
       if (sum.failures == 0) {
         sum.first_failed_run = r;
@@ -123,7 +119,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
     printers.finish();
     return usage_error(*refused);
   }
-  printers.repro(sum);
+  printers.record(sum);
   // A failure's class, and what its replay alone shows (pipeline/diagnose.hpp).
   if (sum.failures > 0) {
     Finding f;

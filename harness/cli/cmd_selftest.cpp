@@ -7,7 +7,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/run_trial.hpp"
-#include "reports/jsonl_printer.hpp"
+#include "reports/selftest_printer.hpp"
 
 namespace po = boost::program_options;
 
@@ -15,7 +15,8 @@ namespace atomstress::cli {
 
 int cmd_selftest(const std::vector<std::string>& args, const std::string& command_line) {
   fuzz::SelftestConfig cfg;
-  std::string backend_name = "auto", json_path;
+  std::string backend_name = "auto";
+  ReportOptions reports_asked(reports::kReportSelftest);
   uint64_t correct_specs = 0, algo_specs = 0;
   bool skip_without_gpu = false;
   constexpr uint64_t kMaxSpecs = 100'000'000;
@@ -34,8 +35,8 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
       "runs of a weak-memory bug's shrunk case (or, uncaught, a contended trial) to measure its failure rate, "
       "without and with stress")(
       "reruns", bounded<uint32_t>(&cfg.reruns, 1, 1000)->default_value(2), "runs per spec evaluation (1 to 1000)")(
-      "seed", bounded<uint64_t>(&cfg.seed)->default_value(1), "campaign seed")(
-      "json", non_empty(&json_path), "append one JSON line per caught bug to FILE");
+      "seed", bounded<uint64_t>(&cfg.seed)->default_value(1), "campaign seed");
+  add_report_options(desc, reports_asked);
   add_run_settings(desc, kCommandSelftest, cfg.run);
   const auto vm = parse_command(args, desc);
   if (vm.count("help")) {
@@ -56,13 +57,10 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
   if (match_impls(cfg.bugs).empty()) return usage_error("no implementation matches '" + cfg.bugs + "'");
 
   reports::Multiplex printers;
-  if (!json_path.empty()) {
-    auto json = std::make_unique<reports::JsonlPrinter>(json_path);
-    if (!json->opened()) return usage_error("cannot open '" + json_path + "' for appending");
-    printers.add(std::move(json));
-  }
-  printers.run_started({command_line, cfg.backend, cuda ? cuda_device_name() : std::string("host")});
-  if (!note.empty()) std::printf("%s\n", note.c_str());
+  printers.add(std::make_unique<reports::SelftestPrinter>());
+  if (!reports::add_report_printers(reports_asked.request(), printers, error)) return usage_error(error);
+  printers.begin(run_header(command_line, cfg.backend));
+  if (!note.empty()) printers.note(note);
   const int status = fuzz::run_selftest(cfg, printers);
   if (!printers.finish()) return usage_error(printers.error());
   return status;

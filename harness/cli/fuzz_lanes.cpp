@@ -126,8 +126,14 @@ std::string visible_device(unsigned index) {
 }
 
 std::vector<std::string> lane_args(const std::vector<std::string>& args) {
-  // Options with a value that the coordinator handles; and its switches.
-  static const std::set<std::string> with_value = {"--devices", "--junit", "--report", "--json", "--state"};
+  // Options with a value that the coordinator handles (its report files among
+  // them); and its switches.
+  static const std::set<std::string> with_value = [] {
+    std::set<std::string> s = {"--devices", "--state"};
+    for (const auto& f : reports::report_formats())
+      if (f.commands & reports::kReportFuzz) s.insert(std::string("--") + f.option);
+    return s;
+  }();
   static const std::set<std::string> switches = {"--resume"};
   std::vector<std::string> out;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -206,7 +212,8 @@ int run_lanes(const LanePlan& plan, std::string& error) {
     if (fs::exists(log) && !fuzz::read_fuzz_log(log, all, error)) return 2;
     std::printf("device %u: %zu entries, %llu trials, %llu ops\n", plan.devices[i], all.entries.size() - entries,
                 (unsigned long long)(all.trials - trials), (unsigned long long)(all.ops - ops));
-    if (!plan.json.empty() && !append_file(log, plan.json, error)) return 2;
+    for (const auto& [format, value] : plan.reports)
+      if (format->appended_log && !append_file(log, value, error)) return 2;
   }
   // A lane that died left entries without a result: errors, never passes.
   for (const auto& line : fuzz::add_unfinished(all)) {
@@ -215,8 +222,10 @@ int run_lanes(const LanePlan& plan, std::string& error) {
   }
   size_t failed = 0;
   std::string werr;
-  if ((!plan.junit.empty() || !plan.report.empty()) &&
-      !write_merged_reports(all, plan.header, plan.junit, plan.report, "", failed, werr)) {
+  reports::ReportRequest documents;
+  for (const auto& asked : plan.reports)
+    if (!asked.first->appended_log) documents.push_back(asked);
+  if (!documents.empty() && !write_merged_reports(all, plan.header, documents, "", failed, werr)) {
     error = werr;
     return 2;
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reports/results.hpp"
+#include "reports/sinks.hpp"
 
 namespace atomstress::cli {
 
@@ -20,8 +21,9 @@ struct LanePlan {
   std::vector<std::string> args;     // the run's fuzz arguments
   std::string lanes_dir;             // lane-I.json (state) and lane-I.jsonl (log)
   bool resume = false;               // each lane continues from its state file
-  std::string junit, report, json, corpus;
-  reports::FuzzHeader header;        // the run's, for the combined reports
+  reports::ReportRequest reports;     // the run's report files, combined from the lanes' logs
+  std::string corpus;
+  reports::RunHeader header;        // the run's, for the combined reports
 };
 
 // Parses "0,1,3": distinct device indexes, at most 64.

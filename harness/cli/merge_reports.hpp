@@ -5,12 +5,14 @@
 #include <string>
 
 #include "fuzz/merge_logs.hpp"
+#include "reports/sinks.hpp"
 
 namespace atomstress::cli {
 
 // Writes what is asked (an empty path: nothing); `failed` counts the failing
 // entries.  False with a one-line `error` when a file cannot be written.
-bool write_merged_reports(const fuzz::MergedLogs& m, const reports::FuzzHeader& h, const std::string& junit,
-                          const std::string& report, const std::string& corpus, size_t& failed, std::string& error);
+bool write_merged_reports(const fuzz::MergedLogs& m, const reports::RunHeader& h,
+                          const reports::ReportRequest& documents, const std::string& corpus, size_t& failed,
+                          std::string& error);
 
 }  // namespace atomstress::cli

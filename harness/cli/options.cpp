@@ -179,6 +179,30 @@ void keep_given_settings(const po::variables_map& vm, const RunOptions& given, R
     if (vm.count(s.option) && !vm[s.option].defaulted()) s.set(run, s.get(given));
 }
 
+ReportOptions::ReportOptions(reports::ReportCommand c) : command(c), values(reports::report_formats().size()) {}
+
+reports::ReportRequest ReportOptions::request() const {
+  reports::ReportRequest r;
+  const auto formats = reports::report_formats();
+  for (size_t i = 0; i < formats.size(); ++i)
+    if (!values[i].empty()) r.emplace_back(&formats[i], values[i]);
+  return r;
+}
+
+void add_report_options(po::options_description& desc, ReportOptions& o) {
+  const auto formats = reports::report_formats();
+  for (size_t i = 0; i < formats.size(); ++i)
+    if (formats[i].commands & o.command) desc.add_options()(formats[i].option, non_empty(&o.values[i]), formats[i].help);
+}
+
+reports::RunHeader run_header(const std::string& command_line, BackendKind backend) {
+  reports::RunHeader h;
+  h.command_line = command_line;
+  h.backend = backend;
+  h.device = backend == BackendKind::Cuda ? cuda_device_name() : "host";
+  return h;
+}
+
 void add_backend_options(po::options_description& desc, std::string& backend, bool& skip_without_gpu) {
   desc.add_options()("backend", po::value<std::string>(&backend)->default_value(backend), "cuda, cpu or auto")(
       "skip-without-gpu", po::bool_switch(&skip_without_gpu),

@@ -9,6 +9,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/backend/run_settings.hpp"
+#include "reports/sinks.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -81,6 +82,20 @@ void add_run_settings(boost::program_options::options_description& desc, RunComm
 // The run settings `vm` was given on the command line, copied from `given`
 // into `run` (repro: a token's settings, unless the command line names them).
 void keep_given_settings(const boost::program_options::variables_map& vm, const RunOptions& given, RunOptions& run);
+
+// The report files a command writes (reports/sinks.hpp), as given.
+struct ReportOptions {
+  explicit ReportOptions(reports::ReportCommand c);
+  reports::ReportCommand command;
+  std::vector<std::string> values;  // per row of report_formats(); empty: not asked for
+  // The formats asked for, with their values.
+  reports::ReportRequest request() const;
+};
+void add_report_options(boost::program_options::options_description& desc, ReportOptions& o);
+
+// The header a command hands its printers: its command line, backend and
+// device ("host" on cpu).
+reports::RunHeader run_header(const std::string& command_line, BackendKind backend);
 
 // --backend cuda|cpu|auto and --skip-without-gpu, which every command that
 // runs trials offers.

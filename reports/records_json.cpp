@@ -1,4 +1,4 @@
-#include "fuzz/records_json.hpp"
+#include "reports/records_json.hpp"
 
 #include <cmath>
 #include <limits>
@@ -6,12 +6,11 @@
 
 #include "harness/pipeline/json_fields.hpp"
 
-namespace atomstress::fuzz {
+namespace atomstress::reports {
 
 using nlohmann::json;
-using namespace reports;
 
-json to_json(const FuzzHeader& h) {
+json to_json(const RunHeader& h) {
   json opts = json::object();
   for (const auto& [k, v] : h.options) opts[k] = v;
   return {{"timestamp", h.timestamp}, {"version", h.version}, {"git_revision", h.git_revision},
@@ -80,7 +79,7 @@ void get_class(const json& j, FailureClass& out, std::string& error) {
 
 }  // namespace
 
-bool from_json(const json& j, FuzzHeader& h, std::string& error) {
+bool from_json(const json& j, RunHeader& h, std::string& error) {
   get(j, "timestamp", h.timestamp, error);
   get(j, "version", h.version, error);
   get(j, "git_revision", h.git_revision, error);
@@ -168,4 +167,4 @@ bool from_json(const json& j, FuzzEntryResult& e, std::string& error) {
   return error.empty();
 }
 
-}  // namespace atomstress::fuzz
+}  // namespace atomstress::reports
