@@ -1,6 +1,6 @@
 // One trial's inputs as pure functions of (spec, index): the word an op
 // targets, its operands, an element's initial value.  Compiled for the host
-// (workload.cpp) and for the device (expand_device.cu) from this one source,
+// (workload.cpp) and for the device (backend/cuda/resident.cu) from this one source,
 // so both sides expand the same bytes; every step is exact in IEEE
 // arithmetic (integer ops, scaling by powers of two, comparisons).
 #pragma once
