@@ -32,7 +32,7 @@ namespace {
 
 // The algorithm forms at high and low contention, and the single adds they
 // are built on against their bare kernel, on 2^22 elements (4096 blocks of
-// 256 threads, 4 each): the cases this program used to hard-code, as sweeps.
+// 256 threads, 4 each): the cases of docs/performance.md's algorithm tables.
 const std::vector<std::string> kDefaultGeometry = {"--grid", "4096", "--block", "256", "--ops-per-thread", "4"};
 const std::vector<std::vector<std::string>> kDefaultSweeps = {
     // Sums: one accumulator for the whole grid, or one per block.

@@ -1,4 +1,5 @@
-// A/B driver for checker changes: A is an older harness/checker.cpp compiled
+// A/B driver for checker changes: A is an older checker.cpp (harness/check/,
+// or harness/ at revisions before the move) compiled
 // with check_history renamed check_history_a, B is this tree's.  For each
 // shape it alternates A and B (which goes first alternates too) on the same
 // history, so both see the same machine load, and prints the medians and the

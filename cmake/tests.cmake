@@ -49,7 +49,7 @@ set_tests_properties(outside_entry_check PROPERTIES
 # Isolated trials (tests/test_isolation.cpp): the Outcome's JSON round trip,
 # the supervised worker process, and on the CPU backend an entry that never
 # ends (HANG) and one that kills its process (CRASH), each one verdict in a
-# run that goes on (check, repro, fuzz; about 40 s).
+# run that goes on (check, repro, fuzz).
 gtest_discover_tests(atomstress_isolation_tests TEST_PREFIX "isolation." DISCOVERY_MODE PRE_TEST)
 
 # The same on the GPU: a kernel that outlives its watchdog (HANG), one that
@@ -65,7 +65,7 @@ set_tests_properties(isolation_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
   PASS_REGULAR_EXPRESSION "HANG  test\\.spin\\.forever\\.u32 .*CRASH test\\.fault\\.u32 .*PASS  outside\\.add\\.u32 ")
 
 # atomstress fuzz on the CPU backend: JUnit, corpus and its replay, kill and
-# --resume, shards and merge (tests/test_fuzz.cpp; about 30 s).
+# --resume, shards and merge (tests/test_fuzz.cpp).
 gtest_discover_tests(atomstress_fuzz_tests TEST_PREFIX "fuzz." DISCOVERY_MODE PRE_TEST)
 
 # A short nightly campaign over two bugs the CPU catches and two correct

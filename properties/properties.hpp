@@ -4,7 +4,7 @@
 //                final memory matches (the Eulerian checker);
 //  * bounded:    every retry loop ends within its budget (a NaN-spinning
 //                loop comes back as a hang, the GPU never hangs);
-//  * wrap range: inc/dec results stay within [0, limit] (runner.cpp);
+//  * wrap range: inc/dec results stay within [0, limit] (check/families/atomic.cpp);
 //  * differential: an emulated implementation agrees with the native one
 //                where their specs agree, and differs exactly as the specs
 //                predict where they do not.

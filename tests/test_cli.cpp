@@ -276,7 +276,7 @@ TEST(CliOptions, HelpAndVersion) {
 }
 TEST(CliMemory, ATrialThatDoesNotFitIsRefusedBeforeAllocating) {
   // 2^28 float words: about 6 GiB of host memory; under a 3 GB address-space
-  // limit that cannot fit (before the fix: std::bad_alloc or 5.5 GB used).
+  // limit that cannot fit (unchecked: std::bad_alloc, or gigabytes used).
   const std::string big = "check --impl native.add.f32 --backend cpu --pattern uniform --space global --grid 1 "
                           "--block 1 --ops-per-thread 1 --trials 1 --k ";
   expect_one_line_error(big + "268435456", "too large", "ulimit -v 3000000; ");

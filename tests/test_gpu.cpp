@@ -33,13 +33,14 @@ uint64_t f64(double x) { return to_bits(x); }
 
 }  // namespace
 
-// The facts DESIGN.md records, reproduced on this device.
+// The facts of the design brief (docs/design.md, "Semantics measured on the
+// GPU"), reproduced on this device.
 TEST(DesignFacts, NativeFloatAddFlushesSubnormalsInGlobalMemory) {
   EXPECT_EQ(run_one("native.add.f32", f32(0.0f), f32(1e-40f)).fin, f32(0.0f));
   EXPECT_EQ(run_one("native.add.f32", f32(1e-40f), f32(0.0f)).fin, f32(0.0f));
 }
 TEST(DesignFacts, NativeFloatAddKeepsSubnormalsInSharedMemory) {
-  // Not in DESIGN.md: measured here, and stated in the spec.
+  // Not in the design brief: found by this suite, and stated in the spec.
   EXPECT_EQ(run_one("native.add.f32", f32(0.0f), f32(1e-40f), 0, Space::Shared).fin, f32(1e-40f));
 }
 TEST(DesignFacts, CasEmulatedFloatAddKeepsSubnormals) {

@@ -83,10 +83,10 @@ TEST(Stress, CorrectCataloguePassesStressedTrials) {
 // campaign found matters.)  Their rates without the stress are printed.
 TEST(Stress, TheShrunkWeakMemoryCasesFailAgainUnderTheirStress) {
   const char* tokens[] = {
-      // buggy.lock.textbook: 2 x 3 x 1, 264 hammering blocks, a 100 us barrier (20 of 20 on the H100)
+      // buggy.lock.textbook: 2 x 3 x 1, 264 hammering blocks, a 100 us barrier
       "as3.0_1_0.buggy.lock.textbook@native.cas.u32.2.3.1.0.3.1.1.1.0.0.0.20.4.0.1048576.264.250.4.8.0.0.100.0."
       "caaf7e53",
-      // buggy.lock.unfenced: the same shape and stress (17 of 20 on the H100, 6 of 20 without the stress)
+      // buggy.lock.unfenced: the same shape and stress
       "as3.0_1_0.buggy.lock.unfenced@native.cas.u32.2.3.1.0.3.1.1.1.0.0.0.20.4.0.1048576.264.250.4.8.0.0.100.0."
       "4a172771",
   };

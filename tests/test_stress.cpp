@@ -113,7 +113,7 @@ TEST(Stress, UnstressedTokensStayVersion2) {
 
 TEST(Stress, OlderTokensDecodeWithStressOff) {
   std::string err;
-  // Written before stress existed (README's example, and an as1 token).
+  // Written before stress existed (an as2 token, and an as1 token).
   const auto v2 = decode_repro_token(
       "as2.0_1_0.buggy.exch_store.add.i32.1.3.1.0.0.1.1.0.0.0.32bc8eeabd97221d.20.4.0.1048576.ad73e0d3", err);
   ASSERT_TRUE(v2) << err;

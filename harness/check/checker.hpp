@@ -46,7 +46,7 @@ bool check_history_fast(const CheckInput& in);
 CheckResult check_history_reference(const CheckInput& in);
 
 // The exact fast path exists twice: portable x86-64 code and x86-64-v3 code
-// (AVX2, BMI2; 3-5% faster at 2^24 on the GPU host), chosen by the CPU at run
+// (AVX2, BMI2: docs/performance.md), chosen by the CPU at run
 // time.  Tests pin the portable copy to check both.
 bool checker_fast_path_v3();
 void checker_pin_portable(bool pin);

@@ -28,8 +28,7 @@ enum class FindingKind : uint8_t {
 const char* to_string(FindingKind k);
 std::optional<FindingKind> parse_finding_kind(std::string_view s);
 
-// What kind of bug a failure is, in the user's terms (DESIGN.md "Diagnosing
-// a failure").  A finding's kind says what the oracle saw; its class says
+// What kind of bug a failure is, in the user's terms (docs/diagnosing.md).  A finding's kind says what the oracle saw; its class says
 // what that means, decided once the failing case has been replayed alone
 // (harness/pipeline/diagnose.hpp).
 enum class FailureClass : uint8_t {

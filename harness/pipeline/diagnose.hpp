@@ -1,5 +1,5 @@
 // The class of a failure (check/finding.hpp FailureClass), decided the way
-// DESIGN.md says: what the oracle found (a hang, a crash, the scope rule),
+// docs/diagnosing.md says: what the oracle found (a hang, a crash, the scope rule),
 // what the entry is (a weak-memory bug), and otherwise the failing case
 // replayed alone (RunOptions::sequential: its ops one at a time in program
 // order, on the same backend, isolated as the run is).  Wrong alone: a

@@ -20,9 +20,9 @@ namespace {
 // Per op, host: addr 4, a 8, b 8 (workload); old 8, retries 4, cycles 4,
 // gave_up 1 (history); an output slot 4 (append).  The checker needs about
 // 24 B per op more for values up to 4 bytes, twice that for 8-byte values,
-// and an algorithm's oracle about 48 more (measured on the cpu backend at
-// 2^22 ops: 59, 82 and 107 B per op for native.add.i32, cas.add.f64 and
-// sum.element@native.add.u32).
+// and an algorithm's oracle about 48 more (estimates from the peak memory
+// per op, docs/performance.md: an overestimate refuses a trial that fits,
+// an underestimate lets one in that does not).
 constexpr uint64_t kHostBytesPerOp = 4 + 8 + 8 + 8 + 4 + 4 + 1 + 4;
 constexpr uint64_t kCheckerBytesPerOp = 24;
 constexpr uint64_t kOracleBytesPerOp = 48;

@@ -46,8 +46,8 @@ SequenceStats run_sequence_isolated(std::span<const TrialSpec> specs, const Sequ
 void set_worker_program(const std::string& path);
 
 // Beyond the watchdog, what an answer may take: 2 s, plus 0.2 us per op for
-// the copies back, the check and the reply (the checker alone does about 50
-// M ops/s).
+// the copies back, the check and the reply (several times the checker's own
+// cost per op: docs/performance.md).
 uint64_t isolation_grace_ms(uint64_t ops);
 
 }  // namespace atomstress

@@ -57,8 +57,8 @@ inline constexpr uint64_t kOverlapMaxOps = uint64_t(1) << 24;
 // Whether to judge a trial on the pool rather than in line, from the last
 // trial's host check and the last backend half (ms; negative: not known
 // yet, then yes).  A check under a quarter of a run saves little and costs
-// its history's trip to another core's cache (on the H100 a histogram's
-// sequence ran 0.82x pipelined without this rule).
+// its history's trip to another core's cache (docs/performance.md,
+// "Pipelined trials").
 inline constexpr double kOverlapMinShare = 0.25;
 bool worth_overlapping(double last_check_ms, double last_backend_ms);
 // Trials judged at once, at most: half the host's cores, 1 to 8.

@@ -207,7 +207,7 @@ namespace {
 // history the GPU checker takes, nothing asked of the per-op arrays.
 // Under auto, only trials of at least kResidentMinOps ops: below that the
 // device's dozen launches and two synchronisations cost more than the host's
-// check (H100: 32-op trials 5.6k/s resident, 9.5k/s on the host).
+// check (docs/performance.md, "Checking on the GPU").
 constexpr uint64_t kResidentMinOps = 2048;
 
 bool use_resident(const Entry& entry, BackendKind backend, const RunOptions& opt, size_t hotspots, uint64_t ops) {

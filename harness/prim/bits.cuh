@@ -34,8 +34,8 @@ AS_HD AS_FI T from_bits(uint64_t b) {
   return bit_cast<T>(static_cast<word_of<T>>(b));
 }
 
-// The NaN that the GPU's arithmetic produces (measured on an H100; see
-// DESIGN.md).  Host mappings produce the same bits.
+// The NaN that the GPU's arithmetic produces (the `gpu` test checks it; see
+// docs/design.md).  Host mappings produce the same bits.
 inline constexpr uint32_t kCanonicalNanF32 = 0x7fffffffu;
 inline constexpr uint64_t kCanonicalNanF64 = 0x7fffffffffffffffull;
 // The 16-bit formats' canonical NaN (sign clear, every fraction bit set, as

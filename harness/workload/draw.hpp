@@ -1,6 +1,6 @@
 // One trial's inputs as pure functions of (spec, index): the word an op
 // targets, its operands, an element's initial value.  Compiled for the host
-// (workload.cpp) and for the device (expand_device.cu) from this one source,
+// (workload.cpp) and for the device (backend/cuda/resident.cu) from this one source,
 // so both sides expand the same bytes; every step is exact in IEEE
 // arithmetic (integer ops, scaling by powers of two, comparisons).
 #pragma once
@@ -35,7 +35,7 @@ namespace expansion {
 enum Stream : uint64_t { kAddr = 1, kA = 2, kB = 3, kInit = 4, kSpecialA = 5, kSpecialB = 6, kSpecialInit = 7 };
 
 // What the expansion reads of a spec and its entry, as plain values a kernel
-// can take by value (workload.cpp's params_of builds it).
+// can take by value (workload.cpp's expansion_params builds it).
 struct Params {
   uint64_t seed = 0, threads = 0, ops = 0;
   uint32_t grid = 1, block = 1, k = 1, zipf_s = 2, special_permille = 0;

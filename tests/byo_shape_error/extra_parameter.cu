@@ -1,5 +1,5 @@
-// An atomicAdd wrapper with a memory-order parameter: atomstress used to call
-// it as a CAS (the compare value went into `val`, the operand into `order`).
+// An atomicAdd wrapper with a memory-order parameter: called as a CAS, the
+// compare value would go into `val` and the operand into `order`; refused.
 #include <atomstress/atomstress.cuh>
 
 __device__ float addWithOrder(float* p, float val, int order) { return atomicAdd(p, val); }
