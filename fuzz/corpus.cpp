@@ -1,5 +1,9 @@
 #include "fuzz/corpus.hpp"
 
+#include <fmt/format.h>
+
+#include "reports/terminal.hpp"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -22,9 +26,7 @@ namespace fs = std::filesystem;
 namespace atomstress::fuzz {
 
 std::string case_file_name(const CorpusCase& c) {
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx", (unsigned long long)fnv1a64(c.impl + "\n" + c.token));
-  return c.impl + "-" + hash + ".case";
+  return fmt::format("{}-{:016x}.case", c.impl, fnv1a64(c.impl + "\n" + c.token));
 }
 
 std::string format_case(const CorpusCase& c) {
@@ -184,7 +186,7 @@ bool load_corpus(const std::string& dir, std::vector<CorpusCase>& cases, std::st
     if (de.path().extension() != ".case") continue;
     std::error_code sec;
     if (!de.is_regular_file(sec)) {  // a FIFO would block the run, a directory is no case
-      std::fprintf(stderr, "atomstress: warning: corpus '%s': not a regular file, skipped\n", de.path().c_str());
+      reports::print_to(stderr, "atomstress: warning: corpus '{}': not a regular file, skipped\n", de.path().string());
       continue;
     }
     files.push_back(de.path().string());

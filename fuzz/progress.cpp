@@ -1,5 +1,9 @@
 #include "fuzz/progress.hpp"
 
+#include <fmt/format.h>
+
+#include "reports/terminal.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -25,7 +29,7 @@ void Progress::stop() {
   }
   cv_.notify_all();
   thread_.join();
-  if (tty_ && status_shown_) std::printf("\n");
+  if (tty_ && status_shown_) reports::print("\n");
   std::fflush(stdout);
 }
 
@@ -36,17 +40,14 @@ void Progress::set_entry(const std::string& name) {
 
 std::string Progress::status_line() {
   const double el = already_s_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%sfuzz %6.0fs/%.0fs  trials %llu  ops %s  failures %llu  entry %s",
-                label_.c_str(), el, budget_s_, (unsigned long long)trials_, svg::tick_label(double(ops_)).c_str(),
-                (unsigned long long)failures_, entry_.c_str());
-  return buf;
+  return fmt::format("{}fuzz {:6.0f}s/{:.0f}s  trials {}  ops {}  failures {}  entry {}", label_, el, budget_s_,
+                     trials_, svg::tick_label(double(ops_)), failures_, entry_);
 }
 
 void Progress::print(const std::string& line) {
   std::lock_guard lk(m_);
-  if (tty_ && status_shown_) std::printf("\r\033[K");
-  std::printf("%s%s\n", label_.c_str(), line.c_str());
+  if (tty_ && status_shown_) reports::print("\r\033[K");
+  reports::print("{}{}\n", label_, line);
   status_shown_ = false;
   std::fflush(stdout);
 }
@@ -55,8 +56,8 @@ void Progress::loop() {
   std::unique_lock lk(m_);
   const auto period = std::chrono::duration<double>(tty_ ? 0.5 : period_s_);
   while (!cv_.wait_for(lk, period, [this] { return stopping_; })) {
-    if (tty_) std::printf("\r\033[K%s", status_line().c_str());
-    else std::printf("%s\n", status_line().c_str());
+    if (tty_) reports::print("\r\033[K{}", status_line());
+    else reports::print("{}\n", status_line());
     status_shown_ = true;
     std::fflush(stdout);
   }

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/terminal.hpp"
+
 #include "campaign.hpp"
 #include "fuzz/stress_rates.hpp"
 #include "harness/pipeline/execute_trial.hpp"
@@ -93,7 +95,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
   const BackendKind backend = cfg.backend;
   const auto targets = match_impls(cfg.bugs);
   if (targets.empty()) {
-    fmt::print(stderr, "atomstress: error: no implementation matches '{}'\n", cfg.bugs);
+    reports::print_to(stderr, "atomstress: error: no implementation matches '{}'\n", cfg.bugs);
     return 2;
   }
   printer.note(fmt::format("selftest on {}: {:.1f} s search budget per bug, {} runs per spec\n", to_string(backend),
@@ -117,7 +119,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
     bug_cfg.pack = fuzz::default_pack(backend);
     const auto r = fuzz::run_campaign(bug_cfg);
     if (r.verdict == Verdict::Error) {
-      fmt::print(stderr, "atomstress: error: {}: {}\n", impl->name, r.why);
+      reports::print_to(stderr, "atomstress: error: {}: {}\n", impl->name, r.why);
       return 2;
     }
     if (r.found && !impl->rate_only) {

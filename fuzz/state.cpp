@@ -1,5 +1,7 @@
 #include "fuzz/state.hpp"
 
+#include <fmt/format.h>
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -32,9 +34,8 @@ double seconds_field(const nlohmann::json& j, const char* key, double lo, double
   const auto& v = j.at(key);
   const double d = v.is_number() ? v.get<double>() : NAN;
   if (!v.is_number() || !std::isfinite(d) || d < lo || (lo_open && d == lo) || d > hi) {
-    char range[96];
-    std::snprintf(range, sizeof range, " is out of range (%s %g, at most %g)", lo_open ? "more than" : "from", lo, hi);
-    throw std::runtime_error(std::string(key) + " " + v.dump() + range);
+    throw std::runtime_error(fmt::format("{} {} is out of range ({} {:g}, at most {:g})", key, v.dump(),
+                                         lo_open ? "more than" : "from", lo, hi));
   }
   return d;
 }

@@ -1,5 +1,7 @@
 #include "reports/csv_printer.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 
 namespace atomstress::reports {
@@ -13,11 +15,7 @@ std::string csv_field(const std::string& s) {
 
 namespace {
 
-std::string number(double v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
+std::string number(double v) { return fmt::format("{:.6g}", v); }
 
 std::string optional_number(const std::optional<double>& v) { return v ? number(*v) : std::string(); }
 

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <algorithm>
+
+#include <fmt/format.h>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -36,9 +38,7 @@ class FuzzCollector : public Printer {
     return s;
   }
   static std::string score(uint32_t failures) {
-    char b[16];
-    std::snprintf(b, sizeof b, "%.3f", 1.0 - std::exp(-double(failures)));
-    return b;
+    return fmt::format("{:.3f}", 1.0 - std::exp(-double(failures)));
   }
 
   // The failure's cause without its class at the head ("alone, in program
@@ -85,11 +85,9 @@ class FuzzCollector : public Printer {
   // GPU's busy share)": where a run's time went (shrinking and rates
   // included), in the terminal and the Markdown summary.
   static std::string busy_line(double fuzzed_s, double ran_s, BackendKind backend) {
-    char b[192];
-    std::snprintf(b, sizeof b, "time: %.1f s fuzzed; the code under test ran %.1f s of it (%.0f%%%s)", fuzzed_s,
-                  ran_s, fuzzed_s > 0 ? 100 * ran_s / fuzzed_s : 0.0,
-                  backend == BackendKind::Cuda ? ": the GPU's busy share" : "");
-    return b;
+    return fmt::format("time: {:.1f} s fuzzed; the code under test ran {:.1f} s of it ({:.0f}%{})", fuzzed_s, ran_s,
+                       fuzzed_s > 0 ? 100 * ran_s / fuzzed_s : 0.0,
+                       backend == BackendKind::Cuda ? ": the GPU's busy share" : "");
   }
 
  protected:
@@ -112,9 +110,7 @@ class FuzzCollector : public Printer {
   }
   // Seconds with one decimal, for the tables.
   static std::string fixed(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f", v);
-    return b;
+    return fmt::format("{:.1f}", v);
   }
   // The entries in report order: failures first, grouped by function
   // (function_of: the groups by name, in each the function itself first,

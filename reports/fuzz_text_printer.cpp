@@ -19,7 +19,7 @@ std::string fuzz_failure_lines(const FuzzEntryResult& e) {
 }
 
 void FuzzTextPrinter::do_note(const std::string& n) {
-  fmt::print("{}\n", n);
+  print("{}\n", n);
   std::fflush(stdout);
 }
 
@@ -27,10 +27,10 @@ void FuzzTextPrinter::do_record(const Record& r) {
   const auto* e = as<FuzzEntryResult>(r);
   // An interrupted run's entries: its note says so.
   if (!e || e->origin == "interrupted") return;
-  if (e->skipped) fmt::print("SKIP  {:<32} {}\n", e->impl, e->skip_why);
-  else if (e->failed()) fmt::print("{}\n", fuzz_failure_lines(*e));
+  if (e->skipped) print("SKIP  {:<32} {}\n", e->impl, e->skip_why);
+  else if (e->failed()) print("{}\n", fuzz_failure_lines(*e));
   else
-    fmt::print("PASS  {:<32} {:<6} {:8} trials {:10} ops  {:.1f} s in {} rounds\n", e->impl, to_string(e->backend),
+    print("PASS  {:<32} {:<6} {:8} trials {:10} ops  {:.1f} s in {} rounds\n", e->impl, to_string(e->backend),
                e->trials, e->ops, e->seconds, e->rounds);
 }
 

@@ -1,4 +1,6 @@
 #include "reports/junit_printer.hpp"
+
+#include <fmt/format.h>
 #include "reports/repro_command.hpp"
 
 #include <cstdio>
@@ -9,11 +11,7 @@ namespace atomstress::reports {
 
 
 namespace {
-std::string seconds(double s) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3f", s);
-  return b;
-}
+std::string seconds(double s) { return fmt::format("{:.3f}", s); }
 }  // namespace
 
 std::string JunitPrinter::render() const {

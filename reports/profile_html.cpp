@@ -1,5 +1,7 @@
 #include "reports/profile_html.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cmath>
 #include <limits>
@@ -16,12 +18,6 @@ std::vector<std::pair<std::string, std::string>> other_axes(const ProfilePoint& 
   return {{"pattern", to_string(s.pattern)}, {"grid", std::to_string(s.grid)},
           {"block", std::to_string(s.block)}, {"ops", std::to_string(s.ops_per_thread)},
           {"space", to_string(s.space)},     {"dist", to_string(s.dist)}};
-}
-
-std::string fmt(const char* f, double v) {
-  char b[48];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 }  // namespace
@@ -101,13 +97,13 @@ std::string ProfileHtmlPrinter::render() const {
   out += "<table>\n<tr><th>point</th><th>items/s</th><th>noise</th><th>retries/op</th><th>p50</th><th>p99</th>"
          "<th>max</th><th>cycles/op</th><th>vs bare</th><th>verdict</th></tr>\n";
   for (const auto& p : points_)
-    out += "<tr><td>" + svg::escape(p.name()) + "</td><td>" + fmt("%.4g", p.items_per_second) + "</td><td>" +
+    out += "<tr><td>" + svg::escape(p.name()) + "</td><td>" + fmt::format("{:.4g}", p.items_per_second) + "</td><td>" +
            // As in the Markdown: one batch has no noise figure; a capped one says so.
-           (p.timing.batches < 2 ? std::string("- (one batch)") : fmt("%.1f%%", 100 * p.timing.noise)) +
-           (p.timing.converged ? "" : " (capped)") + "</td><td>" + fmt("%.3f", p.retries_mean) + "</td><td>" +
+           (p.timing.batches < 2 ? std::string("- (one batch)") : fmt::format("{:.1f}%", 100 * p.timing.noise)) +
+           (p.timing.converged ? "" : " (capped)") + "</td><td>" + fmt::format("{:.3f}", p.retries_mean) + "</td><td>" +
            std::to_string(p.retries_p50) + "</td><td>" + std::to_string(p.retries_p99) + "</td><td>" +
-           std::to_string(p.retries_max) + "</td><td>" + (p.cycles_per_op ? fmt("%.0f", *p.cycles_per_op) : "-") +
-           "</td><td>" + (p.ratio_to_baseline ? fmt("%.3fx", *p.ratio_to_baseline) : "-") + "</td><td>" +
+           std::to_string(p.retries_max) + "</td><td>" + (p.cycles_per_op ? fmt::format("{:.0f}", *p.cycles_per_op) : "-") +
+           "</td><td>" + (p.ratio_to_baseline ? fmt::format("{:.3f}x", *p.ratio_to_baseline) : "-") + "</td><td>" +
            svg::escape(to_string(p.verdict)) + "</td></tr>\n";
   return out + "</table>\n</body>\n</html>\n";
 }

@@ -1,5 +1,7 @@
 #include "reports/profile_markdown.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 
 namespace atomstress::reports {
@@ -14,15 +16,6 @@ std::string markdown_cell(const std::string& s) {
   return out;
 }
 
-namespace {
-
-std::string fmt(const char* f, double v) {
-  char b[48];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-
-}  // namespace
 
 std::string ProfileMarkdownPrinter::render() const {
   std::string out = "# atomstress profile\n\n";
@@ -32,13 +25,13 @@ std::string ProfileMarkdownPrinter::render() const {
   out += "\n| point | items/s | noise | retries/op | p50 | p99 | max | cycles/op | vs bare | verdict |\n";
   out += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
   for (const auto& p : points_) {
-    out += "| " + markdown_cell(p.name()) + " | " + fmt("%.4g", p.items_per_second) + " | " +
-           (p.timing.batches < 2 ? std::string("- (one batch)") : fmt("%.1f%%", 100 * p.timing.noise)) +
+    out += "| " + markdown_cell(p.name()) + " | " + fmt::format("{:.4g}", p.items_per_second) + " | " +
+           (p.timing.batches < 2 ? std::string("- (one batch)") : fmt::format("{:.1f}%", 100 * p.timing.noise)) +
            (p.timing.converged ? "" : " (capped)") + " | " +
-           fmt("%.3f", p.retries_mean) + " | " + std::to_string(p.retries_p50) + " | " +
+           fmt::format("{:.3f}", p.retries_mean) + " | " + std::to_string(p.retries_p50) + " | " +
            std::to_string(p.retries_p99) + " | " + std::to_string(p.retries_max) + " | " +
-           (p.cycles_per_op ? fmt("%.0f", *p.cycles_per_op) : "-") + " | " +
-           (p.ratio_to_baseline ? fmt("%.3fx", *p.ratio_to_baseline) : "-") + " | " + to_string(p.verdict) +
+           (p.cycles_per_op ? fmt::format("{:.0f}", *p.cycles_per_op) : "-") + " | " +
+           (p.ratio_to_baseline ? fmt::format("{:.3f}x", *p.ratio_to_baseline) : "-") + " | " + to_string(p.verdict) +
            (p.verdict == Verdict::Pass ? "" : ": " + markdown_cell(p.why)) + " |\n";
   }
   if (const ProfilePoint* m = most_contended(points_); m && !m->hotspots.empty()) {
@@ -46,7 +39,7 @@ std::string ProfileMarkdownPrinter::render() const {
     out += "| address | ops | retries | cycles/op |\n| ---: | ---: | ---: | ---: |\n";
     for (const auto& h : m->hotspots)
       out += "| " + std::to_string(h.addr) + " | " + std::to_string(h.ops) + " | " + std::to_string(h.retries) +
-             " | " + fmt("%.0f", h.ops ? double(h.cycles) / double(h.ops) : 0.0) + " |\n";
+             " | " + fmt::format("{:.0f}", h.ops ? double(h.cycles) / double(h.ops) : 0.0) + " |\n";
   }
   return out;
 }

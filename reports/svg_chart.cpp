@@ -1,5 +1,7 @@
 #include "reports/svg_chart.hpp"
 
+#include <fmt/format.h>
+
 #include "reports/markup.hpp"
 
 #include <algorithm>
@@ -53,11 +55,7 @@ double fraction(double v, const Axis& a) {
   return (v - a.lo) / (a.hi - a.lo);
 }
 
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", v);
-  return b;
-}
+std::string num(double v) { return fmt::format("{:.1f}", v); }
 
 std::string text(double x, double y, const std::string& s, const char* anchor, const std::string& extra = "") {
   return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" + anchor + "\"" + extra + ">" +
@@ -102,8 +100,7 @@ std::string tick_label(double v) {
   if (m >= 1e9) scaled = v / 1e9, suffix = "G";
   else if (m >= 1e6) scaled = v / 1e6, suffix = "M";
   else if (m >= 1e3) scaled = v / 1e3, suffix = "k";
-  std::snprintf(b, sizeof b, "%.3g%s", scaled, suffix);
-  return b;
+  return fmt::format("{:.3g}{}", scaled, suffix);
 }
 
 std::string line_chart(const std::string& title, Axis x, Axis y, const std::vector<Series>& series) {

@@ -1,5 +1,7 @@
 #include "reports/terminal.hpp"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -7,11 +9,10 @@
 namespace atomstress::reports {
 
 void print_hotspot_table(const std::vector<Hotspot>& hotspots, int indent) {
-  std::printf("%*s%10s %10s %12s %14s\n", indent, "", "address", "ops", "retries", "cycles/op");
+  print("{:{}}{:>10} {:>10} {:>12} {:>14}\n", "", indent, "address", "ops", "retries", "cycles/op");
   for (const auto& h : hotspots)
-    std::printf("%*s%10llu %10llu %12llu %14.0f\n", indent, "", (unsigned long long)h.addr,
-                (unsigned long long)h.ops, (unsigned long long)h.retries,
-                h.ops ? double(h.cycles) / double(h.ops) : 0.0);
+    print("{:{}}{:10} {:10} {:12} {:14.0f}\n", "", indent, h.addr, h.ops, h.retries,
+               h.ops ? double(h.cycles) / double(h.ops) : 0.0);
 }
 
 bool flush_stdout(std::string& error) {

@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace atomstress::reports {
 
 void TextPrinter::do_note(const std::string& n) {
-  std::printf("%s\n", n.c_str());
+  print("{}\n", n);
   std::fflush(stdout);
 }
 
@@ -19,10 +21,10 @@ void TextPrinter::do_note(const std::string& n) {
 // showed, and which semantics the code implements.
 static void print_diagnosis(FailureClass cls, const std::vector<std::string>& trace, const std::string& inference,
                      const std::vector<std::string>& operands) {
-  for (const auto& o : operands) std::printf("      operands: %s\n", o.c_str());
-  if (cls != FailureClass::None) std::printf("      class: %s (%s)\n", to_string(cls), describe(cls));
-  for (const auto& t : trace) std::printf("      alone, in program order: %s\n", t.c_str());
-  if (!inference.empty()) std::printf("      %s\n", inference.c_str());
+  for (const auto& o : operands) print("      operands: {}\n", o);
+  if (cls != FailureClass::None) print("      class: {} ({})\n", to_string(cls), describe(cls));
+  for (const auto& t : trace) print("      alone, in program order: {}\n", t);
+  if (!inference.empty()) print("      {}\n", inference);
 }
 
 void TextPrinter::do_record(const Record& r) {
@@ -34,40 +36,36 @@ void TextPrinter::do_record(const Record& r) {
 void TextPrinter::summary(const ImplSummary& s) {
   const bool pass = s.verdict == Verdict::Pass;
   if (pass && quiet_) return;
-  char ops[32];
-  if (s.ops >= 1000000) std::snprintf(ops, sizeof ops, "%.1fM", s.ops / 1e6);
-  else std::snprintf(ops, sizeof ops, "%.1fk", s.ops / 1e3);
+  const std::string ops = s.ops >= 1000000 ? fmt::format("{:.1f}M", s.ops / 1e6) : fmt::format("{:.1f}k", s.ops / 1e3);
   // A failure's class ends its verdict line: the shrunk case's, else the first failure's.
   const FailureClass cls = s.shrunk ? s.shrunk->diagnosis.cls : s.first_failure.finding.cls;
   const std::string cls_text = !pass && cls != FailureClass::None ? std::string("  [") + to_string(cls) + "]" : "";
-  std::printf("%-5s %-32s %-4s %4u trials %8s ops  run %8.1f ms  check %8.1f ms  retries max %u%s%s\n",
-              to_string(s.verdict), s.impl->name, to_string(s.backend), s.trials, ops, s.run_ms, s.check_ms,
-              s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "",
-              cls_text.c_str());
+  print("{:<5} {:<32} {:<4} {:4} trials {:>8} ops  run {:8.1f} ms  check {:8.1f} ms  retries max {}{}{}\n",
+             to_string(s.verdict), s.impl->name, to_string(s.backend), s.trials, ops, s.run_ms, s.check_ms,
+             s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "", cls_text);
   // A verdict on code with atomics atomstress could not see says so, every time.
-  if (s.impl->not_intercepted) std::printf("      note: %s\n", s.impl->not_intercepted);
+  if (s.impl->not_intercepted) print("      note: {}\n", s.impl->not_intercepted);
   if (!pass && s.shrunk) {
     // The shrunk case replaces the first failure: smaller, and it is what
     // the repro line replays.
     const auto& c = *s.shrunk;
-    std::printf("      %s\n", c.why.c_str());
+    print("      {}\n", c.why);
     print_diagnosis(c.diagnosis.cls, c.diagnosis.trace, c.diagnosis.inference, {});
-    std::printf("      first: %s\n      shrunk: %s  (failed %u of %u reruns; %llu smaller cases tried "
-                "in %.1f s%s)\n      repro: %s\n",
-                describe(s.first_failure.spec).c_str(), describe(c.spec).c_str(), c.rate_failures,
-                c.rate_runs, (unsigned long long)c.candidates, c.seconds, c.timed_out ? ", stopped at --shrink-time" : "",
-                repro_command(encode_token(c.spec, c.knobs), s.backend).c_str());
+    print("      first: {}\n      shrunk: {}  (failed {} of {} reruns; {} smaller cases tried in {:.1f} s{})\n"
+               "      repro: {}\n",
+               describe(s.first_failure.spec), describe(c.spec), c.rate_failures, c.rate_runs, c.candidates,
+               c.seconds, c.timed_out ? ", stopped at --shrink-time" : "",
+               repro_command(encode_token(c.spec, c.knobs), s.backend));
   } else if (!pass) {
     const auto& f = s.first_failure;
-    std::printf("      %s\n", f.why().c_str());
+    print("      {}\n", f.why());
     print_diagnosis(f.finding.cls, f.finding.trace, f.finding.inference, f.finding.operands);
-    std::printf("      spec: %s\n      repro: %s\n", describe(f.spec).c_str(),
-                repro_command(encode_token(f.spec, f.knobs), s.backend).c_str());
+    print("      spec: {}\n      repro: {}\n", describe(f.spec), repro_command(encode_token(f.spec, f.knobs), s.backend));
   }
   if (profile_ && !s.most_contended.hotspots.empty()) {
     const auto& m = s.most_contended;
-    std::printf("      hotspots of the busiest trial (%s, %s, k=%u):\n", to_string(m.spec.pattern),
-                to_string(m.spec.space), m.spec.k);
+    print("      hotspots of the busiest trial ({}, {}, k={}):\n", to_string(m.spec.pattern),
+               to_string(m.spec.space), m.spec.k);
     print_hotspot_table(m.hotspots, 8);
   }
   std::fflush(stdout);
@@ -75,16 +73,17 @@ void TextPrinter::summary(const ImplSummary& s) {
 
 void TextPrinter::skipped(const SkippedEntry& s) {
   if (quiet_) return;
-  std::printf("SKIP  %-32s %-4s  %s\n", s.entry->name, to_string(s.backend), s.why.c_str());
+  print("SKIP  {:<32} {:<4}  {}\n", s.entry->name, to_string(s.backend), s.why);
 }
 
 void TextPrinter::repro(const ReproSummary& r) {
-  if (r.first_failed_run) std::printf("run %u: %s\n", r.first_failed_run, r.first_why.c_str());
+  if (r.first_failed_run) print("run {}: {}\n", r.first_failed_run, r.first_why);
   // MC Mutants' reproducibility score: with x the expected number of
   // failures in a rerun of this many runs, 1 - e^-x.
   const double x = double(r.failures);
-  std::printf("failed %u of %u runs (rate %.3f); reproducibility score 1-e^-x = %.3f (x = %.1f expected failures per %u runs)\n",
-              r.failures, r.runs, double(r.failures) / r.runs, 1.0 - std::exp(-x), x, r.runs);
+  print("failed {} of {} runs (rate {:.3f}); reproducibility score 1-e^-x = {:.3f} (x = {:.1f} expected failures per "
+             "{} runs)\n",
+             r.failures, r.runs, double(r.failures) / r.runs, 1.0 - std::exp(-x), x, r.runs);
 }
 
 bool TextPrinter::do_finish() { return flush_stdout(error_); }

@@ -1,6 +1,10 @@
 // atomstress check: every planned trial of the chosen implementations,
 // reported through the printers (terminal lines, --json).
 #include <chrono>
+
+#include <fmt/format.h>
+
+#include "reports/terminal.hpp"
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -44,14 +48,12 @@ bool plan_fits(const CheckPlan& plan, std::string& error) {
 // shrinking and isolation's round trips.
 std::string time_split(double wall_ms, double run_ms, double check_ms, double overlapped_ms, BackendKind backend) {
   const double w = std::max(wall_ms, 1e-9);
-  char line[320];
-  std::snprintf(line, sizeof line,
-                "time: %.2f s wall; the code under test ran %.2f s (%.0f%%%s), checking %.2f s (%.0f%%; %.2f s of it "
-                "while the next trial ran), the rest %.2f s (expansion, transfers, set-up, shrinking)",
-                wall_ms / 1000, run_ms / 1000, 100 * run_ms / w, backend == BackendKind::Cuda ? ": the GPU's busy share" : "",
-                check_ms / 1000, 100 * check_ms / w, overlapped_ms / 1000,
-                std::max(0.0, wall_ms - run_ms - (check_ms - overlapped_ms)) / 1000);
-  return line;
+  return fmt::format(
+      "time: {:.2f} s wall; the code under test ran {:.2f} s ({:.0f}%{}), checking {:.2f} s ({:.0f}%; {:.2f} s of it "
+      "while the next trial ran), the rest {:.2f} s (expansion, transfers, set-up, shrinking)",
+      wall_ms / 1000, run_ms / 1000, 100 * run_ms / w, backend == BackendKind::Cuda ? ": the GPU's busy share" : "",
+      check_ms / 1000, 100 * check_ms / w, overlapped_ms / 1000,
+      std::max(0.0, wall_ms - run_ms - (check_ms - overlapped_ms)) / 1000);
 }
 
 reports::ShrunkCase shrink_failure(const CheckPlan& plan, const ImplSummary& sum) {
@@ -83,7 +85,7 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
   CheckPlan plan;
   if (!make_plan(co, plan, error)) {
     if (error == "skip") {
-      std::printf("%s\n", plan.note.c_str());
+      reports::print("{}\n", plan.note);
       return 77;
     }
     return usage_error(error);

@@ -28,6 +28,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/terminal.hpp"
+
 #ifndef ATOMSTRESS_VERSION
 #define ATOMSTRESS_VERSION "unknown"
 #endif
@@ -219,7 +221,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
 
   std::string note;
   if (skip_for_missing_gpu(o.backend, o.skip_without_gpu, note)) {
-    std::printf("%s\n", note.c_str());
+    reports::print("{}\n", note);
     return 77;
   }
   const BackendKind backend = resolve_backend(o.backend, note, error);
@@ -288,7 +290,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   // RapidCheck's "Using configuration" line: in the log, not on stderr
   // (unless RC_PARAMS asked RapidCheck for something).
   const std::string rc_config = fuzz::load_rapidcheck_configuration();
-  if (std::getenv("RC_PARAMS") != nullptr) std::fprintf(stderr, "Using configuration: %s\n", rc_config.c_str());
+  if (std::getenv("RC_PARAMS") != nullptr) reports::print_to(stderr, "Using configuration: {}\n", rc_config);
   h.options.emplace_back("rapidcheck", rc_config);
   for (const Entry* e : cfg.entries) h.entries.emplace_back(e->name);
 
@@ -310,7 +312,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
       if (mkdtemp(tmpl) == nullptr) return usage_error("cannot make a folder for the lanes in /tmp");
       plan.lanes_dir = tmpl;
     }
-    fmt::print("fuzz on {}: {} entries over {} {}{}, {:.0f} s budget{}; lanes' state and logs in {}\n",
+    reports::print("fuzz on {}: {} entries over {} {}{}, {:.0f} s budget{}; lanes' state and logs in {}\n",
                to_string(backend), cfg.entries.size(), devices.size(), backend == BackendKind::Cuda ? "GPUs" : "lanes",
                backend == BackendKind::Cuda ? "" : " (cpu backend)", state.budget_s, resumed ? ", resumed" : "",
                plan.lanes_dir);

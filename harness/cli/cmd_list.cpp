@@ -1,5 +1,9 @@
 // atomstress list [--impl GLOB] [--verbose]: the catalogue.
 #include <cstdio>
+
+#include <fmt/format.h>
+
+#include "reports/terminal.hpp"
 #include <iostream>
 
 #include "harness/cli/commands.hpp"
@@ -25,12 +29,12 @@ int cmd_list(const std::vector<std::string>& args) {
   if (impls.empty()) return usage_error("no implementation matches '" + glob + "'");
   for (const ImplInfo* i : impls) {
     if (i->algo)
-      std::printf("%-44s algorithm on %s%s%s\n", i->name, i->algo->atomic().name, i->gpu_only ? " (gpu only)" : "",
-                  i->buggy() ? "   [buggy]" : "");
+      reports::print("{:<44} algorithm on {}{}{}\n", i->name, i->algo->atomic().name, i->gpu_only ? " (gpu only)" : "",
+                 i->buggy() ? "   [buggy]" : "");
     else
-      std::printf("%-44s %-4s %s%s%s\n", i->name, vk_name(i->kind), i->sem.phi, i->gpu_only ? " (gpu only)" : "",
-                  i->buggy() ? "   [buggy]" : "");
-    if (verbose) std::printf("%s\n", describe_spec(*i).c_str());
+      reports::print("{:<44} {:<4} {}{}{}\n", i->name, vk_name(i->kind), i->sem.phi, i->gpu_only ? " (gpu only)" : "",
+                 i->buggy() ? "   [buggy]" : "");
+    if (verbose) reports::print("{}\n", describe_spec(*i));
   }
   return 0;
 }

@@ -3,6 +3,10 @@
 // (or of a killed and resumed run).  Each entry's result is rebuilt from its
 // slice and replay records, the same way the campaign builds it.
 #include <algorithm>
+
+#include <fmt/format.h>
+
+#include "reports/terminal.hpp"
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -100,11 +104,11 @@ int cmd_merge(const std::vector<std::string>& args, const std::string& command_l
   if (!write_merged_reports(m, h, asked, corpus, failed, error)) return usage_error(error);
   size_t unfinished_entries = 0;
   for (const auto& [name, e] : m.entries) unfinished_entries += e.origin == "incomplete";
-  std::printf("merged %zu logs: %zu entries, %zu failing%s\n", inputs.size(), m.entries.size(), failed,
-              !unfinished.empty() ? (", " + std::to_string(unfinished_entries) + " not finished").c_str() : "");
+  reports::print("merged {} logs: {} entries, {} failing{}\n", inputs.size(), m.entries.size(), failed,
+             !unfinished.empty() ? fmt::format(", {} not finished", unfinished_entries) : "");
   // A shard that did not finish is never a pass: its entries are errors in
   // the reports, each shard named here, and the exit status is 1.
-  for (const auto& line : unfinished) std::fprintf(stderr, "atomstress: error: %s\n", line.c_str());
+  for (const auto& line : unfinished) reports::print_to(stderr, "atomstress: error: {}\n", line);
   return failed || !unfinished.empty() ? 1 : 0;
 }
 

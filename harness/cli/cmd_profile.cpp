@@ -7,6 +7,10 @@
 // (profile_sweep); the backend, the cpu backend's options and the reports
 // are this command's own.
 #include <cstdio>
+
+#include <fmt/format.h>
+
+#include "reports/terminal.hpp"
 #include <iostream>
 #include <memory>
 
@@ -24,9 +28,7 @@ namespace {
 
 // "50 MiB": the size of what a cold measurement flushes.
 std::string mebibytes(size_t bytes) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g MiB", double(bytes) / double(1 << 20));
-  return b;
+  return fmt::format("{:.3g} MiB", double(bytes) / double(1 << 20));
 }
 
 }  // namespace
@@ -52,7 +54,7 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
 
   std::string note;
   if (skip_for_missing_gpu(backend_name, skip_without_gpu, note)) {
-    std::printf("%s\n", note.c_str());
+    reports::print("{}\n", note);
     return 77;
   }
   const BackendKind backend = resolve_backend(backend_name, note, error);

@@ -4,6 +4,10 @@
 // case; --trace prints the case replayed alone as a table.  TOKEN may also
 // name a fuzz corpus file (its token line is replayed).
 #include <filesystem>
+
+#include <fmt/format.h>
+
+#include "reports/terminal.hpp"
 #include <iostream>
 #include <memory>
 
@@ -50,7 +54,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   if (token.empty()) return usage_error("repro needs a reproduction token");
   std::string error, note;
   if (skip_for_missing_gpu(backend_name, skip_without_gpu, note)) {
-    std::printf("%s\n", note.c_str());
+    reports::print("{}\n", note);
     return 77;
   }
   // A token ("as2.…") never holds a '/', nor ends in ".case": anything
@@ -152,11 +156,9 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
     cfg.max_seconds = shrink_s;
     cfg.by_rate = sum.failures < runs;  // it passed a run: shrunk keeping its rate
     const auto r = fuzz::shrink_spec(spec, first_verdict, first_why, cfg);
-    char line[160];
-    std::snprintf(line, sizeof line, " (%llu smaller cases tried, %llu accepted, %.1f s%s; failed %u of %u reruns)",
-                  (unsigned long long)r.candidates, (unsigned long long)r.steps, r.seconds,
-                  r.timed_out ? ", stopped at --shrink-time" : "", r.rate_failures, r.rate_runs);
-    printers.note("shrunk: " + describe(r.spec) + line);
+    printers.note(fmt::format("shrunk: {} ({} smaller cases tried, {} accepted, {:.1f} s{}; failed {} of {} reruns)",
+                              describe(r.spec), r.candidates, r.steps, r.seconds,
+                              r.timed_out ? ", stopped at --shrink-time" : "", r.rate_failures, r.rate_runs));
     printers.note("  " + r.why);
     printers.note("  repro: " + reports::repro_command(encode_token(r.spec, knobs_of(opt)), backend));
   } else if (vm.count("shrink")) {

@@ -1,6 +1,10 @@
 // atomstress selftest: the option parsing; the campaign itself is
 // fuzz/selftest.cpp's run_selftest.
 #include <iostream>
+
+#include <fmt/format.h>
+
+#include "reports/terminal.hpp"
 #include <memory>
 
 #include "fuzz/selftest.hpp"
@@ -45,7 +49,7 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
   }
   std::string note, error, why;
   if (skip_for_missing_gpu(backend_name, skip_without_gpu, note)) {
-    std::printf("%s\n", note.c_str());
+    reports::print("{}\n", note);
     return 77;
   }
   cfg.backend = resolve_backend(backend_name, note, error);

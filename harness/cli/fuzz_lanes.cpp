@@ -1,5 +1,9 @@
 #include "harness/cli/fuzz_lanes.hpp"
 
+#include <fmt/format.h>
+
+#include "reports/terminal.hpp"
+
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -203,21 +207,21 @@ int run_lanes(const LanePlan& plan, std::string& error) {
 
   // Combine what every lane recorded, whatever happened to the others.
   fuzz::MergedLogs all;
-  std::printf("\n");
+  reports::print("\n");
   for (size_t i = 0; i < n; ++i) {
     const std::string log = lane_file(plan.lanes_dir, i, ".jsonl");
     // Lanes share no entry: what this log adds to `all` is the lane's.
     const size_t entries = all.entries.size();
     const uint64_t trials = all.trials, ops = all.ops;
     if (fs::exists(log) && !fuzz::read_fuzz_log(log, all, error)) return 2;
-    std::printf("device %u: %zu entries, %llu trials, %llu ops\n", plan.devices[i], all.entries.size() - entries,
-                (unsigned long long)(all.trials - trials), (unsigned long long)(all.ops - ops));
+    reports::print("device {}: {} entries, {} trials, {} ops\n", plan.devices[i], all.entries.size() - entries,
+               all.trials - trials, all.ops - ops);
     for (const auto& [format, value] : plan.reports)
       if (format->appended_log && !append_file(log, value, error)) return 2;
   }
   // A lane that died left entries without a result: errors, never passes.
   for (const auto& line : fuzz::add_unfinished(all)) {
-    std::printf("%s\n", line.c_str());
+    reports::print("{}\n", line);
     worst = std::max(worst, 1);
   }
   size_t failed = 0;

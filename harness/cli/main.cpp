@@ -14,6 +14,8 @@
 // trial lost the CUDA context and the run stopped, 77 (with
 // --skip-without-gpu) no GPU.
 #include <cerrno>
+
+#include <fmt/format.h>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -74,10 +76,10 @@ int main(int argc, char** argv) {
   if (args[0] == "--version") {
     if (args.size() > 1) return usage_error("--version takes no arguments: '" + args[1] + "'");
     if (&atomstress_suite_cuda_architectures != nullptr)
-      std::printf("atomstress %s (this suite's CUDA architectures %s; the engine's %s)\n", ATOMSTRESS_VERSION,
-                  atomstress_suite_cuda_architectures, ATOMSTRESS_CUDA_ARCHITECTURES);
+      atomstress::reports::print("atomstress {} (this suite's CUDA architectures {}; the engine's {})\n", ATOMSTRESS_VERSION,
+                 atomstress_suite_cuda_architectures, ATOMSTRESS_CUDA_ARCHITECTURES);
     else
-      std::printf("atomstress %s (CUDA architectures %s)\n", ATOMSTRESS_VERSION, ATOMSTRESS_CUDA_ARCHITECTURES);
+      atomstress::reports::print("atomstress {} (CUDA architectures {})\n", ATOMSTRESS_VERSION, ATOMSTRESS_CUDA_ARCHITECTURES);
     return stdout_status();
   }
   std::string command_line = "atomstress";

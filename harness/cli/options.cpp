@@ -1,5 +1,9 @@
 #include "harness/cli/options.hpp"
 
+#include <fmt/format.h>
+
+#include "reports/terminal.hpp"
+
 #include "harness/registry/registry.hpp"
 
 #include <optional>
@@ -54,8 +58,7 @@ std::optional<uint64_t> parse_unsigned(std::string_view text, uint64_t lo, uint6
 }
 
 std::optional<double> parse_seconds(std::string_view text, double max, std::string& why) {
-  char range[64];
-  std::snprintf(range, sizeof range, "(more than 0, at most %g)", max);
+  const std::string range = fmt::format("(more than 0, at most {:g})", max);
   if (text.empty()) {
     why = std::string("is empty: give a number of seconds ") + range;
     return std::nullopt;
@@ -263,7 +266,7 @@ po::variables_map parse_command(const std::vector<std::string>& args, const po::
 }
 
 int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "atomstress: error: %s\n", msg.c_str());
+  reports::print_to(stderr, "atomstress: error: {}\n", msg);
   return 2;
 }
 
