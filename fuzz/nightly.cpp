@@ -87,6 +87,144 @@ double slice_seconds(double budget_s, size_t entries) {
   return std::clamp(budget_s / (4.0 * double(std::max<size_t>(entries, 1))), 0.25, 60.0);
 }
 
+namespace {
+
+// A signal: every entry still running is reported interrupted (not to the
+// JSON log, see reports/jsonl_printer.hpp), the state stays resumable.
+int report_interrupted(const NightlyConfig& cfg, FuzzState& state, Progress& progress, reports::Printer& out) {
+  progress.stop();
+  const int sig = *cfg.stop_signal;
+  const std::string name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+  const std::string spent = fmt::format("{:.1f} s of its {:.0f} s budget", state.elapsed_s, state.budget_s);
+  out.note(fmt::format("\ninterrupted by {} after {}: the state is saved{}", name, spent,
+                       cfg.state_path.empty() ? "" : " (resume with: fuzz --resume --state " + cfg.state_path + ")"));
+  for (const Entry* e : cfg.entries) {
+    auto r = state.entries[e->name];
+    if (!r.skipped && !r.failed()) {
+      r.verdict = Verdict::Error;
+      r.origin = "interrupted";
+      r.why = "the run was interrupted by " + name + " after " + spent + " before this entry's end" +
+              (cfg.state_path.empty() ? "" : "; resume it with fuzz --resume");
+    }
+    out.record(r);
+  }
+  return kInterrupted;
+}
+
+// One campaign's result as a slice record (a found failure shrunk, with its
+// rate, and a stressed case's rate without its stress).
+reports::FuzzSliceRecord slice_record(const NightlyConfig& cfg, const FuzzState& state, const Entry& entry,
+                                      const reports::FuzzEntryResult& result, const CampaignResult& c, double took,
+                                      double budget_s) {
+  reports::FuzzSliceRecord s;
+  s.impl = entry.name;
+  s.backend = cfg.backend;
+  s.round = state.round;
+  s.seconds = took;
+  s.run_s = c.run_ms / 1000;
+  s.trials = c.runs;
+  s.ops = c.ops;
+  if (!c.found || c.verdict == Verdict::Error) return s;
+  s.verdict = c.verdict;
+  s.why = c.why;
+  s.token = encode_token(c.shrunk, knobs_of(cfg.run));
+  s.spec = describe(c.shrunk);
+  s.time_to_catch_s = result.seconds + c.time_to_catch_s;
+  s.rate_failures = c.rate_failures;
+  s.rate_runs = c.rate_runs;
+  s.flaky = c.flaky;
+  s.cls = c.diagnosis.cls;
+  if (c.shrunk.stress.any()) {
+    // What the stress bought: the same case without it, as many runs.
+    TrialSpec bare = c.shrunk;
+    bare.stress = {};
+    const auto r = properties::measure_rate(bare, cfg.backend, cfg.run, cfg.rate_runs, budget_s);
+    s.bare_failures = r.failures;
+    s.bare_runs = r.runs;
+  }
+  return s;
+}
+
+enum class SliceEnd { Done, Interrupted, Failed };
+
+// One entry's time slice of this round: its campaign, its record, a found
+// failure into the corpus.
+SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entry, double slice,
+                   Progress& progress, reports::Printer& out, std::string& error) {
+  auto stopped = [&] { return cfg.stop_signal != nullptr && *cfg.stop_signal != 0; };
+  auto& result = state.entries[entry.name];
+  progress.set_entry(entry.name);
+  CampaignConfig cc;
+  cc.gen = properties::default_config(cfg.backend, {&entry});
+  cc.run = cfg.run;
+  cc.budget_s = std::min(slice, state.budget_s - state.elapsed_s);
+  cc.reruns = cfg.reruns;
+  cc.rate_runs = cfg.rate_runs;
+  cc.pack = default_pack(cfg.backend);
+  // From the name, not the position: a slice's specs do not depend on which
+  // other entries (or shards) run.
+  cc.seed = state.seed * 0x9e3779b97f4a7c15ull + fnv1a64(entry.name) + state.round * 1000003ull;
+  cc.on_evaluated = [&](uint64_t runs, uint64_t ops) { progress.add(runs, ops); };
+  cc.stop = stopped;
+  const auto t = clock::now();
+  const CampaignResult c = run_campaign(cc);
+  const double took = since(t);
+  // A slice cut by a signal is discarded: --resume runs it again.
+  if (stopped()) return SliceEnd::Interrupted;
+  state.elapsed_s += took;
+  if (c.verdict == Verdict::Error) {
+    // The entry cannot run here (no spec applies): skipped, the rest go on.
+    result.skipped = true;
+    result.skip_why = c.why;
+    progress.print("SKIP  " + std::string(entry.name) + ": " + c.why);
+    return SliceEnd::Done;
+  }
+  const reports::FuzzSliceRecord s = slice_record(cfg, state, entry, result, c, took, cc.budget_s);
+  if (stopped()) return SliceEnd::Interrupted;
+  add_slice(result, s);
+  out.record(s);
+  // A log that cannot be appended to (a full disk) ends the run now.
+  if (error = out.error(); !error.empty()) return SliceEnd::Failed;
+  if (!c.found) return SliceEnd::Done;
+  progress.add_failure();
+  progress.print(reports::fuzz_failure_lines(result));
+  if (cfg.corpus_dir.empty()) return SliceEnd::Done;
+  CorpusCase found{.impl = entry.name,
+                   .token = s.token,
+                   .spec = s.spec,
+                   .verdict = to_string(s.verdict),
+                   .why = s.why,
+                   .version = cfg.header.version,
+                   .backend = to_string(cfg.backend),
+                   .device = cfg.header.device,
+                   .first_seen = utc_timestamp(),
+                   .rate_failures = s.rate_failures,
+                   .rate_runs = s.rate_runs};
+  bool added = false;
+  if (!add_case(cfg.corpus_dir, found, added, error)) return SliceEnd::Failed;
+  if (added) progress.print("      corpus: " + found.file);
+  return SliceEnd::Done;
+}
+
+// The run's end: an entry the budget never reached is not a pass; every
+// entry's result; the time split.  1 when one failed.
+int report_results(const NightlyConfig& cfg, FuzzState& state, reports::Printer& out) {
+  int status = 0;
+  out.note("");
+  double fuzzed_s = 0, ran_s = 0;
+  for (const Entry* e : cfg.entries) {
+    const auto& r = state.entries[e->name];
+    fuzzed_s += r.seconds;
+    ran_s += r.run_s;
+    out.record(r);
+    if (r.failed()) status = 1;
+  }
+  out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend));
+  return status;
+}
+
+}  // namespace
+
 int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<CorpusCase>& corpus,
                 reports::Printer& out, std::string& error) {
   Progress progress(state.budget_s, state.elapsed_s, cfg.progress_s, cfg.label);
@@ -105,119 +243,28 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
     }
   }
   auto stopped = [&] { return cfg.stop_signal != nullptr && *cfg.stop_signal != 0; };
-  // A signal: every entry still running is reported interrupted (not to the
-  // JSON log, see reports/jsonl_printer.hpp), the state stays resumable.
-  auto interrupted = [&] {
-    progress.stop();
-    const int sig = *cfg.stop_signal;
-    const std::string name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP"
-                                                                                                  : "a signal";
-    const std::string spent = fmt::format("{:.1f} s of its {:.0f} s budget", state.elapsed_s, state.budget_s);
-    out.note(fmt::format("\ninterrupted by {} after {}: the state is saved{}", name, spent,
-                         cfg.state_path.empty() ? "" : " (resume with: fuzz --resume --state " + cfg.state_path + ")"));
-    for (const Entry* e : cfg.entries) {
-      auto r = state.entries[e->name];
-      if (!r.skipped && !r.failed()) {
-        r.verdict = Verdict::Error;
-        r.origin = "interrupted";
-        r.why = "the run was interrupted by " + name + " after " + spent + " before this entry's end" +
-                (cfg.state_path.empty() ? "" : "; resume it with fuzz --resume");
-      }
-      out.record(r);
-    }
-    return kInterrupted;
-  };
   const double slice = slice_seconds(state.budget_s, cfg.entries.size());
   if (!state.replayed) {
-    if (!replay_corpus(cfg, state, corpus, slice, out, progress, error)) return stopped() && error.empty() ? interrupted() : 2;
+    if (!replay_corpus(cfg, state, corpus, slice, out, progress, error))
+      return stopped() && error.empty() ? report_interrupted(cfg, state, progress, out) : 2;
     state.replayed = true;
     if (!save()) return 2;
   }
-
   auto active = [&](const Entry* e) {
     const auto& r = state.entries[e->name];
     return !r.skipped && !r.failed();
   };
   while (state.elapsed_s < state.budget_s && std::any_of(cfg.entries.begin(), cfg.entries.end(), active)) {
     while (state.next < cfg.entries.size() && state.elapsed_s < state.budget_s) {
-      if (stopped()) return interrupted();
+      if (stopped()) return report_interrupted(cfg, state, progress, out);
       const Entry& entry = *cfg.entries[state.next];
       if (!active(&entry)) {
         ++state.next;
         continue;
       }
-      auto& result = state.entries[entry.name];
-      progress.set_entry(entry.name);
-      CampaignConfig cc;
-      cc.gen = properties::default_config(cfg.backend, {&entry});
-      cc.run = cfg.run;
-      cc.budget_s = std::min(slice, state.budget_s - state.elapsed_s);
-      cc.reruns = cfg.reruns;
-      cc.rate_runs = cfg.rate_runs;
-      cc.pack = default_pack(cfg.backend);
-      // From the name, not the position: a slice's specs do not depend on which
-      // other entries (or shards) run.
-      cc.seed = state.seed * 0x9e3779b97f4a7c15ull + fnv1a64(entry.name) + state.round * 1000003ull;
-      cc.on_evaluated = [&](uint64_t runs, uint64_t ops) { progress.add(runs, ops); };
-      cc.stop = stopped;
-      const auto t = clock::now();
-      const CampaignResult c = run_campaign(cc);
-      const double took = since(t);
-      // A slice cut by a signal is discarded: --resume runs it again.
-      if (stopped()) return interrupted();
-      state.elapsed_s += took;
-
-      reports::FuzzSliceRecord s;
-      s.impl = entry.name;
-      s.backend = cfg.backend;
-      s.round = state.round;
-      s.seconds = took;
-      s.run_s = c.run_ms / 1000;
-      s.trials = c.runs;
-      s.ops = c.ops;
-      if (c.verdict == Verdict::Error) {
-        // The entry cannot run here (no spec applies): skipped, the rest go on.
-        result.skipped = true;
-        result.skip_why = c.why;
-        progress.print("SKIP  " + std::string(entry.name) + ": " + c.why);
-      } else if (c.found) {
-        s.verdict = c.verdict;
-        s.why = c.why;
-        s.token = encode_token(c.shrunk, knobs_of(cfg.run));
-        s.spec = describe(c.shrunk);
-        s.time_to_catch_s = result.seconds + c.time_to_catch_s;
-        s.rate_failures = c.rate_failures;
-        s.rate_runs = c.rate_runs;
-        s.flaky = c.flaky;
-        s.cls = c.diagnosis.cls;
-        if (c.shrunk.stress.any()) {
-          // What the stress bought: the same case without it, as many runs.
-          TrialSpec bare = c.shrunk;
-          bare.stress = {};
-          const auto r = properties::measure_rate(bare, cfg.backend, cfg.run, cfg.rate_runs, cc.budget_s);
-          s.bare_failures = r.failures;
-          s.bare_runs = r.runs;
-          if (stopped()) return interrupted();
-        }
-      }
-      if (c.verdict != Verdict::Error) {
-        add_slice(result, s);
-        out.record(s);
-        // A log that cannot be appended to (a full disk) ends the run now.
-        if (error = out.error(); !error.empty()) return 2;
-      }
-      if (c.found && c.verdict != Verdict::Error) {
-        progress.add_failure();
-        progress.print(reports::fuzz_failure_lines(result));
-        if (!cfg.corpus_dir.empty()) {
-          CorpusCase cc_case{entry.name, s.token, s.spec, to_string(s.verdict), s.why, cfg.header.version,
-                             to_string(cfg.backend), cfg.header.device, utc_timestamp(), s.rate_failures,
-                             s.rate_runs, ""};
-          bool added = false;
-          if (!add_case(cfg.corpus_dir, cc_case, added, error)) return 2;
-          if (added) progress.print("      corpus: " + cc_case.file);
-        }
-      }
+      const SliceEnd end = run_slice(cfg, state, entry, slice, progress, out, error);
+      if (end == SliceEnd::Interrupted) return report_interrupted(cfg, state, progress, out);
+      if (end == SliceEnd::Failed) return 2;
       // Logged before saved: a kill in between repeats this slice on
       // --resume rather than losing its record.
       ++state.next;
@@ -228,7 +275,6 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
       ++state.round;
     }
   }
-  // An entry the budget never reached is not a pass.
   for (const Entry* e : cfg.entries) {
     auto& r = state.entries[e->name];
     if (!r.skipped && !r.failed() && r.rounds == 0) {
@@ -239,19 +285,7 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
   state.finished = true;
   if (!save()) return 2;
   progress.stop();
-
-  int status = 0;
-  out.note("");
-  double fuzzed_s = 0, ran_s = 0;
-  for (const Entry* e : cfg.entries) {
-    const auto& r = state.entries[e->name];
-    fuzzed_s += r.seconds;
-    ran_s += r.run_s;
-    out.record(r);
-    if (r.failed()) status = 1;
-  }
-  out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend));
-  return status;
+  return report_results(cfg, state, out);
 }
 
 }  // namespace atomstress::fuzz

@@ -147,6 +147,166 @@ std::string lock_holder(const std::string& command_line) {
          command_line.substr(0, 300);
 }
 
+// Where a run keeps its state: --state, else in the corpus (one file per shard).
+std::string state_path_of(const FuzzOptions& f, const fuzz::Shard& shard) {
+  if (!f.state.empty()) return f.state;
+  if (f.corpus.empty()) return std::string();
+  const std::string suffix = shard.count > 1 ? fmt::format("-{}-of-{}", shard.index, shard.count) : "";
+  return (fs::path(f.corpus) / ("fuzz-state" + suffix + ".json")).string();
+}
+
+// --resume: the options, shard and state of the run being resumed, from its
+// state file (only where to find it may be given).  False with `error`.
+bool resume_run(FuzzOptions& o, po::variables_map& vm, fuzz::Shard& shard, fuzz::FuzzState& state,
+                fuzz::RunLock& lock, const std::string& command_line, std::string& error) {
+  for (const auto& [name, value] : vm)
+    if (!value.defaulted() && name != "resume" && name != "state" && name != "corpus") {
+      error = "--resume takes its options from the state file: drop --" + name;
+      return false;
+    }
+  const std::string path = state_path_of(o, shard);
+  if (path.empty()) {
+    error = "--resume needs --corpus DIR or --state FILE";
+    return false;
+  }
+  if (fs::exists(path) && !lock.acquire(path, lock_holder(command_line), error)) return false;
+  auto loaded = fuzz::load_state(path, error);
+  if (!loaded) return false;
+  state = std::move(*loaded);
+  const std::string where_state = o.state;
+  o = FuzzOptions{};
+  po::options_description again("atomstress fuzz");
+  describe_options(again, o);
+  try {
+    vm = parse_command(state.args, again);
+  } catch (const std::exception& e) {
+    error = "malformed state file '" + path + "': its args: " + e.what();
+    return false;
+  }
+  const std::string malformed = "malformed state file '" + path + "': ";
+  if (o.resume) error = malformed + "its args hold --resume";
+  // The budget and seed are the args' (a hand-edited value is refused, not run).
+  else if (std::abs(state.budget_s - o.time_s) > 1e-6 * o.time_s)
+    error = malformed + fmt::format("budget_s {:f} is not its args' --time ({:f} s)", state.budget_s, o.time_s);
+  else if (state.seed != o.seed)
+    error = malformed + fmt::format("seed {} is not its args' --seed ({})", state.seed, o.seed);
+  if (!error.empty()) return false;
+  if (o.state.empty()) o.state = where_state.empty() ? path : where_state;
+  std::string why;
+  if (!o.shard.empty()) shard = *fuzz::parse_shard(o.shard, why);
+  return true;
+}
+
+// Everything that can be refused is refused before anything runs: every
+// output path (two naming one file would overwrite each other), the
+// corpus (loaded into `corpus`), the lock.
+bool prepare_outputs(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, bool resumed,
+                     const std::string& command_line, std::vector<fuzz::CorpusCase>& corpus, fuzz::RunLock& lock,
+                     std::string& error) {
+  const reports::ReportRequest asked = o.reports.request();
+  std::vector<std::pair<std::string, std::string>> outputs = reports::report_files(asked);
+  outputs.emplace_back("the state file", cfg.state_path);
+  if (!fuzz::check_distinct(outputs, {}, error)) return false;
+  if (!o.corpus.empty()) {
+    if (!fuzz::load_corpus(o.corpus, corpus, error) || !fuzz::ensure_dir(o.corpus, error)) return false;
+    if (access(o.corpus.c_str(), W_OK | X_OK) != 0) {
+      error = "--corpus '" + o.corpus + "': cannot write in it: " + std::strerror(errno);
+      return false;
+    }
+  }
+  if (!cfg.state_path.empty() && !fs::path(cfg.state_path).parent_path().empty() &&
+      !fuzz::ensure_dir(fs::path(cfg.state_path).parent_path().string(), error))
+    return false;
+  for (const auto& [format, value] : asked)
+    if (format->files(value).size() > 1 && !fuzz::ensure_dir(value, error)) return false;  // a report folder
+  for (const auto& [option, path] : outputs)
+    if (!path.empty() && !fuzz::check_output(option, path, error)) return false;
+  return resumed || cfg.state_path.empty() || lock.acquire(cfg.state_path, lock_holder(command_line), error);
+}
+
+// What the run's reports say of where it came from.
+reports::RunHeader fuzz_header(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const fuzz::FuzzState& state,
+                               const fuzz::Shard& shard, bool resumed, const std::string& command_line) {
+  reports::RunHeader h = run_header(command_line, cfg.backend);
+  h.timestamp = fuzz::utc_timestamp();
+  h.version = ATOMSTRESS_VERSION;
+  h.git_revision = ATOMSTRESS_GIT_REVISION;
+  h.driver = cfg.backend == BackendKind::Cuda ? cuda_driver_version() : "";
+  h.options = {{"impl", o.impl}, {"time_s", std::to_string(state.budget_s)}, {"backend", o.backend},
+               {"seed", std::to_string(o.seed)}, {"reruns", std::to_string(o.reruns)},
+               {"rate_runs", std::to_string(o.rate_runs)}, {"shard", fmt::format("{}/{}", shard.index, shard.count)},
+               {"corpus", o.corpus}, {"resumed", resumed ? "true" : "false"}};
+  for (const RunSetting& s : run_settings())
+    if (s.commands & kCommandFuzz) h.options.emplace_back(s.key, setting_text(s, s.get(o.run)));
+  if (!o.devices.empty()) h.options.emplace_back("devices", o.devices);
+  if (!o.lane.empty()) h.options.emplace_back("lane", fmt::format("{} (device {})", o.lane, o.lane_device));
+  // RapidCheck's "Using configuration" line: in the log, not on stderr
+  // (unless RC_PARAMS asked RapidCheck for something).
+  const std::string rc_config = fuzz::load_rapidcheck_configuration();
+  if (std::getenv("RC_PARAMS") != nullptr) reports::print_to(stderr, "Using configuration: {}\n", rc_config);
+  h.options.emplace_back("rapidcheck", rc_config);
+  for (const Entry* e : cfg.entries) h.entries.emplace_back(e->name);
+  return h;
+}
+
+// fuzz --devices with several: a lane per device, combined at the end.
+int coordinate_lanes(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const fuzz::FuzzState& state,
+                     const std::vector<unsigned>& devices, bool resumed, const std::string& coordinator_state) {
+  LanePlan plan;
+  plan.devices = devices;
+  plan.args = state.args;
+  plan.resume = resumed;
+  plan.reports = o.reports.request();
+  plan.header = cfg.header;
+  std::string error;
+  if (!coordinator_state.empty()) {
+    plan.lanes_dir = (fs::path(coordinator_state).parent_path() /
+                      (fs::path(coordinator_state).stem().string() + "-lanes")).string();
+    // What --resume needs to start the lanes again: the run's arguments.
+    if (!resumed && !fuzz::save_state(coordinator_state, state, error)) return usage_error(error);
+  } else {
+    char tmpl[] = "/tmp/atomstress-lanes-XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) return usage_error("cannot make a folder for the lanes in /tmp");
+    plan.lanes_dir = tmpl;
+  }
+  const bool cuda = cfg.backend == BackendKind::Cuda;
+  reports::print("fuzz on {}: {} entries over {} {}{}, {:.0f} s budget{}; lanes' state and logs in {}\n",
+                 to_string(cfg.backend), cfg.entries.size(), devices.size(), cuda ? "GPUs" : "lanes",
+                 cuda ? "" : " (cpu backend)", state.budget_s, resumed ? ", resumed" : "", plan.lanes_dir);
+  std::fflush(stdout);
+  const int status = run_lanes(plan, error);
+  return status == 2 ? usage_error(error) : status;
+}
+
+// The campaign itself, reported through the terminal and the report files.
+int run_campaign_here(const FuzzOptions& o, fuzz::NightlyConfig& cfg, fuzz::FuzzState& state,
+                      const std::vector<fuzz::CorpusCase>& corpus, const fuzz::Shard& shard, bool resumed,
+                      const std::string& note) {
+  std::string error;
+  reports::Multiplex printers;
+  printers.add(std::make_unique<reports::FuzzTextPrinter>());
+  if (!reports::add_report_printers(o.reports.request(), printers, error)) return usage_error(error);
+  if (!note.empty()) printers.note(note);
+  printers.note(fmt::format("fuzz on {}: {} entries{}, {:.0f} s budget{}", to_string(cfg.backend), cfg.entries.size(),
+                            shard.count > 1 ? fmt::format(" (shard {}/{})", shard.index, shard.count) : "",
+                            state.budget_s, resumed ? fmt::format(", resumed at {} s", int(state.elapsed_s)) : ""));
+  printers.begin(cfg.header);
+  if (error = printers.error(); !error.empty()) return usage_error(error);  // not even the run record
+  catch_stop_signals();
+  cfg.stop_signal = &g_stop_signal;
+  const int status = fuzz::run_nightly(cfg, state, corpus, printers, error);
+  if (status == 2) {
+    printers.finish();  // keep what was recorded
+    return usage_error(error);
+  }
+  const bool written = printers.finish();
+  if (status == fuzz::kInterrupted) {
+    if (!written) usage_error(printers.error());
+    die_of(g_stop_signal);  // the signal's status, as if it had not been caught
+  }
+  return written ? status : usage_error(printers.error());
+}
+
 }  // namespace
 
 int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_line) {
@@ -162,48 +322,12 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   fuzz::Shard shard = fuzz::shard_from_env(why);
   if (!why.empty()) return usage_error(why);
   if (!o.shard.empty()) shard = *fuzz::parse_shard(o.shard, why);
-  auto state_path = [&](const FuzzOptions& f) {
-    if (!f.state.empty()) return f.state;
-    if (f.corpus.empty()) return std::string();
-    const std::string suffix = shard.count > 1
-        ? "-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count) : "";
-    return (fs::path(f.corpus) / ("fuzz-state" + suffix + ".json")).string();
-  };
 
   fuzz::FuzzState state;
   fuzz::RunLock lock;  // held until the run ends: one run at a time per state file
   const bool resumed = o.resume;
-  if (resumed) {
-    // The resumed run's options are the first run's: only where to find them may be given.
-    for (const auto& [name, value] : vm)
-      if (!value.defaulted() && name != "resume" && name != "state" && name != "corpus")
-        return usage_error("--resume takes its options from the state file: drop --" + name);
-    const std::string path = state_path(o);
-    if (path.empty()) return usage_error("--resume needs --corpus DIR or --state FILE");
-    if (fs::exists(path) && !lock.acquire(path, lock_holder(command_line), error)) return usage_error(error);
-    auto loaded = fuzz::load_state(path, error);
-    if (!loaded) return usage_error(error);
-    state = std::move(*loaded);
-    const std::string where_state = o.state;
-    o = FuzzOptions{};
-    po::options_description again("atomstress fuzz");
-    describe_options(again, o);
-    try {
-      vm = parse_command(state.args, again);
-    } catch (const std::exception& e) {
-      return usage_error("malformed state file '" + path + "': its args: " + e.what());
-    }
-    if (o.resume) return usage_error("malformed state file '" + path + "': its args hold --resume");
-    // The budget and seed are the args' (a hand-edited value is refused, not run).
-    if (std::abs(state.budget_s - o.time_s) > 1e-6 * o.time_s)
-      return usage_error("malformed state file '" + path + "': budget_s " + std::to_string(state.budget_s) +
-                         " is not its args' --time (" + std::to_string(o.time_s) + " s)");
-    if (state.seed != o.seed)
-      return usage_error("malformed state file '" + path + "': seed " + std::to_string(state.seed) +
-                         " is not its args' --seed (" + std::to_string(o.seed) + ")");
-    if (o.state.empty()) o.state = where_state.empty() ? path : where_state;
-    if (!o.shard.empty()) shard = *fuzz::parse_shard(o.shard, why);
-  } else {
+  if (resumed && !resume_run(o, vm, shard, state, lock, command_line, error)) return usage_error(error);
+  if (!resumed) {
     state.args = args;
     state.seed = o.seed;
     state.budget_s = o.time_s;
@@ -215,7 +339,6 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   if (!o.devices.empty() && !parse_devices(o.devices, devices, why))
     return usage_error("--devices '" + o.devices + "' " + why);
   if (!o.lane.empty() && !o.devices.empty()) return usage_error("--lane is internal to --devices");
-  const bool coordinator = devices.size() > 1;
   if (devices.size() == 1) setenv("CUDA_VISIBLE_DEVICES", visible_device(devices[0]).c_str(), 1);
   if (!o.lane.empty()) setvbuf(stdout, nullptr, _IOLBF, 0);  // lanes share the terminal: whole lines
 
@@ -232,9 +355,8 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   fuzz::NightlyConfig cfg;
   cfg.entries = fuzz::shard_entries(selected, shard);
   if (!o.lane.empty()) {
-    const fuzz::Shard lane = *fuzz::parse_shard(o.lane, why);
-    cfg.entries = fuzz::shard_entries(cfg.entries, lane);
-    cfg.label = "[" + std::string(backend == BackendKind::Cuda ? "gpu " : "lane ") + std::to_string(o.lane_device) + "] ";
+    cfg.entries = fuzz::shard_entries(cfg.entries, *fuzz::parse_shard(o.lane, why));
+    cfg.label = fmt::format("[{}{}] ", backend == BackendKind::Cuda ? "gpu " : "lane ", o.lane_device);
   }
   cfg.backend = backend;
   cfg.run = o.run;
@@ -242,110 +364,15 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   cfg.rate_runs = o.rate_runs;
   cfg.progress_s = o.progress_s;
   cfg.corpus_dir = o.corpus;
-  cfg.state_path = state_path(o);
-
+  cfg.state_path = state_path_of(o, shard);
   if (resumed && state.next > cfg.entries.size())
-    return usage_error("malformed state file '" + cfg.state_path + "': next " + std::to_string(state.next) +
-                       " is past its " + std::to_string(cfg.entries.size()) + " entries");
-
-  // Everything that can be refused is refused before anything runs: every
-  // output path (two naming one file would overwrite each other), the
-  // corpus, the lock.
-  const reports::ReportRequest asked = o.reports.request();
-  std::vector<std::pair<std::string, std::string>> outputs = reports::report_files(asked);
-  outputs.emplace_back("the state file", cfg.state_path);
-  if (!fuzz::check_distinct(outputs, {}, error)) return usage_error(error);
+    return usage_error(fmt::format("malformed state file '{}': next {} is past its {} entries", cfg.state_path,
+                                   state.next, cfg.entries.size()));
   std::vector<fuzz::CorpusCase> corpus;
-  if (!o.corpus.empty() && !fuzz::load_corpus(o.corpus, corpus, error)) return usage_error(error);
-  if (!o.corpus.empty() && !fuzz::ensure_dir(o.corpus, error)) return usage_error(error);
-  if (!o.corpus.empty() && access(o.corpus.c_str(), W_OK | X_OK) != 0)
-    return usage_error("--corpus '" + o.corpus + "': cannot write in it: " + std::strerror(errno));
-  if (!cfg.state_path.empty() && !fs::path(cfg.state_path).parent_path().empty() &&
-      !fuzz::ensure_dir(fs::path(cfg.state_path).parent_path().string(), error))
-    return usage_error(error);
-  for (const auto& [format, value] : asked)
-    if (format->files(value).size() > 1 && !fuzz::ensure_dir(value, error)) return usage_error(error);  // a folder
-  for (const auto& [option, path] : outputs)
-    if (!path.empty() && !fuzz::check_output(option, path, error)) return usage_error(error);
-  if (!resumed && !cfg.state_path.empty() && !lock.acquire(cfg.state_path, lock_holder(command_line), error))
-    return usage_error(error);
-
-  auto& h = cfg.header;
-  h.timestamp = fuzz::utc_timestamp();
-  h.version = ATOMSTRESS_VERSION;
-  h.git_revision = ATOMSTRESS_GIT_REVISION;
-  h.backend = backend;
-  h.device = backend == BackendKind::Cuda ? cuda_device_name() : "host";
-  h.driver = backend == BackendKind::Cuda ? cuda_driver_version() : "";
-  h.command_line = command_line;
-  h.options = {{"impl", o.impl}, {"time_s", std::to_string(state.budget_s)}, {"backend", o.backend},
-               {"seed", std::to_string(o.seed)}, {"reruns", std::to_string(o.reruns)},
-               {"rate_runs", std::to_string(o.rate_runs)},
-               {"shard", std::to_string(shard.index) + "/" + std::to_string(shard.count)},
-               {"corpus", o.corpus}, {"resumed", resumed ? "true" : "false"}};
-  for (const RunSetting& s : run_settings())
-    if (s.commands & kCommandFuzz) h.options.emplace_back(s.key, setting_text(s, s.get(o.run)));
-  if (!o.devices.empty()) h.options.emplace_back("devices", o.devices);
-  if (!o.lane.empty()) h.options.emplace_back("lane", o.lane + " (device " + std::to_string(o.lane_device) + ")");
-  // RapidCheck's "Using configuration" line: in the log, not on stderr
-  // (unless RC_PARAMS asked RapidCheck for something).
-  const std::string rc_config = fuzz::load_rapidcheck_configuration();
-  if (std::getenv("RC_PARAMS") != nullptr) reports::print_to(stderr, "Using configuration: {}\n", rc_config);
-  h.options.emplace_back("rapidcheck", rc_config);
-  for (const Entry* e : cfg.entries) h.entries.emplace_back(e->name);
-
-  if (coordinator) {
-    LanePlan plan;
-    plan.devices = devices;
-    plan.args = state.args;
-    plan.resume = resumed;
-    plan.reports = asked;
-    plan.header = h;
-    const std::string coordinator_state = state_path(o);
-    if (!coordinator_state.empty()) {
-      plan.lanes_dir = (fs::path(coordinator_state).parent_path() /
-                        (fs::path(coordinator_state).stem().string() + "-lanes")).string();
-      // What --resume needs to start the lanes again: the run's arguments.
-      if (!resumed && !fuzz::save_state(coordinator_state, state, error)) return usage_error(error);
-    } else {
-      char tmpl[] = "/tmp/atomstress-lanes-XXXXXX";
-      if (mkdtemp(tmpl) == nullptr) return usage_error("cannot make a folder for the lanes in /tmp");
-      plan.lanes_dir = tmpl;
-    }
-    reports::print("fuzz on {}: {} entries over {} {}{}, {:.0f} s budget{}; lanes' state and logs in {}\n",
-               to_string(backend), cfg.entries.size(), devices.size(), backend == BackendKind::Cuda ? "GPUs" : "lanes",
-               backend == BackendKind::Cuda ? "" : " (cpu backend)", state.budget_s, resumed ? ", resumed" : "",
-               plan.lanes_dir);
-    std::fflush(stdout);
-    const int status = run_lanes(plan, error);
-    if (status == 2) return usage_error(error);
-    return status;
-  }
-
-  reports::Multiplex printers;
-  printers.add(std::make_unique<reports::FuzzTextPrinter>());
-  if (!reports::add_report_printers(asked, printers, error)) return usage_error(error);
-  if (!note.empty()) printers.note(note);
-  printers.note(fmt::format("fuzz on {}: {} entries{}, {:.0f} s budget{}", to_string(backend), cfg.entries.size(),
-                            shard.count > 1 ? fmt::format(" (shard {}/{})", shard.index, shard.count) : "",
-                            state.budget_s,
-                            resumed ? fmt::format(", resumed at {} s", int(state.elapsed_s)) : ""));
-  printers.begin(h);
-  if (error = printers.error(); !error.empty()) return usage_error(error);  // not even the run record
-  catch_stop_signals();
-  cfg.stop_signal = &g_stop_signal;
-  const int status = fuzz::run_nightly(cfg, state, corpus, printers, error);
-  if (status == 2) {
-    printers.finish();  // keep what was recorded
-    return usage_error(error);
-  }
-  const bool written = printers.finish();
-  if (status == fuzz::kInterrupted) {
-    if (!written) usage_error(printers.error());
-    die_of(g_stop_signal);  // the signal's status, as if it had not been caught
-  }
-  if (!written) return usage_error(printers.error());
-  return status;
+  if (!prepare_outputs(o, cfg, resumed, command_line, corpus, lock, error)) return usage_error(error);
+  cfg.header = fuzz_header(o, cfg, state, shard, resumed, command_line);
+  if (devices.size() > 1) return coordinate_lanes(o, cfg, state, devices, resumed, state_path_of(o, shard));
+  return run_campaign_here(o, cfg, state, corpus, shard, resumed, note);
 }
 
 }  // namespace atomstress::cli

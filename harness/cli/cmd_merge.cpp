@@ -41,8 +41,17 @@ bool write_merged_reports(const fuzz::MergedLogs& m, const reports::RunHeader& h
     ++failed;
     // An entry that did not finish, or could not run, has no case to keep.
     if (corpus.empty() || e.verdict == Verdict::Error || e.token.empty()) continue;
-    fuzz::CorpusCase c{e.impl, e.token, e.spec, to_string(e.verdict), e.why, h.version, to_string(e.backend),
-                       h.device, h.timestamp, e.rate_failures, e.rate_runs, ""};
+    fuzz::CorpusCase c{.impl = e.impl,
+                       .token = e.token,
+                       .spec = e.spec,
+                       .verdict = to_string(e.verdict),
+                       .why = e.why,
+                       .version = h.version,
+                       .backend = to_string(e.backend),
+                       .device = h.device,
+                       .first_seen = h.timestamp,
+                       .rate_failures = e.rate_failures,
+                       .rate_runs = e.rate_runs};
     bool added = false;
     if (!fuzz::add_case(corpus, c, added, error)) {
       printers.finish();

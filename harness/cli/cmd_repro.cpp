@@ -25,6 +25,106 @@ namespace po = boost::program_options;
 
 namespace atomstress::cli {
 
+namespace {
+
+// TOKEN may name a fuzz corpus file: its token line.  A token ("as2.…")
+// never holds a '/', nor ends in ".case": anything else that names a path
+// (there or not) is a case file to read.
+bool token_of(std::string& token, std::string& error) {
+  const bool looks_like_token = token.size() > 4 && token.rfind("as", 0) == 0 && token[3] == '.' &&
+                                token.find('/') == std::string::npos;
+  std::error_code ec;
+  const bool path_like = token.find('/') != std::string::npos ||
+                         (token.size() > 5 && token.compare(token.size() - 5, 5, ".case") == 0);
+  if (!std::filesystem::exists(token, ec) && (looks_like_token || !path_like)) return true;
+  const auto c = fuzz::read_case(token, error);
+  if (!c) return false;
+  token = c->token;
+  return true;
+}
+
+// The reruns' tally: the summary, and the first failure as found.
+struct Reruns {
+  reports::ReproSummary sum;
+  Verdict first_verdict = Verdict::Pass;
+  FailureClass first_class = FailureClass::None;
+  std::string first_why;
+  std::optional<std::string> refused;  // a run that could not run: the same for every run
+};
+
+// The runs pipelined (each judged while the next runs), in order.
+Reruns rerun(const TrialSpec& spec, uint32_t runs, BackendKind backend, const RunOptions& opt,
+             reports::Printer& printers) {
+  Reruns out;
+  out.sum.spec = spec;
+  out.sum.runs = runs;
+  const std::vector<TrialSpec> copies(runs, spec);
+  uint32_t r = 0;
+  execute_sequence(copies, {backend, opt, 0, false}, [&](Outcome&& t) {
+    ++r;
+    if (out.refused) return;
+    if (t.verdict == Verdict::Error) {
+      out.refused = t.why();
+      return;
+    }
+    printers.record(t);
+    if (t.verdict == Verdict::Pass) return;
+    if (out.sum.failures++ > 0) return;
+    out.sum.first_failed_run = r;
+    out.sum.first_why = std::string(to_string(t.verdict)) + ": " + t.why();
+    out.first_verdict = t.verdict;
+    out.first_why = t.why();
+    out.first_class = t.finding.cls;
+  });
+  return out;
+}
+
+// A failure's class, and what its replay alone shows (pipeline/diagnose.hpp).
+void note_class(const TrialSpec& spec, const Reruns& reruns, BackendKind backend, const RunOptions& opt,
+                reports::Printer& printers) {
+  Finding f;
+  f.cls = reruns.first_class;
+  const Diagnosis d = diagnose(spec, reruns.first_verdict, f, backend, opt);
+  printers.note(fmt::format("class: {} ({})", to_string(d.cls), describe(d.cls)));
+  for (const auto& t : d.trace) printers.note("alone, in program order: " + t);
+  if (!d.inference.empty()) printers.note(d.inference);
+}
+
+// --trace: the case replayed alone, one op at a time, as a table.
+void note_trace(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, reports::Printer& printers) {
+  RunOptions seq = opt;
+  seq.sequential = true;
+  seq.checker = CheckerKind::Cpu;
+  seq.trace_rows = 256;
+  const Outcome alone = execute_trial(spec, backend, seq);
+  if (alone.trace_table.empty())
+    printers.note("trace: " + (alone.verdict == Verdict::Error
+                                   ? alone.why()
+                                   : fmt::format("a table is kept for single atomics only ({} alone: {})",
+                                                 to_string(alone.verdict), alone.why())));
+  else
+    printers.note(fmt::format("the case alone, one op at a time in program order ({}):", to_string(alone.verdict)));
+  for (const auto& row : alone.trace_table) printers.note(row);
+}
+
+// --shrink of a failing case, keeping its rate when it passed a run.
+void note_shrunk(const TrialSpec& spec, const Reruns& reruns, double shrink_s, BackendKind backend,
+                 const RunOptions& opt, reports::Printer& printers) {
+  fuzz::ShrinkConfig cfg;
+  cfg.backend = backend;
+  cfg.run = opt;
+  cfg.max_seconds = shrink_s;
+  cfg.by_rate = reruns.sum.failures < reruns.sum.runs;
+  const auto r = fuzz::shrink_spec(spec, reruns.first_verdict, reruns.first_why, cfg);
+  printers.note(fmt::format("shrunk: {} ({} smaller cases tried, {} accepted, {:.1f} s{}; failed {} of {} reruns)",
+                            describe(r.spec), r.candidates, r.steps, r.seconds,
+                            r.timed_out ? ", stopped at --shrink-time" : "", r.rate_failures, r.rate_runs));
+  printers.note("  " + r.why);
+  printers.note("  repro: " + reports::repro_command(encode_token(r.spec, knobs_of(opt)), backend));
+}
+
+}  // namespace
+
 int cmd_repro(const std::vector<std::string>& args, const std::string& command_line) {
   po::options_description desc("atomstress repro TOKEN");
   std::string token, backend_name = "auto";
@@ -57,18 +157,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
     reports::print("{}\n", note);
     return 77;
   }
-  // A token ("as2.…") never holds a '/', nor ends in ".case": anything
-  // else that names a path (there or not) is a case file to read.
-  const bool looks_like_token = token.size() > 4 && token.rfind("as", 0) == 0 && token[3] == '.' &&
-                                token.find('/') == std::string::npos;
-  std::error_code ec;
-  const bool path_like = token.find('/') != std::string::npos ||
-                         (token.size() > 5 && token.compare(token.size() - 5, 5, ".case") == 0);
-  if (std::filesystem::exists(token, ec) || (!looks_like_token && path_like)) {
-    const auto c = fuzz::read_case(token, error);
-    if (!c) return usage_error(error);
-    token = c->token;
-  }
+  if (!token_of(token, error)) return usage_error(error);
   auto decoded = decode_repro_token(token, error);
   if (!decoded) return usage_error(error);
   const TrialSpec& spec = decoded->spec;
@@ -90,82 +179,18 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   printers.note("repro: " + describe(spec));
   if (!decoded->tool_version.empty() && decoded->tool_version != tool_version())
     printers.note("the token was written by atomstress " + decoded->tool_version + ", this is " + tool_version());
-  reports::ReproSummary sum;
-  Verdict first_verdict = Verdict::Pass;
-  FailureClass first_class = FailureClass::None;
-  std::string first_why;
-  sum.spec = spec;
-  sum.runs = runs;
-  // The runs pipelined (each judged while the next runs), in order.
-  const std::vector<TrialSpec> copies(runs, spec);
-  std::optional<std::string> refused;  // a run that could not run: the same for every run
-  uint32_t r = 0;
-  execute_sequence(copies, {backend, opt, 0, false}, [&](Outcome&& t) {
-    ++r;
-    if (refused) return;
-    if (t.verdict == Verdict::Error) {
-      refused = t.why();
-      return;
-    }
-    printers.record(t);
-    if (t.verdict != Verdict::Pass) {
-      if (sum.failures == 0) {
-        sum.first_failed_run = r;
-        sum.first_why = std::string(to_string(t.verdict)) + ": " + t.why();
-        first_verdict = t.verdict;
-        first_why = t.why();
-        first_class = t.finding.cls;
-      }
-      ++sum.failures;
-    }
-  });
-  if (refused) {
+  const Reruns reruns = rerun(spec, runs, backend, opt, printers);
+  if (reruns.refused) {
     printers.finish();
-    return usage_error(*refused);
+    return usage_error(*reruns.refused);
   }
-  printers.record(sum);
-  // A failure's class, and what its replay alone shows (pipeline/diagnose.hpp).
-  if (sum.failures > 0) {
-    Finding f;
-    f.cls = first_class;
-    const Diagnosis d = diagnose(spec, first_verdict, f, backend, opt);
-    printers.note(std::string("class: ") + to_string(d.cls) + " (" + describe(d.cls) + ")");
-    for (const auto& t : d.trace) printers.note("alone, in program order: " + t);
-    if (!d.inference.empty()) printers.note(d.inference);
-  }
-  if (vm.count("trace")) {
-    RunOptions seq = opt;
-    seq.sequential = true;
-    seq.checker = CheckerKind::Cpu;
-    seq.trace_rows = 256;
-    const Outcome alone = execute_trial(spec, backend, seq);
-    if (alone.trace_table.empty())
-      printers.note("trace: " + (alone.verdict == Verdict::Error ? alone.why()
-                                                                   : "a table is kept for single atomics only (" +
-                                                                         std::string(to_string(alone.verdict)) +
-                                                                         " alone: " + alone.why() + ")"));
-    else
-      printers.note("the case alone, one op at a time in program order (" + std::string(to_string(alone.verdict)) +
-                    "):");
-    for (const auto& row : alone.trace_table) printers.note(row);
-  }
-  if (vm.count("shrink") && sum.failures > 0) {
-    fuzz::ShrinkConfig cfg;
-    cfg.backend = backend;
-    cfg.run = opt;
-    cfg.max_seconds = shrink_s;
-    cfg.by_rate = sum.failures < runs;  // it passed a run: shrunk keeping its rate
-    const auto r = fuzz::shrink_spec(spec, first_verdict, first_why, cfg);
-    printers.note(fmt::format("shrunk: {} ({} smaller cases tried, {} accepted, {:.1f} s{}; failed {} of {} reruns)",
-                              describe(r.spec), r.candidates, r.steps, r.seconds,
-                              r.timed_out ? ", stopped at --shrink-time" : "", r.rate_failures, r.rate_runs));
-    printers.note("  " + r.why);
-    printers.note("  repro: " + reports::repro_command(encode_token(r.spec, knobs_of(opt)), backend));
-  } else if (vm.count("shrink")) {
-    printers.note("shrink: nothing to shrink, no run failed");
-  }
+  printers.record(reruns.sum);
+  if (reruns.sum.failures > 0) note_class(spec, reruns, backend, opt, printers);
+  if (vm.count("trace")) note_trace(spec, backend, opt, printers);
+  if (vm.count("shrink") && reruns.sum.failures > 0) note_shrunk(spec, reruns, shrink_s, backend, opt, printers);
+  else if (vm.count("shrink")) printers.note("shrink: nothing to shrink, no run failed");
   if (!printers.finish()) return usage_error(printers.error());
-  return sum.failures ? 1 : 0;
+  return reruns.sum.failures ? 1 : 0;
 }
 
 }  // namespace atomstress::cli

@@ -153,8 +153,11 @@ std::vector<std::string> lane_args(const std::vector<std::string>& args) {
   return out;
 }
 
-int run_lanes(const LanePlan& plan, std::string& error) {
-  if (!fuzz::ensure_dir(plan.lanes_dir, error)) return 2;
+namespace {
+
+// Starts a process per lane (a lane resumes from its state file when there
+// is one); -1 for a lane that could not start, with `error`.
+std::vector<pid_t> start_lanes(const LanePlan& plan, std::string& error) {
   const size_t n = plan.devices.size();
   const std::vector<std::string> common = lane_args(plan.args);
   std::vector<pid_t> pids(n, -1);
@@ -182,8 +185,13 @@ int run_lanes(const LanePlan& plan, std::string& error) {
     g_lanes = std::sig_atomic_t(i + 1);
     if (g_lane_signal != 0) ::kill(pids[i], g_lane_signal);  // it came while this lane started
   }
+  return pids;
+}
+
+// Waits for every lane: the worst status (0, 1, or 2 with `error`).
+int wait_lanes(const LanePlan& plan, const std::vector<pid_t>& pids, std::string& error) {
   int worst = 0;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < pids.size(); ++i) {
     if (pids[i] < 0) {
       worst = 2;
       continue;
@@ -196,28 +204,32 @@ int run_lanes(const LanePlan& plan, std::string& error) {
       worst = std::max(worst, 1);  // interrupted as asked: its entries show as unfinished
     } else if (code != 0 && code != 1) {
       if (error.empty())
-        error = "lane " + std::to_string(i) + " (device " + std::to_string(plan.devices[i]) + ") " +
-                (WIFEXITED(st) ? "exited with status " + std::to_string(code)
-                               : "was killed by signal " + std::to_string(WTERMSIG(st)));
+        error = fmt::format("lane {} (device {}) {}", i, plan.devices[i],
+                            WIFEXITED(st) ? fmt::format("exited with status {}", code)
+                                          : fmt::format("was killed by signal {}", WTERMSIG(st)));
       worst = 2;
     } else {
       worst = std::max(worst, code);
     }
   }
+  return worst;
+}
 
-  // Combine what every lane recorded, whatever happened to the others.
+// What every lane recorded, whatever happened to the others, into the run's
+// report files; each device's share printed.  False with `error`.
+bool combine_lanes(const LanePlan& plan, int& worst, std::string& error) {
   fuzz::MergedLogs all;
   reports::print("\n");
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < plan.devices.size(); ++i) {
     const std::string log = lane_file(plan.lanes_dir, i, ".jsonl");
     // Lanes share no entry: what this log adds to `all` is the lane's.
     const size_t entries = all.entries.size();
     const uint64_t trials = all.trials, ops = all.ops;
-    if (fs::exists(log) && !fuzz::read_fuzz_log(log, all, error)) return 2;
+    if (fs::exists(log) && !fuzz::read_fuzz_log(log, all, error)) return false;
     reports::print("device {}: {} entries, {} trials, {} ops\n", plan.devices[i], all.entries.size() - entries,
-               all.trials - trials, all.ops - ops);
+                   all.trials - trials, all.ops - ops);
     for (const auto& [format, value] : plan.reports)
-      if (format->appended_log && !append_file(log, value, error)) return 2;
+      if (format->appended_log && !append_file(log, value, error)) return false;
   }
   // A lane that died left entries without a result: errors, never passes.
   for (const auto& line : fuzz::add_unfinished(all)) {
@@ -225,11 +237,20 @@ int run_lanes(const LanePlan& plan, std::string& error) {
     worst = std::max(worst, 1);
   }
   size_t failed = 0;
-  std::string werr;
   reports::ReportRequest documents;
   for (const auto& asked : plan.reports)
     if (!asked.first->appended_log) documents.push_back(asked);
-  if (!documents.empty() && !write_merged_reports(all, plan.header, documents, "", failed, werr)) {
+  return documents.empty() || write_merged_reports(all, plan.header, documents, "", failed, error);
+}
+
+}  // namespace
+
+int run_lanes(const LanePlan& plan, std::string& error) {
+  if (!fuzz::ensure_dir(plan.lanes_dir, error)) return 2;
+  const std::vector<pid_t> pids = start_lanes(plan, error);
+  int worst = wait_lanes(plan, pids, error);
+  std::string werr;
+  if (!combine_lanes(plan, worst, werr)) {
     error = werr;
     return 2;
   }
