@@ -51,9 +51,9 @@ bool check_counts(uint64_t trials, uint64_t ops, uint32_t fails, uint32_t runs, 
   return true;
 }
 
-}  // namespace
-
-bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
+// A log's identity (device and inode): each log is merged once.  False with
+// `error` for a path that is not a readable regular file, or seen already.
+bool claim_log(const std::string& path, MergedLogs& m, std::string& error) {
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) {
     error = "cannot read '" + path + "'";
@@ -70,105 +70,146 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
     return false;
   }
   m.seen_files[id] = path;
+  return true;
+}
+
+// One log being read: the run record in force and what it has recorded.
+struct LogReader {
+  const std::string& path;
+  MergedLogs& m;
+  std::optional<reports::RunHeader> run;  // the run record in force
+  std::string where;                       // "shard i/N ('FILE')"
+  size_t results = 0;                      // slice, replay and entry records
+  bool named_entries = false;              // some run record named its entries
+
+  // Each returns "" or why the record is refused.
+  std::string run_record(const nlohmann::json& j) {
+    reports::RunHeader h;
+    std::string why;
+    if (!from_json(j, h, why)) return why;
+    if (m.header && h.version != m.header->version)
+      return "a log of atomstress " + h.version + ", the others of " + m.header->version +
+             ": merge the logs of one version";
+    const std::string shard = option(h, "shard");
+    if (m.header) {
+      const std::string first = option(*m.header, "shard");
+      if (first.substr(first.find('/') + 1) != shard.substr(shard.find('/') + 1))
+        return "shard " + shard + " of a run split differently from the others' (" + first + ")";
+    }
+    if (!run) {  // the log's first run: a resumed run appends another
+      const std::string key = h.timestamp + "\n" + h.command_line + "\n" + shard + "\n" + option(h, "lane");
+      if (const auto it = m.seen_runs.find(key); it != m.seen_runs.end())
+        return "the same run as '" + it->second + "' (a log given twice, or a copy)";
+      m.seen_runs[key] = path;
+    }
+    if (!m.header) m.header = h;
+    where = "shard " + (shard.empty() ? std::string("0/1") : shard) +
+            (option(h, "lane").empty() ? "" : " lane " + option(h, "lane")) + " ('" + path + "')";
+    for (const auto& e : h.entries) m.expected.emplace(e, where);
+    named_entries = named_entries || !h.entries.empty();
+    run = std::move(h);
+    return "";
+  }
+
+  bool known(const std::string& impl) const {
+    if (run->entries.empty()) return find_impl(impl) != nullptr;  // a log of an earlier version: no list
+    return std::find(run->entries.begin(), run->entries.end(), impl) != run->entries.end();
+  }
+  static std::string not_asked(const std::string& impl) {
+    return "entry '" + impl + "' is not one its run was asked to run";
+  }
+
+  std::string slice_record(const nlohmann::json& j) {
+    reports::FuzzSliceRecord s;
+    std::string why;
+    if (!from_json(j, s, why)) return why;
+    if (!known(s.impl)) return not_asked(s.impl);
+    if (s.backend != run->backend)
+      return "a slice on " + std::string(to_string(s.backend)) + " in a run on " + to_string(run->backend);
+    if (!check_counts(s.trials, s.ops, s.rate_failures, s.rate_runs, why) ||
+        !check_counts(0, 0, s.bare_failures, s.bare_runs, why))
+      return s.impl + ": " + why;
+    if (s.verdict != Verdict::Pass && !check_token(s.token, s.impl, why)) return why;
+    if (s.verdict == Verdict::Pass && s.cls != FailureClass::None)
+      return s.impl + ": a passing slice of class '" + to_string(s.cls) + "'";
+    if (!m.seen_slices.insert({s.impl, s.round}).second) return "";  // repeated after a resume
+    add_slice(m.entries[s.impl], s);
+    m.trials += s.trials;
+    m.ops += s.ops;
+    return "";
+  }
+
+  std::string replay_record(const nlohmann::json& j) {
+    reports::ReplayRecord r;
+    std::string why;
+    if (!from_json(j, r, why)) return why;
+    if (!known(r.impl)) return not_asked(r.impl);
+    if (!check_counts(r.runs, 0, r.failures, r.runs, why)) return r.impl + ": " + why;
+    if (r.still_failing && !check_token(r.token, r.impl, why)) return why;
+    add_replay(m.entries[r.impl], r);
+    return "";
+  }
+
+  std::string entry_record(const nlohmann::json& j) {
+    reports::FuzzEntryResult e;
+    std::string why;
+    if (!from_json(j, e, why)) return why;
+    if (!known(e.impl)) return not_asked(e.impl);
+    if (!check_counts(e.trials, e.ops, e.rate_failures, e.rate_runs, why)) return e.impl + ": " + why;
+    if (e.failed() && !e.skipped && !e.token.empty() && !check_token(e.token, e.impl, why)) return why;
+    m.finished.insert(e.impl);
+    // An entry with no slice (skipped) is known from its result line only.
+    if (e.skipped && !m.entries.count(e.impl)) m.entries[e.impl] = e;
+    return "";
+  }
+
+  // A record of any kind; "" or why it is refused.
+  std::string record(const std::string& kind, const nlohmann::json& j) {
+    if (kind == "run") return run_record(j);
+    if (!run) return "a '" + kind + "' record before the log's 'run' record";
+    ++results;
+    if (kind == "slice") return slice_record(j);
+    if (kind == "replay") return replay_record(j);
+    if (kind == "entry") return entry_record(j);
+    return "unknown record '" + kind + "'";
+  }
+};
+
+}  // namespace
+
+bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
+  if (!claim_log(path, m, error)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read '" + path + "'";
     return false;
   }
+  LogReader log{path, m};
   std::string line;
   size_t n = 0;
-  std::optional<reports::RunHeader> run;  // the run record in force
-  std::string where;                       // "shard i/N ('FILE')"
-  size_t results = 0;                      // slice, replay and entry records
-  bool named_entries = false;              // some run record named its entries
-  auto fail = [&](const std::string& why) {
-    error = path + ":" + std::to_string(n) + ": " + why;
-    return false;
-  };
   while (std::getline(in, line)) {
     ++n;
     if (!line.empty() && line.back() == '\r') line.pop_back();  // a log that went through Windows
     if (line.empty()) continue;
     const bool last_unterminated = in.eof();  // a writer killed mid-line: its record never counted
-    auto j = nlohmann::json::parse(line, nullptr, false);
+    const auto j = nlohmann::json::parse(line, nullptr, false);
     std::string why;
     if (j.is_discarded() || !j.is_object() || !j.contains("record") || !j["record"].is_string()) {
       if (last_unterminated) break;
-      return fail("not a fuzz record");
-    }
-    const std::string kind = j["record"];
-    if (kind != "run" && !run) return fail("a '" + kind + "' record before the log's 'run' record");
-    if (kind == "run") {
-      reports::RunHeader h;
-      if (!from_json(j, h, why)) return fail(why);
-      if (m.header && h.version != m.header->version)
-        return fail("a log of atomstress " + h.version + ", the others of " + m.header->version +
-                    ": merge the logs of one version");
-      const std::string shard = option(h, "shard");
-      if (m.header) {
-        const std::string first = option(*m.header, "shard");
-        if (first.substr(first.find('/') + 1) != shard.substr(shard.find('/') + 1))
-          return fail("shard " + shard + " of a run split differently from the others' (" + first + ")");
-      }
-      if (!run) {  // the log's first run: a resumed run appends another
-        const std::string key = h.timestamp + "\n" + h.command_line + "\n" + shard + "\n" + option(h, "lane");
-        if (const auto it = m.seen_runs.find(key); it != m.seen_runs.end())
-          return fail("the same run as '" + it->second + "' (a log given twice, or a copy)");
-        m.seen_runs[key] = path;
-      }
-      if (!m.header) m.header = h;
-      where = "shard " + (shard.empty() ? std::string("0/1") : shard) +
-              (option(h, "lane").empty() ? "" : " lane " + option(h, "lane")) + " ('" + path + "')";
-      for (const auto& e : h.entries) m.expected.emplace(e, where);
-      named_entries = named_entries || !h.entries.empty();
-      run = std::move(h);
-      continue;
-    }
-    ++results;
-    auto known = [&](const std::string& impl) {
-      if (run->entries.empty()) return find_impl(impl) != nullptr;  // a log of an earlier version: no list
-      return std::find(run->entries.begin(), run->entries.end(), impl) != run->entries.end();
-    };
-    if (kind == "slice") {
-      reports::FuzzSliceRecord s;
-      if (!from_json(j, s, why)) return fail(why);
-      if (!known(s.impl)) return fail("entry '" + s.impl + "' is not one its run was asked to run");
-      if (s.backend != run->backend) return fail("a slice on " + std::string(to_string(s.backend)) + " in a run on " + to_string(run->backend));
-      if (!check_counts(s.trials, s.ops, s.rate_failures, s.rate_runs, why) ||
-          !check_counts(0, 0, s.bare_failures, s.bare_runs, why))
-        return fail(s.impl + ": " + why);
-      if (s.verdict != Verdict::Pass && !check_token(s.token, s.impl, why)) return fail(why);
-      if (s.verdict == Verdict::Pass && s.cls != FailureClass::None)
-        return fail(s.impl + ": a passing slice of class '" + to_string(s.cls) + "'");
-      if (!m.seen_slices.insert({s.impl, s.round}).second) continue;  // repeated after a resume
-      add_slice(m.entries[s.impl], s);
-      m.trials += s.trials;
-      m.ops += s.ops;
-    } else if (kind == "replay") {
-      reports::ReplayRecord r;
-      if (!from_json(j, r, why)) return fail(why);
-      if (!known(r.impl)) return fail("entry '" + r.impl + "' is not one its run was asked to run");
-      if (!check_counts(r.runs, 0, r.failures, r.runs, why)) return fail(r.impl + ": " + why);
-      if (r.still_failing && !check_token(r.token, r.impl, why)) return fail(why);
-      add_replay(m.entries[r.impl], r);
-    } else if (kind == "entry") {
-      reports::FuzzEntryResult e;
-      if (!from_json(j, e, why)) return fail(why);
-      if (!known(e.impl)) return fail("entry '" + e.impl + "' is not one its run was asked to run");
-      if (!check_counts(e.trials, e.ops, e.rate_failures, e.rate_runs, why)) return fail(e.impl + ": " + why);
-      if (e.failed() && !e.skipped && !e.token.empty() && !check_token(e.token, e.impl, why)) return fail(why);
-      m.finished.insert(e.impl);
-      // An entry with no slice (skipped) is known from its result line only.
-      if (e.skipped && !m.entries.count(e.impl)) m.entries[e.impl] = e;
+      why = "not a fuzz record";
     } else {
-      return fail("unknown record '" + kind + "'");
+      why = log.record(j["record"].get<std::string>(), j);
+    }
+    if (!why.empty()) {
+      error = path + ":" + std::to_string(n) + ": " + why;
+      return false;
     }
   }
-  if (!run) {
+  if (!log.run) {
     error = "'" + path + "' holds no 'run' record" + (n == 0 ? " (it is empty)" : "") + ": not a fuzz --json log";
     return false;
   }
-  if (results == 0 && !named_entries) {
+  if (log.results == 0 && !log.named_entries) {
     // Nothing to hold it to (a run record naming no entries) and nothing recorded.
     error = "'" + path + "' holds no results: its run names no entries and recorded none";
     return false;
