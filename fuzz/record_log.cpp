@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "fuzz/atomic_file.hpp"
 #include "fuzz/records_json.hpp"
+#include "harness/support/timestamp.hpp"
 
 namespace atomstress::fuzz {
 

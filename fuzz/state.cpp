@@ -10,8 +10,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "fuzz/atomic_file.hpp"
 #include "fuzz/records_json.hpp"
+#include "harness/support/atomic_file.hpp"
 
 namespace atomstress::fuzz {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/atomic_file.hpp"
+#include "harness/support/atomic_file.hpp"
 #include "reports/printer.hpp"
 
 namespace atomstress::reports {
@@ -22,7 +22,7 @@ class FuzzCollector : public Printer {
   void fuzz_started(const FuzzHeader& h) override { header_ = h; }
   void fuzz_entry(const FuzzEntryResult& e) override { entries_.push_back(e); }
   bool finish() override {
-    if (error_.empty()) fuzz::write_file_atomically(path_, render(), error_);
+    if (error_.empty()) write_file_atomically(path_, render(), error_);
     return error_.empty();
   }
   std::string error() const override { return error_; }

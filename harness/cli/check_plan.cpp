@@ -5,6 +5,7 @@
 
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/execute_trial.hpp"
+#include "harness/support/hash.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace po = boost::program_options;
@@ -148,15 +149,6 @@ bool make_plan(const CheckOptions& o, CheckPlan& plan, std::string& error) {
   if (plan.opt.block == 0) plan.opt.block = cuda ? 256 : 64;
   if (plan.opt.ops_per_thread == 0) plan.opt.ops_per_thread = 4;
   return true;
-}
-
-uint64_t fnv1a64(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
 }
 
 uint64_t trial_seed(uint64_t base_seed, std::string_view name, Pattern p, Space s, uint32_t t) {

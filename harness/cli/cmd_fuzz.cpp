@@ -13,7 +13,6 @@
 #include <iostream>
 #include <memory>
 
-#include "fuzz/atomic_file.hpp"
 #include "fuzz/campaign.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
@@ -25,6 +24,8 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/fuzz_lanes.hpp"
 #include "harness/cli/options.hpp"
+#include "harness/support/atomic_file.hpp"
+#include "harness/support/timestamp.hpp"
 #include "reports/html_printer.hpp"
 #include "reports/junit_printer.hpp"
 #include "reports/markdown_printer.hpp"
@@ -182,7 +183,7 @@ void catch_stop_signals() {
 std::string lock_holder(const std::string& command_line) {
   char host[256] = "";
   gethostname(host, sizeof host - 1);
-  return "pid " + std::to_string(getpid()) + " on " + host + " since " + fuzz::utc_timestamp() + ": " +
+  return "pid " + std::to_string(getpid()) + " on " + host + " since " + utc_timestamp() + ": " +
          command_line.substr(0, 300);
 }
 
@@ -295,7 +296,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   const std::vector<std::pair<std::string, std::string>> outputs = {
       {"--json", o.json}, {"--junit", o.junit}, {"the state file", cfg.state_path},
       {"--report", summary}, {"--report", index}};
-  if (!fuzz::check_distinct(outputs, {}, error)) return usage_error(error);
+  if (!check_distinct(outputs, {}, error)) return usage_error(error);
   std::vector<fuzz::CorpusCase> corpus;
   if (!o.corpus.empty() && !fuzz::load_corpus(o.corpus, corpus, error)) return usage_error(error);
   if (!o.corpus.empty() && !fuzz::ensure_dir(o.corpus, error)) return usage_error(error);
@@ -306,12 +307,12 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
     return usage_error(error);
   if (!o.report.empty() && !fuzz::ensure_dir(o.report, error)) return usage_error(error);
   for (const auto& [option, path] : outputs)
-    if (!path.empty() && !fuzz::check_output(option, path, error)) return usage_error(error);
+    if (!path.empty() && !check_output(option, path, error)) return usage_error(error);
   if (!resumed && !cfg.state_path.empty() && !lock.acquire(cfg.state_path, lock_holder(command_line), error))
     return usage_error(error);
 
   auto& h = cfg.header;
-  h.timestamp = fuzz::utc_timestamp();
+  h.timestamp = utc_timestamp();
   h.version = ATOMSTRESS_VERSION;
   h.git_revision = ATOMSTRESS_GIT_REVISION;
   h.backend = backend;

@@ -10,13 +10,14 @@
 #include <memory>
 
 #include "fuzz/aggregate.hpp"
-#include "fuzz/atomic_file.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/merge_logs.hpp"
 #include "fuzz/records_json.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/merge_reports.hpp"
 #include "harness/cli/options.hpp"
+#include "harness/support/atomic_file.hpp"
+#include "harness/support/timestamp.hpp"
 #include "reports/html_printer.hpp"
 #include "reports/junit_printer.hpp"
 #include "reports/markdown_printer.hpp"
@@ -81,9 +82,9 @@ int cmd_merge(const std::vector<std::string>& args, const std::string& command_l
   if (!report.empty())
     outputs.insert(outputs.end(), {{"--report", (fs::path(report) / "summary.md").string()},
                                    {"--report", (fs::path(report) / "index.html").string()}});
-  if (!fuzz::check_distinct(outputs, inputs, error)) return usage_error(error);
-  if (!corpus.empty() && !fuzz::check_distinct({{"--corpus", corpus}}, inputs, error)) return usage_error(error);
-  if (!junit.empty() && !fuzz::check_output("--junit", junit, error)) return usage_error(error);
+  if (!check_distinct(outputs, inputs, error)) return usage_error(error);
+  if (!corpus.empty() && !check_distinct({{"--corpus", corpus}}, inputs, error)) return usage_error(error);
+  if (!junit.empty() && !check_output("--junit", junit, error)) return usage_error(error);
   fuzz::MergedLogs m;
   for (const auto& in : inputs)
     if (!fuzz::read_fuzz_log(in, m, error)) return usage_error(error);
@@ -91,10 +92,10 @@ int cmd_merge(const std::vector<std::string>& args, const std::string& command_l
   if (!report.empty() && !fuzz::ensure_dir(report, error)) return usage_error(error);
   if (!corpus.empty() && !fuzz::ensure_dir(corpus, error)) return usage_error(error);
   for (size_t i = 1; i < outputs.size(); ++i)
-    if (!fuzz::check_output(outputs[i].first, outputs[i].second, error)) return usage_error(error);
+    if (!check_output(outputs[i].first, outputs[i].second, error)) return usage_error(error);
 
   reports::FuzzHeader h = m.header.value_or(reports::FuzzHeader{});
-  h.timestamp = fuzz::utc_timestamp();
+  h.timestamp = utc_timestamp();
   h.command_line = command_line;
   h.options.emplace_back("merged_logs", std::to_string(inputs.size()));
   size_t failed = 0;

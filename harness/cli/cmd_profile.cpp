@@ -10,10 +10,10 @@
 #include <iostream>
 #include <memory>
 
-#include "fuzz/atomic_file.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/cli/profile_sweep.hpp"
+#include "harness/support/atomic_file.hpp"
 #include "reports/csv_printer.hpp"
 #include "reports/gbench_json_printer.hpp"
 #include "reports/profile_html.hpp"
@@ -76,7 +76,7 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
   SweepPlan plan;
   if (!plan_sweep(sweep, backend, plan, error)) return usage_error(error);
   // Two reports naming one file would overwrite each other.
-  if (!fuzz::check_distinct({{"--json", json}, {"--csv", csv}, {"--markdown", markdown}, {"--html", html}}, {},
+  if (!check_distinct({{"--json", json}, {"--csv", csv}, {"--markdown", markdown}, {"--html", html}}, {},
                             error))
     return usage_error(error);
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "atomics_under_test/spec.cuh"
-#include "harness/check/device_oracle.hpp"
+#include "harness/registry/device_edges.hpp"
 #include "harness/registry/family.hpp"
 #include "harness/registry/value_kind.hpp"
 #include "harness/trial/validate.hpp"
