@@ -23,7 +23,6 @@ struct Mixer {
 };
 
 constexpr uint32_t kMaxBlockThreads = 1024;
-constexpr uint64_t kLineBytes = 128;
 
 // An open physical block of one kind (shared-memory instances or global).
 struct OpenBlock {

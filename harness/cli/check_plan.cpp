@@ -6,6 +6,7 @@
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/support/hash.hpp"
+#include "harness/trial/patterns.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace po = boost::program_options;
@@ -23,7 +24,7 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
       "all", po::bool_switch(&o.all), "every correct atomic and algorithm in the catalogue")(
       "backend", po::value<std::string>(&o.backend)->default_value("auto"), "cuda, cpu or auto")(
       "pattern", po::value<std::string>(&o.pattern)->default_value("all"),
-      "all, or comma-separated: single,uniform,zipf,same_line,per_line,per_page,per_warp,per_block")(
+      ("all, or comma-separated: " + pattern_names_help()).c_str())(
       "space", po::value<std::string>(&o.space)->default_value("all"), "all, global or shared")(
       "grid", bounded<uint32_t>(&o.grid, 0, 0x7fffffffu)->default_value(0),
       "blocks (0: 2 x SMs on cuda, 4 on cpu)")(
@@ -183,7 +184,7 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
   // memory; with the automatic geometry, a lock serialises at most 2^14
   // critical sections per trial (a whole grid spinning on one lock is a
   // throughput test, not a correctness one).
-  if (impl.algo && ((impl.algo->shared_bins && o.k == 0) ||
+  if (impl.algo && ((impl.limits.max_region_bytes != 0 && o.k == 0) ||
                     (impl.limits.max_ops != 0 && plan.auto_geometry)))
     apply_caps(spec, impl.limits);
   return spec;

@@ -1,7 +1,7 @@
 // One trial's inputs as pure functions of (spec, index): the word an op
 // targets, its operands, an element's initial value.  Compiled for the host
-// (workload.cpp) and for the device (expand_device.cu) from this one source,
-// so both sides expand the same bytes; every step is exact in IEEE
+// (workload.cpp) and for the device (backend/cuda/resident.cu) from this
+// one source, so both sides expand the same bytes; every step is exact in IEEE
 // arithmetic (integer ops, scaling by powers of two, comparisons).
 #pragma once
 
@@ -13,6 +13,7 @@
 #include "harness/prim/config.cuh"
 #include "harness/prim/half_ops.cuh"
 #include "harness/registry/value_kind.hpp"
+#include "harness/trial/patterns.hpp"
 #include "harness/trial/spec.hpp"
 
 namespace atomstress {
@@ -53,32 +54,19 @@ struct Params {
 };
 
 // The word, within the op's region, that an op of thread lane `lane` of
-// block `blk` targets; `r` is the op's address draw.
+// block `blk` targets; `r` is the op's address draw.  The pattern's rule
+// (trial/patterns.hpp), then a 16-bit target's half of its 32-bit word.
 AS_HD inline uint64_t pattern_word(const Params& p, uint32_t blk, uint32_t lane, uint64_t r) {
-  constexpr uint32_t kWarp = 32;
-  uint64_t idx = 0;
-  switch (p.pattern) {
-    case Pattern::Single: idx = 0; break;
-    case Pattern::Uniform: idx = r % p.k; break;
-    case Pattern::Zipf: {  // the first weight above u (std::upper_bound)
-      const double u = double(r >> 11) * 0x1p-53;
-      uint64_t lo = 0, hi = p.k;
-      while (lo < hi) {
-        const uint64_t mid = lo + (hi - lo) / 2;
-        if (u < p.cdf[mid]) hi = mid;
-        else lo = mid + 1;
-      }
-      idx = lo >= p.k ? p.k - 1 : lo;
-      break;
-    }
-    case Pattern::SameLine: idx = r % p.k; break;
-    case Pattern::PerLine: idx = (r % p.k) * p.line; break;
-    case Pattern::PerPage: idx = (r % p.k) * p.page; break;
-    case Pattern::PerWarp: idx = (p.shared ? 0 : uint64_t(blk) * p.warps) + lane / kWarp; break;
-    case Pattern::PerBlock: idx = p.shared ? 0 : blk; break;
-  }
+  PatternSizes z;
+  z.k = p.k;
+  z.warps = p.warps;
+  z.line = p.line;
+  z.page = p.page;
+  z.grid = p.grid;
+  z.shared = p.shared;
+  uint64_t idx = atomstress::pattern_word(p.pattern, z, p.cdf, blk, lane, r);
   if (p.bytes == 2 && p.half_offset) {
-    if (p.pattern == Pattern::PerWarp || p.pattern == Pattern::PerBlock) idx *= 2;
+    if (one_address_per_group(p.pattern)) idx *= 2;
     idx += (r >> 40) & 1;
   }
   return idx;

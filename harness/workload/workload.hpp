@@ -40,7 +40,7 @@ struct Workload {
 // `error`) and expands it.
 std::optional<Workload> expand(const TrialSpec& spec, std::string& error);
 // The same validation and sizes, arrays left empty: for a backend that
-// expands on the device (expand_device.hpp), from the same functions.
+// expands on the device (backend/cuda/resident.cu), from the same functions.
 std::optional<Workload> expand_shape(const TrialSpec& spec, std::string& error);
 // Fills a shape's arrays on the host (expand is expand_shape, then this).
 void expand_arrays(Workload& w);
