@@ -6,16 +6,16 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set_target_properties(atomstress_core PROPERTIES EXPORT_NAME core)
-set_target_properties(atomstress_catalogue PROPERTIES EXPORT_NAME catalogue)
-set_target_properties(atomstress_reports PROPERTIES EXPORT_NAME reports)
-set_target_properties(atomstress_properties PROPERTIES EXPORT_NAME properties)
-set_target_properties(atomstress_cli PROPERTIES EXPORT_NAME cli)
-set_target_properties(atomstress_main PROPERTIES EXPORT_NAME main)
-set_target_properties(atomstress_suite PROPERTIES EXPORT_NAME suite)
+# The export names drop the prefix: atomstress::core, atomstress::trial, ...
+set(_atomstress_libraries atomstress_support atomstress_trial atomstress_registry atomstress_workload
+    atomstress_check atomstress_backend atomstress_pipeline atomstress_core atomstress_catalogue
+    atomstress_properties atomstress_reports atomstress_fuzz atomstress_cli atomstress_main atomstress_suite)
+foreach(library IN LISTS _atomstress_libraries)
+  string(REPLACE "atomstress_" "" export_name ${library})
+  set_target_properties(${library} PROPERTIES EXPORT_NAME ${export_name})
+endforeach()
 
-install(TARGETS atomstress_core atomstress_catalogue atomstress_reports atomstress_properties atomstress_cli
-                atomstress_main atomstress_suite
+install(TARGETS ${_atomstress_libraries}
         EXPORT atomstressTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/atomstress/objects)

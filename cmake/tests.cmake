@@ -125,3 +125,9 @@ set_tests_properties(check_classes_cpu PROPERTIES LABELS host TIMEOUT 300)
 # does (issue 27).
 add_test(NAME shrink_parity_cpu COMMAND ${PROJECT_SOURCE_DIR}/tests/shrink_parity.sh $<TARGET_FILE:atomstress>)
 set_tests_properties(shrink_parity_cpu PROPERTIES LABELS host TIMEOUT 300)
+
+# Folders depend one way (docs/layering.md): every #include "..." in the
+# layered folders is checked against the order written in the script.
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+add_test(NAME layering COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/check_layering.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(layering PROPERTIES LABELS host)

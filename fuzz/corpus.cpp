@@ -15,9 +15,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "fuzz/atomic_file.hpp"
-#include "harness/cli/check_plan.hpp"
 #include "harness/pipeline/run_trial.hpp"
+#include "harness/support/atomic_file.hpp"
+#include "harness/support/hash.hpp"
 #include "harness/trial/token.hpp"
 #include "reports/repro_command.hpp"
 

@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 
 #include "fuzz/aggregate.hpp"
-#include "fuzz/atomic_file.hpp"
 #include "fuzz/campaign.hpp"
 #include "fuzz/progress.hpp"
-#include "harness/cli/check_plan.hpp"
 #include "harness/pipeline/diagnose.hpp"
+#include "harness/support/hash.hpp"
+#include "harness/support/timestamp.hpp"
 #include "properties/properties.hpp"
 #include "reports/fuzz_collector.hpp"
 #include "reports/fuzz_text_printer.hpp"

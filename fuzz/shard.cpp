@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "harness/cli/options.hpp"
+#include "harness/support/parse_number.hpp"
 
 namespace atomstress::fuzz {
 
@@ -15,7 +15,7 @@ std::optional<uint64_t> env_number(const char* name, uint64_t lo, uint64_t hi, s
   const char* v = std::getenv(name);
   if (!v) return std::nullopt;
   std::string w;
-  const auto n = cli::parse_unsigned(v, lo, hi, w);
+  const auto n = parse_unsigned(v, lo, hi, w);
   if (!n) why = std::string(name) + " '" + v + "' " + w;
   return n;
 }
@@ -27,9 +27,9 @@ std::optional<Shard> parse_shard(std::string_view text, std::string& why) {
     why = "is not a shard: i/N, like 0/4";
     return std::nullopt;
   }
-  const auto count = cli::parse_unsigned(text.substr(slash + 1), 1, kMaxShards, why);
+  const auto count = parse_unsigned(text.substr(slash + 1), 1, kMaxShards, why);
   if (!count) return std::nullopt;
-  const auto index = cli::parse_unsigned(text.substr(0, slash), 0, *count - 1, why);
+  const auto index = parse_unsigned(text.substr(0, slash), 0, *count - 1, why);
   if (!index) return std::nullopt;
   return Shard{uint32_t(*index), uint32_t(*count)};
 }

@@ -12,7 +12,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "fuzz/atomic_file.hpp"
+#include "harness/support/atomic_file.hpp"
+#include "harness/support/timestamp.hpp"
 #include "reports/records_json.hpp"
 
 namespace atomstress::fuzz {

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/atomic_file.hpp"
+#include "harness/support/atomic_file.hpp"
+#include "harness/support/timestamp.hpp"
 #include "reports/printer.hpp"
 
 namespace atomstress::reports {
@@ -96,7 +97,7 @@ class FuzzCollector : public Printer {
     if (const auto* e = as<FuzzEntryResult>(r)) entries_.push_back(*e);
   }
   bool do_finish() override {
-    if (error_.empty()) fuzz::write_file_atomically(path_, render(), error_);
+    if (error_.empty()) write_file_atomically(path_, render(), error_);
     return error_.empty();
   }
   // The whole run's busy_line, over the entries kept.

@@ -2,22 +2,14 @@
 
 #include <unistd.h>
 
-#include <ctime>
 #include <fstream>
 #include <thread>
+
+#include "harness/support/timestamp.hpp"
 
 namespace atomstress::reports {
 
 namespace {
-
-std::string local_date() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char b[64];
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%S%z", &tm);
-  return b;
-}
 
 std::string host_name() {
   char b[256] = {};
@@ -47,7 +39,7 @@ long mhz_per_cpu() {
 
 nlohmann::json gbench_context(const RunHeader& run) {
   return {
-      {"date", local_date()},
+      {"date", local_timestamp()},
       {"host_name", host_name()},
       {"executable", executable()},
       {"num_cpus", std::max(1u, std::thread::hardware_concurrency())},

@@ -8,7 +8,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "fuzz/atomic_file.hpp"
+#include "harness/support/atomic_file.hpp"
+#include "harness/support/timestamp.hpp"
 #include "reports/records_json.hpp"
 
 namespace atomstress::reports {
@@ -140,7 +141,7 @@ nlohmann::json shrunk_json(const ImplSummary& s) {
 // A fuzz record's line: its kind and, unless it has one, the time.
 std::string fuzz_line(const char* record, nlohmann::json j) {
   j["record"] = record;
-  if (!j.contains("timestamp")) j["timestamp"] = fuzz::utc_timestamp();
+  if (!j.contains("timestamp")) j["timestamp"] = utc_timestamp();
   return j.dump();
 }
 

@@ -15,6 +15,7 @@
 #include "harness/cli/check_plan.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/footprint.hpp"
+#include "harness/support/hash.hpp"
 #include "harness/workload/workload.hpp"
 #include "run_program.hpp"
 
@@ -195,7 +196,7 @@ std::string read_file(const std::string& path) {
 }  // namespace
 
 TEST(CliNumbers, ParserRefusesWhatIsNotAWholeNumberInRange) {
-  using atomstress::cli::parse_unsigned;
+  using atomstress::parse_unsigned;
   std::string why;
   EXPECT_EQ(parse_unsigned("42", 0, 100, why), 42u);
   EXPECT_EQ(parse_unsigned("0", 0, 100, why), 0u);

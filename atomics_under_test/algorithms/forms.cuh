@@ -34,6 +34,10 @@ constexpr bool is_int_counter() {
 }
 
 enum class SumForm : uint8_t { Element, Thread, Block, WarpDown, WarpXor };
+// What the sum family's oracle reads of a form.
+struct SumTraits {
+  SumForm form = SumForm::Element;
+};
 
 // The arithmetic of partial sums, identical on device and host: integers
 // wrap, floats round to nearest with the device's NaN results (float NaNs
@@ -69,6 +73,11 @@ AS_HD AS_FI T thread_partial(const Args& g, uint64_t gt) {
 // loc = atomicAdd(&count, 1); out[loc] = element: a parallel filter.
 // key[e] is 1 when element e passes the filter.  mem[0] is the counter.
 
+// What the append family's oracle reads of a form.
+struct AppendTraits {
+  bool warp_agg = false;  // the hand-aggregated form: one atomic per warp
+};
+
 template <class A, bool WriteFirst = false>
 struct Append {
   using Atomic = A;
@@ -76,7 +85,7 @@ struct Append {
   static constexpr const char* family = "append";
   static constexpr const char* form = "append";
   static constexpr bool gpu_only = false;
-  static constexpr bool warp_agg = false;
+  static constexpr AppendTraits traits{.warp_agg = false};
   static constexpr bool fits() { return A::op == Op::Add && is_int_counter<typename A::T>() && plain_device_atomic<A>(); }
   template <class Ctx>
   AS_HD static void run(Ctx& c, const Args& g) {
@@ -107,7 +116,7 @@ struct AppendWarpAgg {
   static constexpr const char* family = "append";
   static constexpr const char* form = "append.warp_agg";
   static constexpr bool gpu_only = true;
-  static constexpr bool warp_agg = true;
+  static constexpr AppendTraits traits{.warp_agg = true};
   static constexpr bool fits() { return Append<A>::fits(); }
   template <class Ctx>
   AS_HD static void run(Ctx& c, const Args& g) {
@@ -152,7 +161,7 @@ struct Sum {
   using Atomic = A;
   using M = typename A::T;
   static constexpr const char* family = "sum";
-  static constexpr SumForm sum_form = F;
+  static constexpr SumTraits traits{.form = F};
   static constexpr const char* form = F == SumForm::Element    ? "sum.element"
                                       : F == SumForm::Thread   ? "sum.thread"
                                       : F == SumForm::Block    ? "sum.block"
@@ -228,6 +237,11 @@ struct Sum {
 // a 64-bit inc), with which it wraps like an add.  The shared form counts
 // into privatised bins in shared memory, then merges each non-zero bin into
 // global memory with one atomic.
+// What the histogram family reads of a form.
+struct HistogramTraits {
+  bool shared_bins = false;  // privatised bins in shared memory
+};
+
 template <class A, bool Shared, bool SyncMerge = true>
 struct Histogram {
   using Atomic = A;
@@ -235,7 +249,8 @@ struct Histogram {
   static constexpr const char* family = "histogram";
   static constexpr const char* form = Shared ? "hist.shared" : "hist.global";
   static constexpr bool gpu_only = false;
-  static constexpr bool shared = Shared;
+  static constexpr HistogramTraits traits{.shared_bins = Shared};
+  static constexpr bool atomic_in_shared = Shared;  // its atomic runs on shared memory
   static constexpr bool fits() {
     if (!plain_device_atomic<A>()) return false;
     if (A::op == Op::Add) return is_int_counter<typename A::T>() && (!Shared || A::sem.shared_ok);
@@ -290,6 +305,12 @@ AS_HD AS_FI uint32_t ordered_bits(float v) {
 }
 AS_HD AS_FI bool is_nan_bits(uint32_t b) { return (b & 0x7fffffffu) > 0x7f800000u; }
 
+// What the argbest family's oracle reads of a form.
+struct ArgBestTraits {
+  bool is_max = false;  // argmax (else argmin)
+  bool is_cas = false;  // the CAS loop with float compares (else one max/min on a key)
+};
+
 template <class A, bool IsMax, bool Cas, bool TieLast = false>
 struct ArgBest {
   using Atomic = A;
@@ -298,7 +319,7 @@ struct ArgBest {
   static constexpr const char* form =
       Cas ? (IsMax ? "argmax.cas" : "argmin.cas") : (IsMax ? "argmax.max" : "argmin.min");
   static constexpr bool gpu_only = false;
-  static constexpr bool is_max = IsMax, is_cas = Cas;
+  static constexpr ArgBestTraits traits{.is_max = IsMax, .is_cas = Cas};
   static constexpr bool fits() {
     if (!plain_device_atomic<A>() || !std::is_same_v<typename A::T, unsigned long long>) return false;
     return Cas ? A::op == Op::Cas : A::op == (IsMax ? Op::Max : Op::Min);
@@ -348,6 +369,14 @@ struct ArgBest {
 // exponential back-off.  The value read inside the critical section is
 // recorded as the element's "old", so the protected update is checked like
 // an atomic add (a lost update is two sections that read the same value).
+// What the lock family's oracle reads of a form.
+struct LockTraits {
+  bool block_scope = false;  // per-block locks, block fences
+  // A ticket lock's word: next ticket << 16 | ticket served, released when
+  // the halves are equal.
+  bool ticket = false;
+};
+
 template <class A, bool BlockScope, bool Fenced = true>
 struct Lock {
   using Atomic = A;
@@ -355,7 +384,7 @@ struct Lock {
   static constexpr const char* family = "lock";
   static constexpr const char* form = BlockScope ? "lock.block" : "lock.device";
   static constexpr bool gpu_only = false;
-  static constexpr bool block_scope = BlockScope;
+  static constexpr LockTraits traits{.block_scope = BlockScope};
   static constexpr bool fits() {
     return plain_device_atomic<A>() && std::is_same_v<typename A::T, uint32_t> &&
            (A::op == Op::Cas || A::op == Op::Exch);

@@ -35,11 +35,11 @@ struct WeakLock {
                                       : Shape == WeakLockShape::L1Cached ? "lock.l1_cached"
                                                                          : "lock.ticket";
   static constexpr bool gpu_only = false;
-  static constexpr bool block_scope = false;  // device-scope locks shared by the grid
-  // The ticket lock packs its two counters in one word: the next ticket in
-  // the high half, the ticket being served in the low half (as Linux's
-  // ticket spinlock did), so it is released when the halves are equal.
-  static constexpr bool ticket = Shape == WeakLockShape::Ticket;
+  // Device-scope locks shared by the grid.  The ticket lock packs its two
+  // counters in one word: the next ticket in the high half, the ticket being
+  // served in the low half (as Linux's ticket spinlock did), so it is
+  // released when the halves are equal.
+  static constexpr LockTraits traits{.block_scope = false, .ticket = Shape == WeakLockShape::Ticket};
 
   // A spin on `held()`, bounded by the retry budget: a short tight spin (the
   // textbook has no back-off at all), then exponential back-off so that the

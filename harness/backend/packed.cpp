@@ -1,5 +1,7 @@
 #include "harness/backend/packed.hpp"
 
+#include "harness/trial/patterns.hpp"
+
 #include <algorithm>
 #include <numeric>
 
@@ -23,7 +25,6 @@ struct Mixer {
 };
 
 constexpr uint32_t kMaxBlockThreads = 1024;
-constexpr uint64_t kLineBytes = 128;
 
 // An open physical block of one kind (shared-memory instances or global).
 struct OpenBlock {

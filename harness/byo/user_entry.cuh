@@ -323,7 +323,6 @@ bool register_user_lock() {
   d.implicit_atomic = user_lock_words();
   d.algo.form = Def::entry_name;
   d.algo.mem_kind = VK::U32;
-  d.max_ops = registration::kMaxLockOps;
   Entry& e = d.entry;
   e.user_code = true;
   e.not_intercepted = Def::not_intercepted;

@@ -51,11 +51,6 @@ using CorrectForms = FormList<AppendPlain, AppendAgg, SumElement, SumThread, Sum
 inline constexpr uint64_t kExplicitFormRank = 100;
 inline constexpr uint64_t kUserLockRank = 200;
 
-// Generation caps of a form's family: privatised histogram bins within
-// 32 KiB of shared memory; at most 2^14 serialised critical sections.
-inline constexpr uint64_t kMaxSharedBinBytes = 32768;
-inline constexpr uint64_t kMaxLockOps = uint64_t(1) << 14;
-
 // ------------------------------------------------------------- the drafts
 template <class I>
 uint64_t phi_bits(uint64_t o, uint64_t a, uint64_t b) {
@@ -111,22 +106,8 @@ EntryDraft form_draft(uint64_t order) {
   d.atomic_name = A::name;
   AlgoInfo& a = d.algo;
   a.form = Alg::form;
-  if constexpr (requires { Alg::sum_form; }) a.sum_form = uint8_t(Alg::sum_form);
-  if constexpr (requires { Alg::warp_agg; }) a.warp_agg = Alg::warp_agg;
-  if constexpr (requires { Alg::shared; }) {
-    a.shared_bins = Alg::shared;
-    if (Alg::shared) d.max_region_bytes = kMaxSharedBinBytes;
-    d.needs_shared_atomic = Alg::shared;
-  }
-  if constexpr (requires { Alg::is_cas; }) {
-    a.is_max = Alg::is_max;
-    a.is_cas = Alg::is_cas;
-  }
-  if constexpr (requires { Alg::ticket; }) a.ticket_lock = Alg::ticket;
-  if constexpr (requires { Alg::block_scope; }) {
-    a.block_scope = Alg::block_scope;
-    d.max_ops = kMaxLockOps;  // the lock family
-  }
+  if constexpr (requires { Alg::traits; }) a.traits = &Alg::traits;  // read by its family alone
+  if constexpr (requires { Alg::atomic_in_shared; }) d.needs_shared_atomic = Alg::atomic_in_shared;
   a.mem_kind = vk_of<typename Alg::M>();
   Entry& e = d.entry;
   if constexpr (requires { Alg::bug; }) e.bug = Alg::bug;

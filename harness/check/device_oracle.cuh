@@ -1,13 +1,16 @@
-// The edge kernel of one atomic's oracle (device_oracle.hpp), instantiated
+// The edge kernel of one atomic's oracle (registry/device_edges.hpp), instantiated
 // once per registered atomic (harness/catalogue/register.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include "harness/backend/cuda/util.cuh"
-#include "harness/check/device_oracle.hpp"
+#include <algorithm>
+#include <string>
+
 #include "harness/prim/bits.cuh"
+#include "harness/registry/device_edges.hpp"
 #include "harness/registry/value_kind.hpp"
+#include "harness/support/cuda_try.cuh"
 
 namespace atomstress {
 

@@ -5,6 +5,8 @@
 
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/execute_trial.hpp"
+#include "harness/support/hash.hpp"
+#include "harness/trial/patterns.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace po = boost::program_options;
@@ -23,7 +25,7 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
   cli::add_backend_options(desc, o.backend, o.skip_without_gpu);
   desc.add_options()(
       "pattern", po::value<std::string>(&o.pattern)->default_value("all"),
-      "all, or comma-separated: single,uniform,zipf,same_line,per_line,per_page,per_warp,per_block")(
+      ("all, or comma-separated: " + pattern_names_help()).c_str())(
       "space", po::value<std::string>(&o.space)->default_value("all"), "all, global or shared")(
       "grid", bounded<uint32_t>(&o.grid, 0, 0x7fffffffu)->default_value(0),
       "blocks (0: 2 x SMs on cuda, 4 on cpu)")(
@@ -109,15 +111,6 @@ bool make_plan(const CheckOptions& o, CheckPlan& plan, std::string& error) {
   return true;
 }
 
-uint64_t fnv1a64(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 uint64_t trial_seed(uint64_t base_seed, std::string_view name, Pattern p, Space s, uint32_t t) {
   const uint64_t stream = counter_rng(fnv1a64(name), uint64_t(p) * 2 + uint64_t(s), 0);
   return counter_rng(base_seed, stream, t);
@@ -150,7 +143,7 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
   // memory; with the automatic geometry, a lock serialises at most 2^14
   // critical sections per trial (a whole grid spinning on one lock is a
   // throughput test, not a correctness one).
-  if (impl.algo && ((impl.algo->shared_bins && o.k == 0) ||
+  if (impl.algo && ((impl.limits.max_region_bytes != 0 && o.k == 0) ||
                     (impl.limits.max_ops != 0 && plan.auto_geometry)))
     apply_caps(spec, impl.limits);
   return spec;

@@ -43,8 +43,6 @@ struct CheckPlan {
 // is then in plan.note).
 bool make_plan(const CheckOptions& o, CheckPlan& plan, std::string& error);
 
-// FNV-1a, 64 bits.
-uint64_t fnv1a64(std::string_view s);
 // The seed of trial t of (implementation `name`, pattern, space): from the
 // name, not the catalogue position, so adding an entry changes no other
 // entry's trials.

@@ -13,7 +13,8 @@
 #include <iostream>
 #include <memory>
 
-#include "fuzz/atomic_file.hpp"
+#include "harness/support/atomic_file.hpp"
+#include "harness/support/timestamp.hpp"
 #include "fuzz/campaign.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
@@ -143,7 +144,7 @@ void catch_stop_signals() {
 std::string lock_holder(const std::string& command_line) {
   char host[256] = "";
   gethostname(host, sizeof host - 1);
-  return "pid " + std::to_string(getpid()) + " on " + host + " since " + fuzz::utc_timestamp() + ": " +
+  return "pid " + std::to_string(getpid()) + " on " + host + " since " + utc_timestamp() + ": " +
          command_line.substr(0, 300);
 }
 
@@ -206,7 +207,7 @@ bool prepare_outputs(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, bool 
   const reports::ReportRequest asked = o.reports.request();
   std::vector<std::pair<std::string, std::string>> outputs = reports::report_files(asked);
   outputs.emplace_back("the state file", cfg.state_path);
-  if (!fuzz::check_distinct(outputs, {}, error)) return false;
+  if (!check_distinct(outputs, {}, error)) return false;
   if (!o.corpus.empty()) {
     if (!fuzz::load_corpus(o.corpus, corpus, error) || !fuzz::ensure_dir(o.corpus, error)) return false;
     if (access(o.corpus.c_str(), W_OK | X_OK) != 0) {
@@ -220,7 +221,7 @@ bool prepare_outputs(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, bool 
   for (const auto& [format, value] : asked)
     if (format->files(value).size() > 1 && !fuzz::ensure_dir(value, error)) return false;  // a report folder
   for (const auto& [option, path] : outputs)
-    if (!path.empty() && !fuzz::check_output(option, path, error)) return false;
+    if (!path.empty() && !check_output(option, path, error)) return false;
   return resumed || cfg.state_path.empty() || lock.acquire(cfg.state_path, lock_holder(command_line), error);
 }
 
@@ -228,7 +229,7 @@ bool prepare_outputs(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, bool 
 reports::RunHeader fuzz_header(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const fuzz::FuzzState& state,
                                const fuzz::Shard& shard, bool resumed, const std::string& command_line) {
   reports::RunHeader h = run_header(command_line, cfg.backend);
-  h.timestamp = fuzz::utc_timestamp();
+  h.timestamp = utc_timestamp();
   h.version = ATOMSTRESS_VERSION;
   h.git_revision = ATOMSTRESS_GIT_REVISION;
   h.driver = cfg.backend == BackendKind::Cuda ? cuda_driver_version() : "";

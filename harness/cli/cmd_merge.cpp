@@ -14,7 +14,8 @@
 #include <memory>
 
 #include "fuzz/aggregate.hpp"
-#include "fuzz/atomic_file.hpp"
+#include "harness/support/atomic_file.hpp"
+#include "harness/support/timestamp.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/merge_logs.hpp"
 #include "reports/records_json.hpp"
@@ -87,11 +88,11 @@ int cmd_merge(const std::vector<std::string>& args, const std::string& command_l
   std::string error;
   // Every output checked (and never one of the inputs) before anything is read or written.
   const auto outputs = reports::report_files(asked);
-  if (!fuzz::check_distinct(outputs, inputs, error)) return usage_error(error);
-  if (!corpus.empty() && !fuzz::check_distinct({{"--corpus", corpus}}, inputs, error)) return usage_error(error);
+  if (!check_distinct(outputs, inputs, error)) return usage_error(error);
+  if (!corpus.empty() && !check_distinct({{"--corpus", corpus}}, inputs, error)) return usage_error(error);
   // A file report is checked before the logs are read; a report folder once it exists.
   for (const auto& [format, value] : asked)
-    if (format->files(value).size() == 1 && !fuzz::check_output(std::string("--") + format->option, value, error))
+    if (format->files(value).size() == 1 && !check_output(std::string("--") + format->option, value, error))
       return usage_error(error);
   fuzz::MergedLogs m;
   for (const auto& in : inputs)
@@ -102,11 +103,11 @@ int cmd_merge(const std::vector<std::string>& args, const std::string& command_l
   if (!corpus.empty() && !fuzz::ensure_dir(corpus, error)) return usage_error(error);
   for (const auto& [format, value] : asked)
     for (const auto& file : format->files(value))
-      if (format->files(value).size() > 1 && !fuzz::check_output(std::string("--") + format->option, file, error))
+      if (format->files(value).size() > 1 && !check_output(std::string("--") + format->option, file, error))
         return usage_error(error);
 
   reports::RunHeader h = m.header.value_or(reports::RunHeader{});
-  h.timestamp = fuzz::utc_timestamp();
+  h.timestamp = utc_timestamp();
   h.command_line = command_line;
   h.options.emplace_back("merged_logs", std::to_string(inputs.size()));
   size_t failed = 0;

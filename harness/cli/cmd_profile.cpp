@@ -14,7 +14,8 @@
 #include <iostream>
 #include <memory>
 
-#include "fuzz/atomic_file.hpp"
+#include "harness/support/atomic_file.hpp"
+#include "harness/support/timestamp.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/cli/profile_sweep.hpp"
@@ -62,7 +63,7 @@ int cmd_profile(const std::vector<std::string>& args, const std::string& command
   SweepPlan plan;
   if (!plan_sweep(sweep, backend, plan, error)) return usage_error(error);
   // Two reports naming one file would overwrite each other.
-  if (!fuzz::check_distinct(reports::report_files(reports_asked.request()), {}, error))
+  if (!check_distinct(reports::report_files(reports_asked.request()), {}, error))
     return usage_error(error);
 
   reports::Multiplex printers;

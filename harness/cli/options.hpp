@@ -9,6 +9,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/backend/run_settings.hpp"
+#include "harness/support/parse_number.hpp"
 #include "reports/sinks.hpp"
 
 #include <cstdint>
@@ -24,9 +25,6 @@ struct Entry;
 
 namespace atomstress::cli {
 
-// Parses a whole decimal integer in [lo, hi]; nullopt with a one-line `why`
-// ("is negative", "is out of range (1 to 256)", "is not a whole number").
-std::optional<uint64_t> parse_unsigned(std::string_view text, uint64_t lo, uint64_t hi, std::string& why);
 // Parses a finite number of seconds in (0, max]; nullopt with `why`.
 std::optional<double> parse_seconds(std::string_view text, double max, std::string& why);
 

@@ -8,6 +8,7 @@
 
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/footprint.hpp"
+#include "harness/trial/patterns.hpp"
 
 namespace po = boost::program_options;
 
@@ -139,7 +140,7 @@ bool make_sweep(const SweepOptions& o, Sweep& s, std::string& error) {
   s.ks = *ks, s.grids = *grids, s.blocks = *blocks, s.ops = *ops;
   if (o.pattern != "auto") {
     auto p = parse_name_axis<Pattern>("pattern", o.pattern, parse_pattern,
-                                      "auto, or single,uniform,zipf,same_line,per_line,per_page,per_warp,per_block",
+                                      "auto, or " + pattern_names_help(),
                                       error);
     if (!p) return false;
     s.patterns = *p;

@@ -26,9 +26,13 @@ class Family {
   virtual ~Family() = default;
   virtual const char* name() const = 0;
   // Trial rules of the entries in this family (forms may add caps).
-  virtual uint32_t pattern_mask() const { return 0xff; }
+  virtual uint32_t pattern_mask() const { return kAllPatterns; }
   virtual const char* pattern_rule() const { return ""; }
   virtual bool shared_space_ok() const { return false; }
+  // Generation caps (Constraints): the largest region in bytes of a trial of
+  // `entry`, and the most ops of any trial of the family; 0: none.
+  virtual uint64_t max_region_bytes(const Entry& entry) const { return 0; }
+  virtual uint64_t max_ops() const { return 0; }
   // The values a trial of `entry` draws (kind and domain).
   virtual VK value_kind(const Entry& entry) const;
   virtual Domain value_domain(const Entry& entry) const;

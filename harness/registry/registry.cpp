@@ -149,8 +149,8 @@ void build(Store& st) {
     c.shared_ok = e.sem.shared_ok && (e.algo == nullptr || e.family->shared_space_ok());
     c.pattern_mask = e.family->pattern_mask();
     c.pattern_rule = e.family->pattern_rule();
-    c.max_region_bytes = d->max_region_bytes;
-    c.max_ops = d->max_ops;
+    c.max_region_bytes = e.family->max_region_bytes(e);
+    c.max_ops = e.family->max_ops();
   }
 }
 }  // namespace

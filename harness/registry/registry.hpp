@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "atomics_under_test/spec.cuh"
-#include "harness/check/device_oracle.hpp"
+#include "harness/registry/device_edges.hpp"
 #include "harness/registry/family.hpp"
 #include "harness/registry/value_kind.hpp"
 #include "harness/trial/validate.hpp"
@@ -46,15 +46,18 @@ struct Entry;
 // read by its family's oracle.
 struct AlgoInfo {
   const char* form = "";                // "sum.block", "buggy.lock.unfenced", ...
-  uint8_t sum_form = 0;                 // Sum: algo::SumForm
-  bool warp_agg = false;                // Append: the hand-aggregated form
-  bool shared_bins = false;             // Histogram: privatised shared-memory bins
-  bool is_max = false, is_cas = false;  // ArgMax
-  bool block_scope = false;             // Lock: per-block locks, block fences
-  bool ticket_lock = false;             // Lock: a ticket lock's word (next << 16 | serving), released when equal
+  // The form's traits, of a type its family defines (algo::LockTraits, ...);
+  // null: the family's defaults.  Only the family reads them (traits_as).
+  const void* traits = nullptr;
   VK mem_kind = VK::U32;                // the words of its memory
   const Entry* atomic_entry = nullptr;  // the atomic it uses
   const Entry& atomic() const { return *atomic_entry; }
+  // The traits as the family's type: a form names its family, so the two agree.
+  template <class Traits>
+  const Traits& traits_as() const {
+    static constexpr Traits kDefaults{};
+    return traits != nullptr ? *static_cast<const Traits*>(traits) : kDefaults;
+  }
 };
 
 struct Entry {
@@ -111,7 +114,6 @@ struct EntryDraft {
   // and it takes that entry's domain, operation, semantics and oracle.
   std::string spec_from;
   uint64_t order = 0;        // listing order: groups of the catalogue, then registration order
-  uint64_t max_region_bytes = 0, max_ops = 0;  // the form's generation caps
 };
 void register_entry(EntryDraft draft);
 // Text that lives as long as the program (an entry's generated strings).

@@ -21,6 +21,8 @@ enum class Pattern : uint8_t {
   PerBlock,  // one address per block
 };
 inline constexpr int kNumPatterns = 8;
+// Bit p set for every pattern p: "any pattern" in a pattern mask.
+inline constexpr uint32_t kAllPatterns = (uint32_t(1) << kNumPatterns) - 1;
 
 enum class Space : uint8_t { Global, Shared };
 enum class Dist : uint8_t { Small, Full };

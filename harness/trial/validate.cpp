@@ -10,7 +10,7 @@ namespace {
 // Scope: a block-scope atomic is only specified while each address is used
 // by the threads of one block.
 bool block_private(const TrialSpec& s) {
-  return s.space == Space::Shared || s.grid <= 1 || s.pattern == Pattern::PerWarp || s.pattern == Pattern::PerBlock;
+  return s.space == Space::Shared || s.grid <= 1 || one_address_per_group(s.pattern);
 }
 }  // namespace
 
@@ -154,7 +154,7 @@ void apply_caps(TrialSpec& s, const Constraints& c) {
     else s.pattern = Pattern::Single;
   }
   if (c.max_region_bytes) {
-    if (s.pattern == Pattern::PerWarp || s.pattern == Pattern::PerBlock)
+    if (one_address_per_group(s.pattern))
       while (region_words(s, bytes) * bytes > c.max_region_bytes && s.grid > 1) s.grid /= 2;
     while (region_words(s, bytes) * bytes > c.max_region_bytes && s.k > 1) s.k /= 2;
   }

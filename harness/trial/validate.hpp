@@ -22,7 +22,7 @@ struct Constraints {
   bool block_scope = false;       // atomic only among one block's threads
   bool algorithm = false;         // an algorithm: its form decides where it uses shared memory
   bool global_ok = true, shared_ok = true;
-  uint32_t pattern_mask = 0xff;   // bit p: pattern p means something here
+  uint32_t pattern_mask = kAllPatterns;  // bit p: pattern p means something here
   const char* pattern_rule = "";  // why the others do not, in words
   // Generation caps (normalise only; validate accepts more): the largest
   // region in bytes (privatised shared-memory bins) and the most ops

@@ -1,7 +1,7 @@
 // The CUDA backend's resident path, for single atomics under the GPU
 // checker: the inputs are expanded on the device by the host's own functions
 // (workload/draw.hpp), the history stays in the runner's buffers, and the
-// verdict comes from the entry's device oracle (check/device_oracle.hpp) and
+// verdict comes from the entry's device oracle (registry/device_edges.hpp) and
 // the GPU checker (check/gpu_checker.hpp).  Only a trial the device cannot
 // pass alone (the checker found no explanation, a loop gave up, a rule only
 // the host words) is copied back, to be explained by the host's checker.

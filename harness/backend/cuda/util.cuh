@@ -11,18 +11,9 @@
 #include <thread>
 
 #include "harness/backend/backend.hpp"
+#include "harness/support/cuda_try.cuh"
 
 namespace atomstress::cuda {
-
-// Returns false from the enclosing function with a one-line `error`.
-#define AS_CUDA_TRY(call)                                                                    \
-  do {                                                                                       \
-    const cudaError_t e_ = (call);                                                           \
-    if (e_ != cudaSuccess) {                                                                 \
-      error = std::string("cuda: ") + #call + " failed: " + cudaGetErrorString(e_);          \
-      return false;                                                                          \
-    }                                                                                        \
-  } while (0)
 
 // A grow-only buffer: reallocated only to grow, reused across trials.
 template <cudaError_t (*Alloc)(void**, size_t), cudaError_t (*Free)(void*)>

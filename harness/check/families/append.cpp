@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "atomics_under_test/algorithms/forms.cuh"
 #include "harness/backend/backend.hpp"
 #include "harness/check/families/chain.hpp"
 
@@ -32,7 +33,7 @@ class AppendFamily final : public Family {
   }
 
   Finding check(const Workload& w, const Setup& s, const History& h) const override {
-    const AlgoInfo& a = *w.impl->algo;
+    const auto& a = w.impl->algo->traits_as<algo::AppendTraits>();
     const auto& spec = w.spec;
     const uint64_t n = w.ops(), threads = spec.threads();
     // The counter's atomics: one per kept element, or one per warp and step.
@@ -58,7 +59,7 @@ class AppendFamily final : public Family {
     }
     for (uint64_t e : issuer) addr.push_back(0), old.push_back(h.old[e]);
     const uint64_t count = h.final_mem[0];
-    Finding chain = check_chain("the counter's atomic", a.atomic(), addr, arg, old, s.mem_init, h.final_mem, issuer);
+    Finding chain = check_chain("the counter's atomic", w.impl->algo->atomic(), addr, arg, old, s.mem_init, h.final_mem, issuer);
     if (!chain.ok()) return chain;
     auto wrong = [&](std::string why, int64_t elem = -1) {
       Finding f = make_finding(FindingKind::WrongOutput, std::move(why), elem);

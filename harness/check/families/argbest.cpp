@@ -15,9 +15,9 @@ namespace atomstress::families {
 
 namespace {
 
-uint64_t empty_word(const AlgoInfo& a) { return a.is_cas || !a.is_max ? ~0ull : 0ull; }
+uint64_t empty_word(const algo::ArgBestTraits& a) { return a.is_cas || !a.is_max ? ~0ull : 0ull; }
 
-std::string describe_winner(const AlgoInfo& a, uint64_t word) {
+std::string describe_winner(const algo::ArgBestTraits& a, uint64_t word) {
   if (word == empty_word(a)) return "no winner";
   uint32_t vb = uint32_t(word >> 32), idx = uint32_t(word);
   if (!a.is_cas) {
@@ -37,12 +37,12 @@ class ArgBestFamily final : public Family {
 
   std::optional<Setup> setup(const Workload& w, std::string&) const override {
     Setup s;
-    s.mem_init = {empty_word(*w.impl->algo)};
+    s.mem_init = {empty_word(w.impl->algo->traits_as<algo::ArgBestTraits>())};
     return s;
   }
 
   Finding check(const Workload& w, const Setup& s, const History& h) const override {
-    const AlgoInfo& a = *w.impl->algo;
+    const auto& a = w.impl->algo->traits_as<algo::ArgBestTraits>();
     uint64_t want = s.mem_init[0];
     bool have = false;
     float best = 0;
@@ -76,7 +76,7 @@ class ArgBestFamily final : public Family {
   }
 
   Semantics semantics(const Entry& entry, const Entry& atomic) const override {
-    const AlgoInfo& a = *entry.algo;
+    const auto& a = entry.algo->traits_as<algo::ArgBestTraits>();
     Semantics s = algorithm_semantics(atomic, a.is_max ? "the (value, index) of the largest value" : "the (value, index) of the smallest value");
     s.nan = "NaN never wins; no winner if every value is NaN";
     s.signed_zero = a.is_cas ? "-0 == +0 (float compare): a tie" : "-0 < +0 (ordered integer key)";

@@ -3,6 +3,7 @@
 // workload's addresses are the bins (every pattern).  Oracle: exact counts.
 #include <vector>
 
+#include "atomics_under_test/algorithms/forms.cuh"
 #include "harness/backend/backend.hpp"
 #include "harness/check/families/chain.hpp"
 #include "harness/check/families/scope.hpp"
@@ -14,6 +15,10 @@ namespace {
 class HistogramFamily final : public Family {
  public:
   const char* name() const override { return "histogram"; }
+  // Privatised bins stay within 32 KiB of shared memory in a generated trial.
+  uint64_t max_region_bytes(const Entry& entry) const override {
+    return entry.algo->traits_as<algo::HistogramTraits>().shared_bins ? 32768 : 0;
+  }
 
   std::optional<Setup> setup(const Workload& w, std::string& error) const override {
     const AlgoInfo& a = *w.impl->algo;
@@ -22,7 +27,7 @@ class HistogramFamily final : public Family {
     s.key = w.addr;  // the bin
     s.param = uint32_t(w.mem_elems());
     s.mem_init = w.init;
-    if (a.shared_bins) {
+    if (a.traits_as<algo::HistogramTraits>().shared_bins) {
       const uint64_t bytes = uint64_t(s.param) * mbytes;
       if (bytes > kMaxSharedBytes) {
         error = "impossible geometry: " + std::to_string(s.param) + " privatised bins of " + std::to_string(mbytes) +

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "atomics_under_test/algorithms/forms.cuh"
 #include "harness/backend/backend.hpp"
 #include "harness/check/families/chain.hpp"
 #include "harness/check/families/scope.hpp"
@@ -27,11 +28,11 @@ class LockFamily final : public Family {
   // The lock words: per block with block-scope locks, else shared by the
   // blocks whose elements take the same lock.
   bool atomic_targets_shared(const Workload& w, const Setup& s) const override {
-    return !w.impl->algo->block_scope && keys_shared_across_blocks(w, s.key);
+    return !w.impl->algo->traits_as<algo::LockTraits>().block_scope && keys_shared_across_blocks(w, s.key);
   }
 
   std::optional<Setup> setup(const Workload& w, std::string& error) const override {
-    const AlgoInfo& a = *w.impl->algo;
+    const auto& a = w.impl->algo->traits_as<algo::LockTraits>();
     Setup s;
     s.key = w.addr;  // the lock
     s.param = uint32_t(w.mem_elems());
@@ -40,7 +41,7 @@ class LockFamily final : public Family {
       error = "impossible geometry: per-block locks exceed the 1 GiB trial memory";
       return std::nullopt;
     }
-    if (a.ticket_lock && w.ops() > 0xffff) {
+    if (a.ticket && w.ops() > 0xffff) {
       error = "impossible geometry: a ticket lock's 16-bit tickets allow at most 65535 critical sections";
       return std::nullopt;
     }
@@ -50,19 +51,19 @@ class LockFamily final : public Family {
   }
 
   Finding check(const Workload& w, const Setup& s, const History& h) const override {
-    const AlgoInfo& a = *w.impl->algo;
+    const auto& a = w.impl->algo->traits_as<algo::LockTraits>();
     const uint64_t locks = s.mem_init.size() / 2;
     for (uint64_t j = 0; j < locks; ++j) {
       // A ticket lock is free when every ticket taken was served.
       const uint64_t word = h.final_mem[j];
-      const bool held = a.ticket_lock ? (word >> 16) != (word & 0xffffu) : word != 0;
+      const bool held = a.ticket ? (word >> 16) != (word & 0xffffu) : word != 0;
       if (held) {
         Finding f = make_finding(FindingKind::LockHeld,
                                  "lock " + std::to_string(j) + " is still held after the kernel (word " +
-                                     std::to_string(word) + (a.ticket_lock ? ": tickets taken != served" : "") + ")",
+                                     std::to_string(word) + (a.ticket ? ": tickets taken != served" : "") + ")",
                                  -1, int64_t(j));
         f.value_kind = VK::U32;
-        f.expected = a.ticket_lock ? (word >> 16) * 0x10001u : 0;
+        f.expected = a.ticket ? (word >> 16) * 0x10001u : 0;
         f.observed = word;
         return f;
       }
@@ -81,6 +82,9 @@ class LockFamily final : public Family {
                        std::span<const uint64_t>(h.final_mem).subspan(locks), {},
                        uint32_t(std::min<uint64_t>(w.spec.threads(), UINT32_MAX)));
   }
+
+  // At most 2^14 serialised critical sections in a generated trial.
+  uint64_t max_ops() const override { return uint64_t(1) << 14; }
 
   Semantics semantics(const Entry&, const Entry& atomic) const override {
     Semantics s = algorithm_semantics(atomic, "no lost update: data[j] = init + sum of its elements' x, the values read in critical sections "

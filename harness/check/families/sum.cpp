@@ -191,7 +191,7 @@ template <class T>
 Finding check_sum_t(const Workload& w, const Setup& s, const History& h) {
   const AlgoInfo& a = *w.impl->algo;
   const auto& spec = w.spec;
-  const auto form = static_cast<algo::SumForm>(a.sum_form);
+  const algo::SumForm form = a.traits_as<algo::SumTraits>().form;
   const SumIssuers<T> iss = sum_issuers<T>(w, s, form);
   // The oracle the issue states: exact integers, bounded floats.
   std::vector<std::vector<uint64_t>> terms(s.param);
@@ -243,7 +243,7 @@ class SumFamily final : public Family {
     s.param = uint32_t(w.mem_elems());
     for (uint64_t e = 0; e < n; ++e) s.key[e] = w.block_of(e) % s.param;
     s.mem_init = w.init;
-    if (static_cast<algo::SumForm>(w.impl->algo->sum_form) == algo::SumForm::Block)
+    if (w.impl->algo->traits_as<algo::SumTraits>().form == algo::SumForm::Block)
       s.smem_bytes = w.spec.block * vk_bytes(w.impl->algo->mem_kind);
     return s;
   }

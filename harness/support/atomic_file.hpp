@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace atomstress::fuzz {
+namespace atomstress {
 
 // False with a one-line `error` naming the file.
 bool write_file_atomically(const std::string& path, const std::string& content, std::string& error);
@@ -31,7 +31,4 @@ bool check_output(const std::string& option, const std::string& path, std::strin
 bool check_distinct(const std::vector<std::pair<std::string, std::string>>& outputs,
                     const std::vector<std::string>& inputs, std::string& error);
 
-// UTC now, ISO 8601 ("2026-11-23T12:00:00Z").
-std::string utc_timestamp();
-
-}  // namespace atomstress::fuzz
+}  // namespace atomstress

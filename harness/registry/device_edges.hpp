@@ -1,9 +1,11 @@
-// The oracle's half that runs on the device: each op's edge, old -> phi(old,
-// a, b) in the checker's states, computed where the history already is
-// (the resident path, harness/backend/cuda/resident.hpp), for the GPU
-// checker.  An entry has one when its phi compiles for the device
-// (device_oracle.cuh); whether it gives the host phi's bits is checked once
-// per entry and process before it is trusted (device_oracle_agrees).
+// The signature of an atomic's oracle half that runs on the device: each
+// op's edge, old -> phi(old, a, b) in the checker's states, computed where the
+// history already is (the resident path, harness/backend/cuda/resident.hpp),
+// for the GPU checker.  The registry holds it beside the host phi; the kernel
+// behind it is check/device_oracle.cuh, instantiated by the registering unit
+// when an entry's phi compiles for the device.  Whether it gives the host
+// phi's bits is checked once per entry and process before it is trusted
+// (device_oracle_agrees).
 //
 // Host-only header.
 #pragma once

@@ -1,4 +1,4 @@
-#include "fuzz/atomic_file.hpp"
+#include "harness/support/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,13 +7,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <optional>
 
 namespace fs = std::filesystem;
 
-namespace atomstress::fuzz {
+namespace atomstress {
 
 namespace {
 
@@ -175,13 +174,4 @@ bool check_distinct(const std::vector<std::pair<std::string, std::string>>& outp
   return true;
 }
 
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-}  // namespace atomstress::fuzz
+}  // namespace atomstress
