@@ -5,8 +5,13 @@
 // SequenceRequest: trials pipelined, run_sequence.hpp), runs it in this
 // process and writes its Outcome (the pack's results; the sequence's
 // outcomes, one line each) as JSON lines, flushed.  After a trial that lost the CUDA context it says so
-// ("exits") and exits, and its supervisor starts a fresh worker.  It ends
-// at the end of its input, or with its supervisor.
+// ("exits") and exits, and its supervisor starts a fresh worker.  With
+// --jobs N, a TrialRequest carrying an "id" runs on one of N threads
+// (trial_threads.hpp) and is answered {"id", "outcome"} when it ends, in
+// any order; a lost context then ends the worker at once, unanswered (which
+// trial in flight caused it is not known here: the supervisor runs each
+// again alone, concurrent_worker.hpp).  It ends at the end of its input, or
+// with its supervisor.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -16,12 +21,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
+#include <mutex>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/crash_report.hpp"
 #include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/run_sequence.hpp"
+#include "harness/pipeline/trial_threads.hpp"
 #include "harness/pipeline/trial_json.hpp"
 
 namespace po = boost::program_options;
@@ -39,10 +47,36 @@ FILE* take_reply_channel() {
   return fdopen(fd, "w");
 }
 
-// One line, flushed; a supervisor that is gone ends the worker.
+// One line, flushed (whole, whichever thread replies); a supervisor that is
+// gone ends the worker.
 void reply(FILE* out, const json& j) {
+  static std::mutex mu;
   const std::string line = j.dump() + "\n";
+  std::lock_guard lock(mu);
   if (std::fwrite(line.data(), 1, line.size(), out) != line.size() || std::fflush(out) != 0) std::_Exit(0);
+}
+
+// A request with an "id" (concurrent_worker.hpp): queued to the threads,
+// answered when it ends.  False when it is not one.
+bool submit_concurrent(const json& j, TrialThreads* threads, FILE* out) {
+  if (!threads || !j.is_object() || !j.contains("id") || !j["id"].is_number_unsigned()) return false;
+  const size_t id = j["id"].get<size_t>();
+  json body = j;
+  body.erase("id");
+  TrialRequest request;
+  std::string error;
+  if (!from_json(body, request, error)) {
+    reply(out, {{"error", "malformed request: " + error}});
+    return true;
+  }
+  threads->submit([request = std::move(request), id, out] {
+    const Outcome o = run_trial(request.spec, request.backend, request.run, request.hotspots);
+    // A lost context may be another thread's trap: nothing more is
+    // answered here (_Exit: kernels may still run).
+    if (std::string why; cuda_context_lost(why)) std::_Exit(0);
+    reply(out, {{"id", id}, {"outcome", to_json(o)}});
+  });
+  return true;
 }
 
 }  // namespace
@@ -50,9 +84,11 @@ void reply(FILE* out, const json& j) {
 int cmd_worker(const std::vector<std::string>& args) {
   std::string backend_name;
   uint64_t parent = 0;
+  uint32_t jobs = 1;
   po::options_description desc("atomstress worker (started by the supervisor of isolated trials)");
   desc.add_options()("backend", non_empty(&backend_name), "cpu or cuda")(
-      "parent", bounded<uint64_t>(&parent), "the supervisor's process id");
+      "parent", bounded<uint64_t>(&parent), "the supervisor's process id")(
+      "jobs", bounded<uint32_t>(&jobs, 1, 64)->default_value(1), "trials with an id run this many at once");
   parse_command(args, desc);
   const auto backend = parse_backend(backend_name);
   if (!backend) return usage_error("worker: --backend cpu or cuda");
@@ -76,9 +112,11 @@ int cmd_worker(const std::vector<std::string>& args) {
     return 2;
   }
   reply(out, {{"ready", true}});
+  auto threads = jobs > 1 ? std::make_unique<TrialThreads>(jobs) : nullptr;
   std::string line;
   while (std::getline(std::cin, line)) {
     const json j = json::parse(line, nullptr, false);
+    if (submit_concurrent(j, threads.get(), out)) continue;
     std::string error = j.is_object() ? "" : "not a JSON object";
     json answer;
     if (error.empty() && j.contains("pack")) {
@@ -123,6 +161,7 @@ int cmd_worker(const std::vector<std::string>& args) {
     // and tearing the context down could wait for it.
     if (lost) std::_Exit(0);
   }
+  threads.reset();  // the trials queued end and are answered
   // End of requests: leave without tearing down.  Every record is the
   // supervisor's, so the static destructors and the CUDA context's teardown
   // serve nobody, and on the H100 that teardown, after GPU-checked trials,

@@ -67,14 +67,15 @@ __global__ void sequential_kernel(Args g, uint64_t watchdog_ms) {
 }
 
 namespace cuda {
-// Device buffers shared by every program (one trial at a time), grow-only.
+// Device buffers shared by every program (one trial at a time on each host
+// thread), grow-only.
 struct TrialBuffers {
   DevBuf key, x, y, mem, pristine, out, old, retries, cycles, gave, rs;
   DevBuf init;  // the resident path: initial values as 64-bit patterns (resident.hpp)
 };
 TrialBuffers& trial_buffers();
 // The host-mapped word a stopped user loop writes before it traps
-// (prim::RetryShared::stop_note), allocated once; null with `error` set when
+// (prim::RetryShared::stop_note), allocated once per host thread; null with `error` set when
 // the device cannot map host memory.
 unsigned int* stop_note(std::string& error);
 }  // namespace cuda
