@@ -7,8 +7,12 @@
 // only.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -29,6 +33,7 @@ enum Code : uint64_t {
   kLost,          // loses its worker; alone, crashes
   kLostPassAlone, // is lost with a worker another trial killed; alone, passes
   kHang,          // hangs, alone or not
+  kFailBeside,    // fails beside others (a neighbour's stray write), passes alone
   kCodes
 };
 
@@ -55,6 +60,7 @@ std::optional<Outcome> concurrent_outcome(const TrialSpec& s) {
     case kLost:
     case kLostPassAlone: return std::nullopt;
     case kHangBeside: return outcome(s, Verdict::Hang);
+    case kFailBeside: return outcome(s, Verdict::Fail);
     default: return outcome(s, alone_verdict(code_of(s)));
   }
 }
@@ -163,17 +169,19 @@ TEST(OrderedTrials, AGroupStopsAtItsFirstFailureAndTheNextGoesOn) {
   EXPECT_EQ(got.lines.size(), 2u + 1 + 2 + 1) << got.text();
 }
 
-// A hang or a loss beside other trials is no verdict: the trial runs again
-// alone, and that run's outcome is reported.
-TEST(OrderedTrials, LostAndHungTrialsRunAgainAloneForTheirVerdict) {
-  const auto groups = groups_of({{kHangBeside, kLostPassAlone, kPass}, {kPass, kLost, kPass}, {kHang}, {kPass}});
+// A hang, a failure or a loss beside other trials is no verdict: the trial
+// runs again alone, and that run's outcome is reported.
+TEST(OrderedTrials, LostHungAndFailedTrialsRunAgainAloneForTheirVerdict) {
+  const auto groups =
+      groups_of({{kHangBeside, kLostPassAlone, kFailBeside, kPass}, {kPass, kLost, kPass}, {kHang}, {kFail}, {kPass}});
   FakeTrials runner(4, 3);
   size_t alone = 0;
   const Report got = ordered(groups, runner, &alone);
   EXPECT_EQ(got.text(), reference(groups).text());
-  EXPECT_EQ(alone, 4u);  // kHangBeside, kLostPassAlone, kLost, kHang
+  EXPECT_EQ(alone, 6u);  // kHangBeside, kLostPassAlone, kFailBeside, kLost, kHang, kFail
   EXPECT_NE(got.text().find(" CRASH\n"), std::string::npos) << got.text();
   EXPECT_NE(got.text().find(" HANG\n"), std::string::npos) << got.text();
+  EXPECT_NE(got.text().find(" FAIL\n"), std::string::npos) << got.text();
 }
 
 TEST(OrderedTrials, AGroupThatStopsTheRunEndsTheReports) {
@@ -258,6 +266,33 @@ TEST(ConcurrentWorker, AHangAndACrashBesideOthersCostOnlyTheirOwnVerdicts) {
   EXPECT_NE(got[4].second.why().find("killed by signal 11 (SIGSEGV)"), std::string::npos) << got[4].second.why();
   EXPECT_EQ(closed, (std::vector<std::pair<size_t, bool>>{{0, false}, {1, true}, {2, true}, {3, false}}));
   set_worker_program("/proc/self/exe");
+}
+
+// A worker that answers nonsense, or for a trial it was not given, loses
+// the trials in flight (they run again alone): no verdict is taken from it.
+TEST(ConcurrentWorker, ANonsenseAnswerLosesTheTrialsInFlight) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("atomstress_concurrent_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::pair<const char*, const char*> answers[] = {{"nonsense", "not json"},
+                                                         {"stranger", R"({"id":99,"outcome":{}})"}};
+  for (const auto& [name, answer] : answers) {
+    const fs::path script = dir / name;
+    std::ofstream(script) << "#!/bin/sh\necho '{\"ready\":true}'\nread request\necho '" << answer
+                          << "'\nsleep 60\n";
+    fs::permissions(script, fs::perms::owner_all);
+    set_worker_program(script.string());
+    RunOptions opt;
+    opt.isolate = true;
+    WorkerTrials runner(BackendKind::Cpu, opt, 0, 2);
+    runner.start(7, small("outside.add.u32", 1));
+    const auto ended = runner.collect();
+    ASSERT_EQ(ended.size(), 1u) << name;
+    EXPECT_EQ(ended[0].ticket, 7u) << name;
+    EXPECT_FALSE(ended[0].outcome) << name;
+  }
+  set_worker_program("/proc/self/exe");
+  fs::remove_all(dir);
 }
 
 std::string verdict_lines(const std::string& out) {

@@ -5,7 +5,7 @@
 namespace atomstress {
 
 bool needs_alone_run(const std::optional<Outcome>& ended) {
-  return !ended || (ended->verdict != Verdict::Pass && ended->verdict != Verdict::Fail);
+  return !ended || ended->verdict != Verdict::Pass;
 }
 
 namespace {

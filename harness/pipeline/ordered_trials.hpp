@@ -4,13 +4,13 @@
 // group closed before the next, exactly as one trial after another would
 // report them.
 //
-// Attribution: only a Pass or a Fail is taken from a concurrent run (a Fail
-// carries its own evidence: a history the checker refused).  A trial that
+// Attribution: only a Pass is taken from a concurrent run.  A trial that
 // was lost (its worker died or was killed with it in flight) or that came
-// back Hang, Crash or Error may owe that to another trial in flight beside
+// back anything but a Pass may owe that to another trial in flight beside
 // it (a trap ends the whole CUDA context; a kernel that waited for the GPU
-// can pass its deadline), so it runs again alone, with nothing else in
-// flight, and that run's outcome is its verdict.
+// can pass its deadline; a stray write lands in the same address space), so
+// it runs again alone, with nothing else in flight, and that run's outcome
+// is its verdict: every reported failure comes from a trial run alone.
 #pragma once
 
 #include <functional>
