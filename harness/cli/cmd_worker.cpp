@@ -23,6 +23,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
@@ -79,6 +80,48 @@ bool submit_concurrent(const json& j, TrialThreads* threads, FILE* out) {
   return true;
 }
 
+// A malformed request is answered with its error; nullopt then.
+std::optional<json> refuse(FILE* out, const std::string& error) {
+  reply(out, {{"error", "malformed request: " + error}});
+  return std::nullopt;
+}
+
+std::optional<json> answer_pack(const json& j, FILE* out) {
+  PackRequest pack;
+  if (std::string error; !from_json(j, pack, error)) return refuse(out, error);
+  auto results = json::array();
+  // A line per launch: the supervisor's deadline is one launch's.
+  const auto progress = [&](size_t done, size_t of) { reply(out, {{"launched", done}, {"of", of}}); };
+  for (const auto& r : run_packed_trials(pack.specs, pack.backend, pack.run, pack.seed, progress))
+    results.push_back(r ? to_packed_json(*r) : json());
+  return json{{"results", std::move(results)}};
+}
+
+std::optional<json> answer_sequence(const json& j, FILE* out) {
+  SequenceRequest seq;
+  if (std::string error; !from_json(j, seq, error)) return refuse(out, error);
+  // A line around each trial's run (the supervisor's deadline is that
+  // trial's) and one per outcome, as it comes.
+  const SequenceProgress progress{[&](size_t i) { reply(out, {{"running", i}}); },
+                                  [&](size_t i) { reply(out, {{"ran", i}}); }};
+  size_t index = 0;
+  const SequenceStats stats = run_trial_sequence(
+      seq.specs, {seq.backend, seq.run, seq.hotspots, seq.until_failure, seq.pipelined},
+      [&](Outcome&& o) { reply(out, {{"index", index++}, {"outcome", to_json(o)}}); }, progress);
+  return json{{"done", stats.reported}, {"overlapped_ms", stats.overlapped_ms}};
+}
+
+// The final reply to a request run in this thread (a pack, a sequence or a
+// trial); nullopt when it was refused.
+std::optional<json> answer_request(const json& j, FILE* out) {
+  if (!j.is_object()) return refuse(out, "not a JSON object");
+  if (j.contains("pack")) return answer_pack(j, out);
+  if (j.contains("sequence")) return answer_sequence(j, out);
+  TrialRequest request;
+  if (std::string error; !from_json(j, request, error)) return refuse(out, error);
+  return to_json(run_trial(request.spec, request.backend, request.run, request.hotspots));
+}
+
 }  // namespace
 
 int cmd_worker(const std::vector<std::string>& args) {
@@ -117,46 +160,11 @@ int cmd_worker(const std::vector<std::string>& args) {
   while (std::getline(std::cin, line)) {
     const json j = json::parse(line, nullptr, false);
     if (submit_concurrent(j, threads.get(), out)) continue;
-    std::string error = j.is_object() ? "" : "not a JSON object";
-    json answer;
-    if (error.empty() && j.contains("pack")) {
-      PackRequest pack;
-      if (!from_json(j, pack, error)) {
-        reply(out, {{"error", "malformed request: " + error}});
-        continue;
-      }
-      auto results = json::array();
-      // A line per launch: the supervisor's deadline is one launch's.
-      const auto progress = [&](size_t done, size_t of) { reply(out, {{"launched", done}, {"of", of}}); };
-      for (const auto& r : run_packed_trials(pack.specs, pack.backend, pack.run, pack.seed, progress))
-        results.push_back(r ? to_packed_json(*r) : json());
-      answer = {{"results", std::move(results)}};
-    } else if (error.empty() && j.contains("sequence")) {
-      SequenceRequest seq;
-      if (!from_json(j, seq, error)) {
-        reply(out, {{"error", "malformed request: " + error}});
-        continue;
-      }
-      // A line around each trial's run (the supervisor's deadline is that
-      // trial's) and one per outcome, as it comes.
-      const SequenceProgress progress{[&](size_t i) { reply(out, {{"running", i}}); },
-                                      [&](size_t i) { reply(out, {{"ran", i}}); }};
-      size_t index = 0;
-      const SequenceStats stats = run_trial_sequence(
-          seq.specs, {seq.backend, seq.run, seq.hotspots, seq.until_failure, seq.pipelined},
-          [&](Outcome&& o) { reply(out, {{"index", index++}, {"outcome", to_json(o)}}); }, progress);
-      answer = {{"done", stats.reported}, {"overlapped_ms", stats.overlapped_ms}};
-    } else {
-      TrialRequest request;
-      if (!error.empty() || !from_json(j, request, error)) {
-        reply(out, {{"error", "malformed request: " + error}});
-        continue;
-      }
-      answer = to_json(run_trial(request.spec, request.backend, request.run, request.hotspots));
-    }
+    std::optional<json> answer = answer_request(j, out);
+    if (!answer) continue;  // refused: the error was the reply
     const bool lost = cuda_context_lost(why);
-    if (lost) answer["exits"] = true;
-    reply(out, answer);
+    if (lost) (*answer)["exits"] = true;
+    reply(out, *answer);
     // A lost context runs no further trial.  _Exit: a kernel may still run,
     // and tearing the context down could wait for it.
     if (lost) std::_Exit(0);
