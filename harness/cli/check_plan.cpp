@@ -39,6 +39,9 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
       "trials", bounded<uint32_t>(&o.trials, 1, cli::kMaxTrials)->default_value(2), "trials per pattern and space");
   cli::add_run_settings(desc, kCommandCheck, o.run);
   desc.add_options()(
+      "jobs", bounded<uint32_t>(&o.jobs, 0, 64)->default_value(0),
+      "trials run at once, each on its own stream of one worker, reported in order (0: 4 on cuda, 1 on cpu; "
+      "1 with --isolate off or --profile)")(
       "pipeline", cli::on_off(&o.pipeline, true),
       "on or off (on): judge each trial on the host while the next runs; off judges each before the next runs")(
       "profile", bounded<uint32_t>(&o.profile, 0, 1000)->default_value(0)->implicit_value(5),
@@ -149,22 +152,18 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
   return spec;
 }
 
-ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::function<void(const TrialOutcome&)>& each) {
-  ImplSummary sum;
-  sum.impl = &impl;
-  sum.backend = plan.backend;
-  std::vector<TrialSpec> specs;
-  std::vector<size_t> skip_at;  // how many trials were planned before each combination that does not apply
+ImplTrials plan_impl(const CheckPlan& plan, const ImplInfo& impl) {
+  ImplTrials out;
   for (Pattern p : plan.patterns) {
     for (Space s : plan.spaces) {
       for (uint32_t t = 0; t < plan.opt.trials; ++t) {
         auto spec = plan_trial(plan, impl, p, s, t);
         if (spec) {
-          specs.push_back(std::move(*spec));
+          out.specs.push_back(std::move(*spec));
           continue;
         }
-        skip_at.push_back(specs.size());
-        if (skip_at.size() == 1) {
+        out.skip_at.push_back(out.specs.size());
+        if (out.skip_at.size() == 1) {
           // Keep the reason, in case nothing at all applies.
           TrialSpec probe;
           probe.impl = impl.name;
@@ -174,47 +173,77 @@ ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::fun
           probe.space = s;
           probe.pattern = p;
           probe.k = 1;
-          std::string why;
-          expand(probe, why);
-          sum.first_failure.finding.explanation = why;
+          expand(probe, out.none_applies);
         }
         break;
       }
     }
   }
-  // Run in order, pipelined (each trial judged on the host while the next
-  // runs), up to the first failure.
-  uint64_t busiest = 0;
-  const SequenceConfig cfg{plan.backend, plan.opt.run, plan.opt.profile, true, plan.opt.pipeline};
-  const SequenceStats stats = execute_sequence(specs, cfg, [&](Outcome&& out) {
-    if (each) each(out);
-    ++sum.trials;
-    sum.ops += out.ops;
-    sum.run_ms += out.run_ms;
-    sum.check_ms += out.check_ms;
-    sum.retries += out.total_retries;
-    sum.max_retries = std::max(sum.max_retries, out.max_retries);
-    uint64_t weight = out.total_retries;
-    for (const auto& h : out.hotspots) weight += h.cycles;
-    if (sum.trials == 1 || weight > busiest) {
-      busiest = weight;
-      sum.most_contended = out;
-    }
-    if (out.verdict != Verdict::Pass) {
-      sum.verdict = out.verdict;
-      sum.first_failure = std::move(out);
-    }
-  });
-  sum.check_overlapped_ms = stats.overlapped_ms;
+  return out;
+}
+
+ImplTally::ImplTally(const CheckPlan& plan, const ImplInfo& impl, const ImplTrials& planned) {
+  sum.impl = &impl;
+  sum.backend = plan.backend;
+  // The reason, in case nothing at all applies.
+  if (!planned.skip_at.empty()) sum.first_failure.finding.explanation = planned.none_applies;
+}
+
+void ImplTally::add(Outcome&& out) {
+  ++sum.trials;
+  sum.ops += out.ops;
+  sum.run_ms += out.run_ms;
+  sum.check_ms += out.check_ms;
+  sum.retries += out.total_retries;
+  sum.max_retries = std::max(sum.max_retries, out.max_retries);
+  uint64_t weight = out.total_retries;
+  for (const auto& h : out.hotspots) weight += h.cycles;
+  if (sum.trials == 1 || weight > busiest_) {
+    busiest_ = weight;
+    sum.most_contended = out;
+  }
+  if (out.verdict != Verdict::Pass) {
+    sum.verdict = out.verdict;
+    sum.first_failure = std::move(out);
+  }
+}
+
+ImplSummary ImplTally::close(const ImplTrials& planned) && {
   // Combinations reached before the first failure, as when each ran in turn.
-  sum.skipped = uint32_t(std::count_if(skip_at.begin(), skip_at.end(), [&](size_t at) {
+  sum.skipped = uint32_t(std::count_if(planned.skip_at.begin(), planned.skip_at.end(), [&](size_t at) {
     return sum.verdict == Verdict::Pass || at < sum.trials;
   }));
   if (sum.trials == 0) {
     sum.verdict = Verdict::Error;
-    if (sum.first_failure.why().empty()) sum.first_failure.finding.explanation = std::string(impl.name) + ": no trial applies";
+    if (sum.first_failure.why().empty())
+      sum.first_failure.finding.explanation = std::string(sum.impl->name) + ": no trial applies";
   }
-  return sum;
+  return std::move(sum);
+}
+
+ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::function<void(const TrialOutcome&)>& each) {
+  const ImplTrials planned = plan_impl(plan, impl);
+  ImplTally tally(plan, impl, planned);
+  // Run in order, pipelined (each trial judged on the host while the next
+  // runs), up to the first failure.
+  const SequenceConfig cfg{plan.backend, plan.opt.run, plan.opt.profile, true, plan.opt.pipeline};
+  const SequenceStats stats = execute_sequence(planned.specs, cfg, [&](Outcome&& out) {
+    if (each) each(out);
+    tally.add(std::move(out));
+  });
+  tally.sum.check_overlapped_ms = stats.overlapped_ms;
+  return std::move(tally).close(planned);
+}
+
+size_t check_jobs(const CheckPlan& plan) {
+  if (!plan.opt.run.isolate) return 1;  // concurrent trials run in a worker
+  if (plan.opt.jobs != 0) return plan.opt.jobs;
+  // Timings for --profile are taken alone.  The cpu backend's trials each
+  // run --cpu-threads host threads already.
+  if (plan.opt.profile > 0 || plan.backend == BackendKind::Cpu) return 1;
+  // Check's default geometry (2 blocks of 256 threads per SM) leaves room
+  // for four kernels at once on each SM.
+  return 4;
 }
 
 }  // namespace atomstress

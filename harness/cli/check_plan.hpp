@@ -19,6 +19,7 @@ struct CheckOptions {
   bool pipeline = true;  // judge each trial while the next runs (run_sequence.hpp)
   double shrink_s = 30;  // per failure
   uint32_t grid = 0, block = 0, ops_per_thread = 0, k = 0, trials = 2, profile = 0;
+  uint32_t jobs = 0;  // trials at once (0: check_jobs decides)
   std::optional<uint32_t> special;  // per mille; absent: vary by trial
   uint64_t seed = 1;
   RunOptions run;
@@ -55,6 +56,29 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
                                     uint32_t t);
 
 using reports::ImplSummary;
+
+// The trials of one implementation under the plan, in order.
+struct ImplTrials {
+  std::vector<TrialSpec> specs;
+  std::vector<size_t> skip_at;  // how many trials were planned before each combination that does not apply
+  std::string none_applies;     // why the first combination that does not apply does not
+};
+ImplTrials plan_impl(const CheckPlan& plan, const ImplInfo& impl);
+
+// An implementation's summary, its outcomes added in order.
+class ImplTally {
+ public:
+  ImplTally(const CheckPlan& plan, const ImplInfo& impl, const ImplTrials& planned);
+  void add(Outcome&& out);
+  ImplSummary close(const ImplTrials& planned) &&;
+  ImplSummary sum;
+
+ private:
+  uint64_t busiest_ = 0;
+};
+
+// How many trials run at once (--jobs, or its automatic choice).
+size_t check_jobs(const CheckPlan& plan);
 
 // Runs every planned trial of one implementation, stopping at its first
 // failure.  `each` sees every outcome (for the JSON report).

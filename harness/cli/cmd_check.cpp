@@ -1,21 +1,21 @@
 // atomstress check: every planned trial of the chosen implementations,
 // reported through the printers (terminal lines, --json).
 #include <chrono>
-
-#include <fmt/format.h>
-
-#include "reports/terminal.hpp"
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
 #include "fuzz/shrink_spec.hpp"
+#include "harness/cli/check_concurrent.hpp"
 #include "harness/cli/check_plan.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/pipeline/diagnose.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/footprint.hpp"
+#include "reports/terminal.hpp"
 #include "reports/text_printer.hpp"
+
+#include <fmt/format.h>
 
 namespace po = boost::program_options;
 
@@ -23,9 +23,12 @@ namespace atomstress::cli {
 
 namespace {
 
-// Every trial of the plan must fit the machine before the first one runs.
-bool plan_fits(const CheckPlan& plan, std::string& error) {
-  const MemoryBudget budget = memory_budget(plan.backend);
+// Every trial of the plan must fit the machine before the first one runs,
+// `jobs` of them at once.
+bool plan_fits(const CheckPlan& plan, size_t jobs, std::string& error) {
+  MemoryBudget budget = memory_budget(plan.backend);
+  budget.host /= jobs;
+  if (budget.device_free) *budget.device_free /= jobs;
   for (const ImplInfo* impl : plan.impls) {
     if (impl->gpu_only && plan.backend == BackendKind::Cpu) continue;
     for (Pattern p : plan.patterns)
@@ -46,8 +49,17 @@ bool plan_fits(const CheckPlan& plan, std::string& error) {
 // Where the wall time went: on cuda, the run's share is the GPU's busy share
 // (the code under test running); the rest is expansion, transfers, set-up,
 // shrinking and isolation's round trips.
-std::string time_split(double wall_ms, double run_ms, double check_ms, double overlapped_ms, BackendKind backend) {
+// With several trials at once the times are summed over the trials (and
+// may pass the wall time): the line says so instead of a split.
+std::string time_split(double wall_ms, double run_ms, double check_ms, double overlapped_ms, BackendKind backend,
+                       size_t jobs) {
   const double w = std::max(wall_ms, 1e-9);
+  if (jobs > 1)
+    return fmt::format(
+        "time: {:.2f} s wall, up to {} trials at once; summed over the trials, the code under test ran {:.2f} s "
+        "({:.0f}% of the wall time{}), checking {:.2f} s",
+        wall_ms / 1000, jobs, run_ms / 1000, 100 * run_ms / w,
+        backend == BackendKind::Cuda ? ", more than 100% when kernels overlapped" : "", check_ms / 1000);
   return fmt::format(
       "time: {:.2f} s wall; the code under test ran {:.2f} s ({:.0f}%{}), checking {:.2f} s ({:.0f}%; {:.2f} s of it "
       "while the next trial ran), the rest {:.2f} s (expansion, transfers, set-up, shrinking)",
@@ -65,6 +77,49 @@ reports::ShrunkCase shrink_failure(const CheckPlan& plan, const ImplSummary& sum
   reports::ShrunkCase c = fuzz::shrink_spec(f.spec, f.verdict, f.why(), cfg);
   c.knobs = knobs_of(plan.opt.run);
   return c;
+}
+
+// What an implementation's trials come to, printed in plan order.
+struct Conclusion {
+  const CheckPlan& plan;
+  const CheckOptions& co;
+  reports::Multiplex& printers;
+  int status = 0;
+  double run_ms = 0, check_ms = 0, overlapped_ms = 0;
+  std::string fatal;  // the run stops: bad input
+};
+
+// Prints an implementation's summary (shrinking and diagnosing its
+// failure) or why it was skipped.  False: the run stops (`fatal`).
+bool conclude(Conclusion& c, const ImplInfo& impl, ImplSummary&& sum) {
+  const CheckPlan& plan = c.plan;
+  if (impl.gpu_only && plan.backend == BackendKind::Cpu) {
+    c.printers.record(reports::SkippedEntry{&impl, plan.backend, cpu_skip_reason(impl)});
+    return true;
+  }
+  if (sum.verdict == Verdict::Error && sum.trials == 0 && plan.impls.size() > 1) {
+    c.printers.record(reports::SkippedEntry{&impl, plan.backend, "no trial applies: " + sum.first_failure.why()});
+    return true;
+  }
+  if (sum.verdict == Verdict::Error) {
+    c.fatal = sum.first_failure.why();
+    return false;
+  }
+  if (sum.verdict != Verdict::Pass && !c.co.no_shrink) sum.shrunk = shrink_failure(plan, sum);
+  // The reported case's class: the shrunk one's, else the first failure's.
+  if (sum.verdict != Verdict::Pass) {
+    const auto& f = sum.first_failure;
+    const TrialSpec& reported = sum.shrunk ? sum.shrunk->spec : f.spec;
+    const Diagnosis d = diagnose(reported, f.verdict, f.finding, plan.backend, plan.opt.run);
+    if (sum.shrunk) sum.shrunk->diagnosis = d;
+    else apply(d, sum.first_failure.finding);
+  }
+  c.printers.record(sum);
+  c.run_ms += sum.run_ms;
+  c.check_ms += sum.check_ms;
+  c.overlapped_ms += sum.check_overlapped_ms;
+  if (sum.verdict != Verdict::Pass) c.status = 1;
+  return true;
 }
 
 }  // namespace
@@ -90,49 +145,37 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
     }
     return usage_error(error);
   }
-  if (!plan_fits(plan, error)) return usage_error(error);
+  // Automatic concurrency steps down to one trial at a time when the plan's
+  // trials do not fit the machine several at once.
+  size_t jobs = check_jobs(plan);
+  if (jobs > 1 && co.jobs == 0 && !plan_fits(plan, jobs, error)) jobs = 1;
+  if (!plan_fits(plan, jobs, error)) return usage_error(error);
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::TextPrinter>(co.quiet, co.profile > 0));
   if (!reports::add_report_printers(reports_asked.request(), printers, error)) return usage_error(error);
   if (!plan.note.empty()) printers.note(plan.note);
   printers.begin(run_header(command_line, plan.backend));
-  int status = 0;
+  Conclusion c{plan, co, printers};
   const auto started = std::chrono::steady_clock::now();
-  double run_ms = 0, check_ms = 0, overlapped_ms = 0;
-  for (const ImplInfo* impl : plan.impls) {
-    if (impl->gpu_only && plan.backend == BackendKind::Cpu) {
-      printers.record(reports::SkippedEntry{impl, plan.backend, cpu_skip_reason(*impl)});
-      continue;
+  const auto print_trial = [&](const TrialOutcome& t) { printers.record(t); };
+  if (jobs > 1) {
+    run_impls_concurrently(plan, jobs, print_trial,
+                           [&](const ImplInfo& impl, ImplSummary&& sum) { return conclude(c, impl, std::move(sum)); });
+  } else {
+    for (const ImplInfo* impl : plan.impls) {
+      const bool runs = !(impl->gpu_only && plan.backend == BackendKind::Cpu);
+      if (!conclude(c, *impl, runs ? run_impl(plan, *impl, print_trial) : ImplSummary{})) break;
     }
-    ImplSummary sum = run_impl(plan, *impl, [&](const TrialOutcome& t) { printers.record(t); });
-    if (sum.verdict == Verdict::Error && sum.trials == 0 && plan.impls.size() > 1) {
-      printers.record(reports::SkippedEntry{impl, plan.backend, "no trial applies: " + sum.first_failure.why()});
-      continue;
-    }
-    if (sum.verdict == Verdict::Error) {
-      printers.finish();  // keep what was recorded
-      return usage_error(sum.first_failure.why());
-    }
-    if (sum.verdict != Verdict::Pass && !co.no_shrink) sum.shrunk = shrink_failure(plan, sum);
-    // The reported case's class: the shrunk one's, else the first failure's.
-    if (sum.verdict != Verdict::Pass) {
-      const auto& f = sum.first_failure;
-      const TrialSpec& reported = sum.shrunk ? sum.shrunk->spec : f.spec;
-      const Diagnosis d = diagnose(reported, f.verdict, f.finding, plan.backend, plan.opt.run);
-      if (sum.shrunk) sum.shrunk->diagnosis = d;
-      else apply(d, sum.first_failure.finding);
-    }
-    printers.record(sum);
-    run_ms += sum.run_ms;
-    check_ms += sum.check_ms;
-    overlapped_ms += sum.check_overlapped_ms;
-    if (sum.verdict != Verdict::Pass) status = 1;
+  }
+  if (!c.fatal.empty()) {
+    printers.finish();  // keep what was recorded
+    return usage_error(c.fatal);
   }
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  if (!co.quiet) printers.note(time_split(wall_ms, run_ms, check_ms, overlapped_ms, plan.backend));
+  if (!co.quiet) printers.note(time_split(wall_ms, c.run_ms, c.check_ms, c.overlapped_ms, plan.backend, jobs));
   if (!printers.finish()) return usage_error(printers.error());
-  return status;
+  return c.status;
 }
 
 }  // namespace atomstress::cli

@@ -5,8 +5,13 @@
 // SequenceRequest: trials pipelined, run_sequence.hpp), runs it in this
 // process and writes its Outcome (the pack's results; the sequence's
 // outcomes, one line each) as JSON lines, flushed.  After a trial that lost the CUDA context it says so
-// ("exits") and exits, and its supervisor starts a fresh worker.  It ends
-// at the end of its input, or with its supervisor.
+// ("exits") and exits, and its supervisor starts a fresh worker.  With
+// --jobs N, a TrialRequest carrying an "id" runs on one of N threads
+// (trial_threads.hpp) and is answered {"id", "outcome"} when it ends, in
+// any order; a lost context then ends the worker at once, unanswered (which
+// trial in flight caused it is not known here: the supervisor runs each
+// again alone, concurrent_worker.hpp).  It ends at the end of its input, or
+// with its supervisor.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -16,12 +21,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/crash_report.hpp"
 #include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/run_sequence.hpp"
+#include "harness/pipeline/trial_threads.hpp"
 #include "harness/pipeline/trial_json.hpp"
 
 namespace po = boost::program_options;
@@ -39,10 +48,78 @@ FILE* take_reply_channel() {
   return fdopen(fd, "w");
 }
 
-// One line, flushed; a supervisor that is gone ends the worker.
+// One line, flushed (whole, whichever thread replies); a supervisor that is
+// gone ends the worker.
 void reply(FILE* out, const json& j) {
+  static std::mutex mu;
   const std::string line = j.dump() + "\n";
+  std::lock_guard lock(mu);
   if (std::fwrite(line.data(), 1, line.size(), out) != line.size() || std::fflush(out) != 0) std::_Exit(0);
+}
+
+// A request with an "id" (concurrent_worker.hpp): queued to the threads,
+// answered when it ends.  False when it is not one.
+bool submit_concurrent(const json& j, TrialThreads* threads, FILE* out) {
+  if (!threads || !j.is_object() || !j.contains("id") || !j["id"].is_number_unsigned()) return false;
+  const size_t id = j["id"].get<size_t>();
+  json body = j;
+  body.erase("id");
+  TrialRequest request;
+  std::string error;
+  if (!from_json(body, request, error)) {
+    reply(out, {{"error", "malformed request: " + error}});
+    return true;
+  }
+  threads->submit([request = std::move(request), id, out] {
+    const Outcome o = run_trial(request.spec, request.backend, request.run, request.hotspots);
+    // A lost context may be another thread's trap: nothing more is
+    // answered here (_Exit: kernels may still run).
+    if (std::string why; cuda_context_lost(why)) std::_Exit(0);
+    reply(out, {{"id", id}, {"outcome", to_json(o)}});
+  });
+  return true;
+}
+
+// A malformed request is answered with its error; nullopt then.
+std::optional<json> refuse(FILE* out, const std::string& error) {
+  reply(out, {{"error", "malformed request: " + error}});
+  return std::nullopt;
+}
+
+std::optional<json> answer_pack(const json& j, FILE* out) {
+  PackRequest pack;
+  if (std::string error; !from_json(j, pack, error)) return refuse(out, error);
+  auto results = json::array();
+  // A line per launch: the supervisor's deadline is one launch's.
+  const auto progress = [&](size_t done, size_t of) { reply(out, {{"launched", done}, {"of", of}}); };
+  for (const auto& r : run_packed_trials(pack.specs, pack.backend, pack.run, pack.seed, progress))
+    results.push_back(r ? to_packed_json(*r) : json());
+  return json{{"results", std::move(results)}};
+}
+
+std::optional<json> answer_sequence(const json& j, FILE* out) {
+  SequenceRequest seq;
+  if (std::string error; !from_json(j, seq, error)) return refuse(out, error);
+  // A line around each trial's run (the supervisor's deadline is that
+  // trial's) and one per outcome, as it comes.
+  const SequenceProgress progress{[&](size_t i) { reply(out, {{"running", i}}); },
+                                  [&](size_t i) { reply(out, {{"ran", i}}); }};
+  size_t index = 0;
+  const SequenceStats stats = run_trial_sequence(
+      seq.specs, {seq.backend, seq.run, seq.hotspots, seq.until_failure, seq.pipelined},
+      [&](Outcome&& o) { reply(out, {{"index", index++}, {"outcome", to_json(o)}}); }, progress);
+  return json{{"done", stats.reported}, {"overlapped_ms", stats.overlapped_ms}};
+}
+
+// The final reply to a request run in this thread (a pack, a sequence or a
+// trial); nullopt when it was refused.
+std::optional<json> answer_request(const json& j, FILE* out) {
+  if (!j.is_object()) return refuse(out, "not a JSON object");
+  if (j.contains("pack")) return answer_pack(j, out);
+  if (j.contains("sequence")) return answer_sequence(j, out);
+  TrialRequest request;
+  if (std::string error; !from_json(j, request, error)) return refuse(out, error);
+  return to_json(run_trial(request.spec, request.backend, request.run, request.hotspots));
 }
 
 }  // namespace
@@ -50,9 +127,11 @@ void reply(FILE* out, const json& j) {
 int cmd_worker(const std::vector<std::string>& args) {
   std::string backend_name;
   uint64_t parent = 0;
+  uint32_t jobs = 1;
   po::options_description desc("atomstress worker (started by the supervisor of isolated trials)");
   desc.add_options()("backend", non_empty(&backend_name), "cpu or cuda")(
-      "parent", bounded<uint64_t>(&parent), "the supervisor's process id");
+      "parent", bounded<uint64_t>(&parent), "the supervisor's process id")(
+      "jobs", bounded<uint32_t>(&jobs, 1, 64)->default_value(1), "trials with an id run this many at once");
   parse_command(args, desc);
   const auto backend = parse_backend(backend_name);
   if (!backend) return usage_error("worker: --backend cpu or cuda");
@@ -76,53 +155,21 @@ int cmd_worker(const std::vector<std::string>& args) {
     return 2;
   }
   reply(out, {{"ready", true}});
+  auto threads = jobs > 1 ? std::make_unique<TrialThreads>(jobs) : nullptr;
   std::string line;
   while (std::getline(std::cin, line)) {
     const json j = json::parse(line, nullptr, false);
-    std::string error = j.is_object() ? "" : "not a JSON object";
-    json answer;
-    if (error.empty() && j.contains("pack")) {
-      PackRequest pack;
-      if (!from_json(j, pack, error)) {
-        reply(out, {{"error", "malformed request: " + error}});
-        continue;
-      }
-      auto results = json::array();
-      // A line per launch: the supervisor's deadline is one launch's.
-      const auto progress = [&](size_t done, size_t of) { reply(out, {{"launched", done}, {"of", of}}); };
-      for (const auto& r : run_packed_trials(pack.specs, pack.backend, pack.run, pack.seed, progress))
-        results.push_back(r ? to_packed_json(*r) : json());
-      answer = {{"results", std::move(results)}};
-    } else if (error.empty() && j.contains("sequence")) {
-      SequenceRequest seq;
-      if (!from_json(j, seq, error)) {
-        reply(out, {{"error", "malformed request: " + error}});
-        continue;
-      }
-      // A line around each trial's run (the supervisor's deadline is that
-      // trial's) and one per outcome, as it comes.
-      const SequenceProgress progress{[&](size_t i) { reply(out, {{"running", i}}); },
-                                      [&](size_t i) { reply(out, {{"ran", i}}); }};
-      size_t index = 0;
-      const SequenceStats stats = run_trial_sequence(
-          seq.specs, {seq.backend, seq.run, seq.hotspots, seq.until_failure, seq.pipelined},
-          [&](Outcome&& o) { reply(out, {{"index", index++}, {"outcome", to_json(o)}}); }, progress);
-      answer = {{"done", stats.reported}, {"overlapped_ms", stats.overlapped_ms}};
-    } else {
-      TrialRequest request;
-      if (!error.empty() || !from_json(j, request, error)) {
-        reply(out, {{"error", "malformed request: " + error}});
-        continue;
-      }
-      answer = to_json(run_trial(request.spec, request.backend, request.run, request.hotspots));
-    }
+    if (submit_concurrent(j, threads.get(), out)) continue;
+    std::optional<json> answer = answer_request(j, out);
+    if (!answer) continue;  // refused: the error was the reply
     const bool lost = cuda_context_lost(why);
-    if (lost) answer["exits"] = true;
-    reply(out, answer);
+    if (lost) (*answer)["exits"] = true;
+    reply(out, *answer);
     // A lost context runs no further trial.  _Exit: a kernel may still run,
     // and tearing the context down could wait for it.
     if (lost) std::_Exit(0);
   }
+  threads.reset();  // the trials queued end and are answered
   // End of requests: leave without tearing down.  Every record is the
   // supervisor's, so the static destructors and the CUDA context's teardown
   // serve nobody, and on the H100 that teardown, after GPU-checked trials,

@@ -42,10 +42,35 @@ std::string last_words(const WorkerProcess& w) {
   return tail.empty() ? "" : "; its last lines on stderr: " + tail;
 }
 
-std::string& worker_program() {
+std::string& worker_program_setting() {
   static std::string program = "/proc/self/exe";
   return program;
 }
+
+}  // namespace
+
+bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error) {
+  std::vector<std::string> argv = {"atomstress", "worker", "--backend", to_string(backend), "--parent",
+                                   std::to_string(getpid())};
+  if (jobs > 1) argv.insert(argv.end(), {"--jobs", std::to_string(jobs)});
+  if (!worker.start(worker_program(), argv, error)) return false;
+  // It says it is ready once its start-up is done.
+  std::string line;
+  switch (worker.receive(line, Clock::now() + kStartLimit)) {
+    case WorkerProcess::Read::Line: {
+      const json j = json::parse(line, nullptr, false);
+      if (j.is_object() && j.value("ready", false)) return true;
+      error = j.is_object() && j.contains("error") ? j["error"].dump() : "not an atomstress worker: '" + line + "'";
+      break;
+    }
+    case WorkerProcess::Read::Died: error = "it " + worker.death() + last_words(worker); return false;
+    case WorkerProcess::Read::TimedOut: error = "it was not ready within 120 s"; break;
+  }
+  worker.kill();
+  return false;
+}
+
+namespace {
 
 // One worker at a time, started on first use and after each death.
 class Supervisor {
@@ -84,24 +109,9 @@ class Supervisor {
 
 bool Supervisor::ensure_started(BackendKind backend, std::string& error) {
   if (worker_.running() && backend_ == backend) return true;
-  const std::vector<std::string> argv = {"atomstress", "worker", "--backend", to_string(backend), "--parent",
-                                         std::to_string(getpid())};
-  if (!worker_.start(worker_program(), argv, error)) return false;
+  if (!start_worker(worker_, backend, 1, error)) return false;
   backend_ = backend;
-  // It says it is ready once its start-up is done.
-  std::string line;
-  switch (worker_.receive(line, Clock::now() + kStartLimit)) {
-    case WorkerProcess::Read::Line: {
-      const json j = json::parse(line, nullptr, false);
-      if (j.is_object() && j.value("ready", false)) return true;
-      error = j.is_object() && j.contains("error") ? j["error"].dump() : "not an atomstress worker: '" + line + "'";
-      break;
-    }
-    case WorkerProcess::Read::Died: error = "it " + worker_.death() + last_words(worker_); return false;
-    case WorkerProcess::Read::TimedOut: error = "it was not ready within 120 s"; break;
-  }
-  worker_.kill();
-  return false;
+  return true;
 }
 
 Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots,
@@ -349,7 +359,9 @@ std::vector<std::optional<Outcome>> run_packed_isolated(std::span<const TrialSpe
   return supervisor().run_pack(specs, backend, opt, seed);
 }
 
-void set_worker_program(const std::string& path) { worker_program() = path; }
+void set_worker_program(const std::string& path) { worker_program_setting() = path; }
+
+const std::string& worker_program() { return worker_program_setting(); }
 
 uint64_t isolation_grace_ms(uint64_t ops) { return 2000 + ops / 5000; }
 

@@ -15,6 +15,7 @@
 
 #include "harness/pipeline/run_sequence.hpp"
 #include "harness/pipeline/run_trial.hpp"
+#include "harness/pipeline/worker_process.hpp"
 
 namespace atomstress {
 
@@ -44,6 +45,12 @@ SequenceStats run_sequence_isolated(std::span<const TrialSpec> specs, const Sequ
 // The program started as the worker (with the argument `worker`): this one
 // (/proc/self/exe) unless set; tests name a CLI built with test entries.
 void set_worker_program(const std::string& path);
+const std::string& worker_program();
+
+// Starts `worker` (worker_program()) for `backend`, running up to `jobs`
+// trials at once (harness/pipeline/concurrent_worker.hpp), and awaits its
+// ready line; false with a one-line `error` when it cannot start.
+bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error);
 
 // Beyond the watchdog, what an answer may take: 2 s, plus 0.2 us per op for
 // the copies back, the check and the reply (several times the checker's own

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "harness/backend/cuda/resident.hpp"
+#include "harness/backend/gpu_checked.hpp"
 #include "harness/check/sequential.hpp"
 
 namespace atomstress {
@@ -202,7 +202,7 @@ bool judge_on_host(Workload& w, const Setup& s, const History& h, const RunOptio
 
 namespace {
 
-// Whether a trial is expanded, run and checked on the device (resident.hpp):
+// Whether a trial is expanded, run and checked on the device (gpu_checked.hpp):
 // a single atomic with a device oracle that agrees with its host phi, a
 // history the GPU checker takes, nothing asked of the per-op arrays.
 // Under auto, only trials of at least kResidentMinOps ops: below that the
@@ -215,8 +215,7 @@ bool use_resident(const Entry& entry, BackendKind backend, const RunOptions& opt
     return false;
   if (opt.checker == CheckerKind::Auto && ops < kResidentMinOps) return false;
   if (entry.algo || !entry.device_edges) return false;
-  std::string why;
-  return cuda::device_oracle_agrees(entry, why) && ops <= cuda::gpu_checker_max_ops();
+  return gpu_checkable(entry, ops);
 }
 
 }  // namespace
@@ -259,14 +258,14 @@ void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions
   // The device's verdict; a trial it cannot pass alone (and every trial
   // under --checker both) is copied back for the host's checker.
   if (h.resident) {
-    cuda::ResidentVerdict device;
-    if (!cuda::check_resident(w, device, error)) return refuse(FindingKind::BackendError, error);
+    DeviceVerdict device;
+    if (!judge_on_device(w, device, error)) return refuse(FindingKind::BackendError, error);
     out.checked_on_gpu = true;
     out.check_ms = device.check_ms;
     out.total_retries = device.total_retries;
     out.max_retries = device.max_retries;
     if (device.ok && !device.needs_host && opt.checker != CheckerKind::Both) return;
-    if (!cuda::copy_back_resident(w, h, error)) return refuse(FindingKind::BackendError, error);
+    if (!copy_history_back(w, h, error)) return refuse(FindingKind::BackendError, error);
     r.setup = family.setup(w, error);
     if (!r.setup) return refuse(FindingKind::BackendError, error);
     if (!device.needs_host) r.device_ok = device.ok;

@@ -11,13 +11,15 @@
 namespace atomstress {
 
 namespace cuda {
+// Per host thread: a worker running several trials at once (--jobs) gives
+// each its own buffers, on its own stream (the per-thread default stream).
 TrialBuffers& trial_buffers() {
-  static TrialBuffers b;
+  thread_local TrialBuffers b;
   return b;
 }
 
 unsigned int* stop_note(std::string& error) {
-  static unsigned int* note = nullptr;
+  thread_local unsigned int* note = nullptr;  // per trial in flight, like the buffers
   if (note != nullptr) return note;
   void* p = nullptr;
   // Two words: the reason (tag | Retry::gave_up), then the stopped loop's
@@ -35,7 +37,7 @@ unsigned int* stop_note(std::string& error) {
 }
 
 bool flush_l2(std::string& error) {
-  static DevBuf scratch;  // grow-only, like the trial buffers
+  thread_local DevBuf scratch;  // grow-only, like the trial buffers
   cudaDeviceProp prop;
   if (!device_props(prop, error)) return false;
   const size_t bytes = size_t(prop.l2CacheSize);
@@ -46,8 +48,8 @@ bool flush_l2(std::string& error) {
 }
 
 namespace {
-// Why this process's context is lost; empty while it is usable.  Trials run
-// one at a time on one thread, but a mutex costs nothing here.
+// Why this process's context is lost; empty while it is usable.  (A worker
+// may run several trials at once, on several threads.)
 std::mutex lost_mutex;
 std::string lost_why;
 }  // namespace

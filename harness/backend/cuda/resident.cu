@@ -1,6 +1,7 @@
 // The resident path (resident.hpp).  Every kernel here is a grid-stride loop
 // bounded by its counts.
 #include "harness/backend/cuda/resident.hpp"
+#include "harness/backend/gpu_checked.hpp"
 
 #include <cuda_runtime.h>
 
@@ -50,7 +51,7 @@ struct Tables {
   uint32_t cdf_k = 0, cdf_s = 0;  // the Zipf table on the device (a pure function of k and s); k 0: none
 };
 Tables& tables() {
-  static Tables t;
+  thread_local Tables t;  // per trial in flight (run_program.cuh)
   return t;
 }
 
@@ -59,12 +60,13 @@ struct Scratch {
   DevBuf from, to, init_c, final_c, max_lim, summary;
 };
 Scratch& scratch() {
-  static Scratch s;
+  thread_local Scratch s;
   return s;
 }
 // Leaked on purpose: its destructor would call CUDA after main returns.
+// One per thread, like the buffers.
 gpu_check::Checker& checker() {
-  static gpu_check::Checker* c = new gpu_check::Checker;
+  thread_local gpu_check::Checker* c = new gpu_check::Checker;
   return *c;
 }
 
@@ -348,3 +350,22 @@ bool device_oracle_agrees(const Entry& e, std::string& why) {
 uint64_t gpu_checker_max_ops() { return checker().max_ops(); }
 
 }  // namespace atomstress::cuda
+
+// ------------------------------------------- the backend's offer (gpu_checked.hpp)
+namespace atomstress {
+
+bool gpu_checkable(const Entry& e, uint64_t ops) {
+  std::string why;
+  return cuda::device_oracle_agrees(e, why) && ops <= cuda::gpu_checker_max_ops();
+}
+
+bool judge_on_device(const Workload& w, DeviceVerdict& out, std::string& error) {
+  cuda::ResidentVerdict v;
+  if (!cuda::check_resident(w, v, error)) return false;
+  out = {v.ok, v.needs_host, v.total_retries, v.max_retries, v.check_ms};
+  return true;
+}
+
+bool copy_history_back(Workload& w, History& h, std::string& error) { return cuda::copy_back_resident(w, h, error); }
+
+}  // namespace atomstress

@@ -1,5 +1,6 @@
-// The CUDA backend's one runner: a trial program (a single atomic, or an
-// algorithm's block code) launched once, every buffer reused across trials,
+// The CUDA backend's runner: a trial program (a single atomic, or an
+// algorithm's block code) launched by one of three launchers (recording,
+// timing, GPU-checked) over one launch, every buffer reused across trials,
 // every call checked.  It never waits for ever: every retry loop on the
 // device is bounded (harness/prim/retry.cuh) and the host waits with a
 // deadline.  A kernel that faults, traps or outlives that deadline returns
@@ -67,68 +68,84 @@ __global__ void sequential_kernel(Args g, uint64_t watchdog_ms) {
 }
 
 namespace cuda {
-// Device buffers shared by every program (one trial at a time), grow-only.
+// Device buffers shared by every program (one trial at a time on each host
+// thread), grow-only.
 struct TrialBuffers {
   DevBuf key, x, y, mem, pristine, out, old, retries, cycles, gave, rs;
   DevBuf init;  // the resident path: initial values as 64-bit patterns (resident.hpp)
 };
 TrialBuffers& trial_buffers();
 // The host-mapped word a stopped user loop writes before it traps
-// (prim::RetryShared::stop_note), allocated once; null with `error` set when
+// (prim::RetryShared::stop_note), allocated once per host thread; null with `error` set when
 // the device cannot map host memory.
 unsigned int* stop_note(std::string& error);
 }  // namespace cuda
 
+namespace cuda {
+
+// One launch of a trial program: the buffers it reads and writes are filled,
+// its arguments set.  The launchers below (recording, timing, GPU-checked)
+// share it.
+struct ProgramLaunch {
+  Args g;
+  StressPlan stress;
+  uint64_t words = 0;  // the trial's memory, in elements
+  uint64_t watchdog_ms = 0;
+  size_t out_slots = 0, smem_bytes = 0;
+  unsigned int* note = nullptr;  // stop_note()
+};
+
+// Sizes the buffers, fills the inputs (expanded on the device when
+// `resident`, else copied from w and s, `mem` keeping the initial memory)
+// and sets the arguments.  `recording`: the kernel writes each op's old
+// value.
 template <class P>
-bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, History& h, std::string& error) {
+bool prepare_launch(const Workload& w, const Setup& s, const RunOptions& opt, bool resident, bool recording,
+                    std::vector<typename P::M>& mem, ProgramLaunch& L, std::string& error) {
   using M = typename P::M;
   cudaDeviceProp prop;
-  if (!cuda::device_props(prop, error)) return false;
+  if (!device_props(prop, error)) return false;
   const auto& spec = w.spec;
-  if (!cuda::check_geometry(prop, spec.grid, spec.block, s.smem_bytes, error)) return false;
+  if (!check_geometry(prop, spec.grid, spec.block, s.smem_bytes, error)) return false;
   // The launch's blocks and shared memory, with the spec's stress (also sets
   // the kernel's attribute for more than 48 KiB).
-  cuda::StressPlan stress;
-  if (!cuda::plan_stress(spec, P::thread_scheduled, reinterpret_cast<const void*>(program_kernel<P>), s.smem_bytes,
-                         stress, error))
+  if (!plan_stress(spec, P::thread_scheduled, reinterpret_cast<const void*>(program_kernel<P>), s.smem_bytes,
+                   L.stress, error))
     return false;
-  // Resident (single atomics under the GPU checker, resident.hpp): the
-  // inputs are expanded here and the history stays here.
-  const bool resident = opt.device_resident && P::resident_capable && s.key.empty();
-  const uint64_t n = w.ops(), words = resident ? w.mem_elems() : s.mem_init.size();
-  const bool bench = opt.bench_reps > 0;
+  const uint64_t n = w.ops();
+  L.words = resident ? w.mem_elems() : s.mem_init.size();
+  L.out_slots = s.out_slots;
+  L.smem_bytes = s.smem_bytes;
+  L.watchdog_ms = effective_watchdog_ms(opt, n);
   const std::vector<uint32_t>& key = s.key.empty() ? w.addr : s.key;
-  auto& B = cuda::trial_buffers();
+  auto& B = trial_buffers();
   AS_CUDA_TRY(B.key.ensure(n * 4));
   AS_CUDA_TRY(B.x.ensure(n * 8));
   AS_CUDA_TRY(B.y.ensure(n * 8));
-  AS_CUDA_TRY(B.mem.ensure(words * sizeof(M) + 16));
-  AS_CUDA_TRY(B.pristine.ensure(words * sizeof(M) + 16));
+  AS_CUDA_TRY(B.mem.ensure(L.words * sizeof(M) + 16));
+  AS_CUDA_TRY(B.pristine.ensure(L.words * sizeof(M) + 16));
   AS_CUDA_TRY(B.out.ensure(size_t(s.out_slots) * 4 + 4));
   AS_CUDA_TRY(B.old.ensure(n * 8));
   AS_CUDA_TRY(B.retries.ensure(n * 4));
   if (P::records_cycles) AS_CUDA_TRY(B.cycles.ensure(n * 4));
   AS_CUDA_TRY(B.gave.ensure(n));
   AS_CUDA_TRY(B.rs.ensure(sizeof(prim::RetryShared)));
-  unsigned int* const note = cuda::stop_note(error);
-  if (note == nullptr) return false;
-  const prim::RetryShared rs_init{0u, note, 0u};
-  std::vector<M> mem;
+  L.note = stop_note(error);
+  if (L.note == nullptr) return false;
   if (resident) {
-    if (!cuda::expand_inputs(w, sizeof(M), error)) return false;
+    if (!expand_inputs(w, sizeof(M), error)) return false;
   } else {
-    mem.resize(words);
-    for (uint64_t i = 0; i < words; ++i) mem[i] = from_bits<M>(s.mem_init[i]);
+    mem.resize(L.words);
+    for (uint64_t i = 0; i < L.words; ++i) mem[i] = from_bits<M>(s.mem_init[i]);
     AS_CUDA_TRY(cudaMemcpy(B.key.p, key.data(), n * 4, cudaMemcpyHostToDevice));
     AS_CUDA_TRY(cudaMemcpy(B.x.p, w.a.data(), n * 8, cudaMemcpyHostToDevice));
     AS_CUDA_TRY(cudaMemcpy(B.y.p, w.b.data(), n * 8, cudaMemcpyHostToDevice));
-    AS_CUDA_TRY(cudaMemcpy(B.pristine.p, mem.data(), words * sizeof(M), cudaMemcpyHostToDevice));
+    AS_CUDA_TRY(cudaMemcpy(B.pristine.p, mem.data(), L.words * sizeof(M), cudaMemcpyHostToDevice));
   }
   AS_CUDA_TRY(cudaMemset(B.old.p, 0, n * 8));
   AS_CUDA_TRY(cudaMemset(B.retries.p, 0, n * 4));
   AS_CUDA_TRY(cudaMemset(B.gave.p, 0, n));
-
-  Args g;
+  Args& g = L.g;
   g.threads = spec.threads();
   g.per_thread = spec.ops_per_thread;
   g.block = spec.block;
@@ -140,75 +157,98 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   g.region_elems = w.region_elems;
   g.shared = spec.space == Space::Shared ? 1u : 0u;
   g.out = B.out.as<uint32_t>();
-  g.old = bench ? nullptr : B.old.as<uint64_t>();
+  g.old = recording ? B.old.as<uint64_t>() : nullptr;
   g.retries = B.retries.as<uint32_t>();
   g.cycles = P::records_cycles && !resident ? B.cycles.as<uint32_t>() : nullptr;
   g.gave = B.gave.as<uint8_t>();
   g.rs = B.rs.as<prim::RetryShared>();
   g.budget = opt.retry_budget;
   g.param = s.param;
-  const uint64_t watchdog_ms = effective_watchdog_ms(opt, n);
+  return true;
+}
 
-  cuda::Event e0, e1;
+// Why the last launch's kernel failed, when a user's loop stopped by the
+// intercepted intrinsics noted it before it trapped (prim/call_scope.cuh):
+// a hang, however soon it came (also past the watchdog time: the note says
+// which bound stopped it, and after how many retries).
+template <class P>
+void read_stop_note(const ProgramLaunch& L, History& h, std::string& error) {
+  const unsigned int why = reinterpret_cast<volatile unsigned int*>(L.note)[0];
+  if (h.fault == RunFault::None || (why & 0xff000000u) != prim::kStopNoteTag) return;
+  h.fault = RunFault::Hang;
+  h.stopped_retries = reinterpret_cast<volatile unsigned int*>(L.note)[1];
+  error = std::string(P::name) + ": a loop in the code under test was stopped " +
+          ((why & 0xffu) == 1 ? "past its retry budget" : "past the trial's deadline") + " after " +
+          std::to_string(h.stopped_retries) + " retries, and the kernel trapped";
+}
+
+// One launch from the pristine memory, waited for with a deadline: its
+// kernel time in `ms`.  `flush`: L2 flushed before the start event.
+template <class P>
+bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History& h, float& ms, std::string& error) {
+  using M = typename P::M;
+  auto& B = trial_buffers();
+  const prim::RetryShared rs_init{0u, L.note, 0u};
+  Event e0, e1;
   AS_CUDA_TRY(e0.create());
   AS_CUDA_TRY(e1.create());
-  const uint32_t launches = bench ? opt.bench_reps + 1 : 1;  // a warm-up launch when timing
-  double total_ms = 0;
-  for (uint32_t rep = 0; rep < launches; ++rep) {
-    AS_CUDA_TRY(cudaMemcpy(B.mem.p, B.pristine.p, words * sizeof(M), cudaMemcpyDeviceToDevice));
-    AS_CUDA_TRY(cudaMemset(B.out.p, 0xff, size_t(s.out_slots) * 4 + 4));
-    reinterpret_cast<volatile unsigned int*>(note)[0] = 0;
-    reinterpret_cast<volatile unsigned int*>(note)[1] = 0;
-    if (!cuda::arm_stress(stress, error)) return false;
-    AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));
-    // Cold: the restored memory and the inputs leave L2 before the start event.
-    if (bench && opt.flush_l2 && !cuda::flush_l2(error)) return false;
-    AS_CUDA_TRY(cudaEventRecord(e0.e));
-    const auto launched = std::chrono::steady_clock::now();
-    if (opt.sequential) {
-      if constexpr (!P::thread_scheduled) {
-        if constexpr (P::gpu_only) {
-          error = std::string(P::name) + " uses warp intrinsics: it is not replayed one thread at a time";
-          return false;
-        }
+  AS_CUDA_TRY(cudaMemcpy(B.mem.p, B.pristine.p, L.words * sizeof(M), cudaMemcpyDeviceToDevice));
+  AS_CUDA_TRY(cudaMemset(B.out.p, 0xff, L.out_slots * 4 + 4));
+  reinterpret_cast<volatile unsigned int*>(L.note)[0] = 0;
+  reinterpret_cast<volatile unsigned int*>(L.note)[1] = 0;
+  if (!arm_stress(L.stress, error)) return false;
+  AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));
+  // Cold: the restored memory and the inputs leave L2 before the start event.
+  if (flush && !flush_l2(error)) return false;
+  AS_CUDA_TRY(cudaEventRecord(e0.e));
+  const auto launched = std::chrono::steady_clock::now();
+  if (opt.sequential) {
+    if constexpr (!P::thread_scheduled) {
+      if constexpr (P::gpu_only) {
+        error = std::string(P::name) + " uses warp intrinsics: it is not replayed one thread at a time";
+        return false;
       }
-      g.shared = 0;
-      sequential_kernel<P><<<1, 1, s.smem_bytes>>>(g, watchdog_ms);
-    } else {
-      program_kernel<P><<<stress.blocks, spec.block, stress.smem_bytes>>>(g, watchdog_ms, stress.launch);
     }
-    AS_CUDA_TRY(cudaGetLastError());  // a launch that did not start (configuration): no fault of the code
-    AS_CUDA_TRY(cudaEventRecord(e1.e));
-    if (!cuda::wait_bounded(e1.e, launched, watchdog_ms, P::name, h.fault, error)) {
-      // A user's loop stopped by the intercepted intrinsics notes why before
-      // it traps (prim/call_scope.cuh): a hang, however soon it came.
-      // (Also when the trap came after the watchdog time: the note says
-      // which bound stopped it, and after how many retries.)
-      const unsigned int why = reinterpret_cast<volatile unsigned int*>(note)[0];
-      if (h.fault != RunFault::None && (why & 0xff000000u) == prim::kStopNoteTag) {
-        h.fault = RunFault::Hang;
-        h.stopped_retries = reinterpret_cast<volatile unsigned int*>(note)[1];
-        error = std::string(P::name) + ": a loop in the code under test was stopped " +
-                ((why & 0xffu) == 1 ? "past its retry budget" : "past the trial's deadline") + " after " +
-                std::to_string(h.stopped_retries) + " retries, and the kernel trapped";
-      }
-      return false;
-    }
-    float ms = 0;
-    AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
-    if (!bench || rep > 0) total_ms += ms;
+    Args g = L.g;
+    g.shared = 0;
+    sequential_kernel<P><<<1, 1, L.smem_bytes>>>(g, L.watchdog_ms);
+  } else {
+    program_kernel<P><<<L.stress.blocks, L.g.block, L.stress.smem_bytes>>>(L.g, L.watchdog_ms, L.stress.launch);
   }
-  h.kernel_ms = total_ms / (bench ? opt.bench_reps : 1);
-  if (bench) return true;  // timing only: nothing recorded to copy back
-  if (resident) {
-    prim::RetryShared rs_after{};
-    AS_CUDA_TRY(cudaMemcpy(&rs_after, B.rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));
-    h.block_scope_calls = rs_after.block_scope_calls != 0;
-    h.resident = true;
-    return true;
+  AS_CUDA_TRY(cudaGetLastError());  // a launch that did not start (configuration): no fault of the code
+  AS_CUDA_TRY(cudaEventRecord(e1.e));
+  if (!wait_bounded(e1.e, launched, L.watchdog_ms, P::name, h.fault, error)) {
+    read_stop_note<P>(L, h, error);
+    return false;
   }
-  mem.resize(words);
+  AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
+  return true;
+}
 
+// Whether the last launch's code made a block-scope call (RetryShared).
+inline bool read_block_scope_calls(bool& out, std::string& error) {
+  prim::RetryShared rs_after{};
+  AS_CUDA_TRY(cudaMemcpy(&rs_after, trial_buffers().rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));
+  out = rs_after.block_scope_calls != 0;
+  return true;
+}
+
+}  // namespace cuda
+
+// Recording: one launch, and its history (each op's old value, retries,
+// give-ups, cycles, the out slots, the final memory) copied back into h.
+template <class P>
+bool run_recorded(const Workload& w, const Setup& s, const RunOptions& opt, History& h, std::string& error) {
+  using M = typename P::M;
+  std::vector<M> mem;
+  cuda::ProgramLaunch L;
+  if (!cuda::prepare_launch<P>(w, s, opt, false, true, mem, L, error)) return false;
+  float ms = 0;
+  if (!cuda::launch_program<P>(L, opt, false, h, ms, error)) return false;
+  h.kernel_ms = ms;
+  const uint64_t n = w.ops(), words = L.words;
+  auto& B = cuda::trial_buffers();
+  mem.resize(words);
   h.old.resize(n);
   h.retries.resize(n);
   h.gave_up.resize(n);
@@ -223,12 +263,52 @@ bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, 
   }
   if (s.out_slots) AS_CUDA_TRY(cudaMemcpy(h.out.data(), B.out.p, size_t(s.out_slots) * 4, cudaMemcpyDeviceToHost));
   AS_CUDA_TRY(cudaMemcpy(mem.data(), B.mem.p, words * sizeof(M), cudaMemcpyDeviceToHost));
-  prim::RetryShared rs_after{};
-  AS_CUDA_TRY(cudaMemcpy(&rs_after, B.rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));
-  h.block_scope_calls = rs_after.block_scope_calls != 0;
+  if (!cuda::read_block_scope_calls(h.block_scope_calls, error)) return false;
   h.final_mem.resize(words);
   for (uint64_t i = 0; i < words; ++i) h.final_mem[i] = to_bits<M>(mem[i]);
   return true;
+}
+
+// Timing (RunOptions::bench_reps): a warm-up launch, then bench_reps timed
+// ones, each from the pristine memory (with RunOptions::flush_l2, the L2
+// flushed before each, outside the timed region); nothing recorded.
+template <class P>
+bool run_timed(const Workload& w, const Setup& s, const RunOptions& opt, History& h, std::string& error) {
+  std::vector<typename P::M> mem;
+  cuda::ProgramLaunch L;
+  if (!cuda::prepare_launch<P>(w, s, opt, false, false, mem, L, error)) return false;
+  double total_ms = 0;
+  for (uint32_t rep = 0; rep < opt.bench_reps + 1; ++rep) {
+    float ms = 0;
+    if (!cuda::launch_program<P>(L, opt, opt.flush_l2, h, ms, error)) return false;
+    if (rep > 0) total_ms += ms;
+  }
+  h.kernel_ms = total_ms / opt.bench_reps;
+  return true;
+}
+
+// GPU-checked (RunOptions::device_resident, resident.hpp): the inputs are
+// expanded on the device and the history stays there, for the GPU checker.
+template <class P>
+bool run_gpu_checked(const Workload& w, const Setup& s, const RunOptions& opt, History& h, std::string& error) {
+  std::vector<typename P::M> mem;
+  cuda::ProgramLaunch L;
+  if (!cuda::prepare_launch<P>(w, s, opt, true, true, mem, L, error)) return false;
+  float ms = 0;
+  if (!cuda::launch_program<P>(L, opt, false, h, ms, error)) return false;
+  h.kernel_ms = ms;
+  if (!cuda::read_block_scope_calls(h.block_scope_calls, error)) return false;
+  h.resident = true;
+  return true;
+}
+
+// The CUDA backend's runner of a trial program: the launcher the options
+// ask for.
+template <class P>
+bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, History& h, std::string& error) {
+  if (opt.bench_reps > 0) return run_timed<P>(w, s, opt, h, error);
+  if (opt.device_resident && P::resident_capable && s.key.empty()) return run_gpu_checked<P>(w, s, opt, h, error);
+  return run_recorded<P>(w, s, opt, h, error);
 }
 
 }  // namespace atomstress

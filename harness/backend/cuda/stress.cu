@@ -32,7 +32,7 @@ struct StressBuffers {
   DevBuf control, scratch;
 };
 StressBuffers& stress_buffers() {
-  static StressBuffers b;
+  thread_local StressBuffers b;  // per trial in flight (run_program.cuh)
   return b;
 }
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -49,10 +50,13 @@ struct Event {
   }
 };
 
-// The current device's properties, read once.
+// The current device's properties, read once (by whichever thread asks
+// first).
 inline bool device_props(cudaDeviceProp& out, std::string& error) {
+  static std::mutex mu;
   static cudaDeviceProp prop{};
   static bool have = false;
+  std::lock_guard lock(mu);
   if (!have) {
     int dev = 0;
     AS_CUDA_TRY(cudaGetDevice(&dev));

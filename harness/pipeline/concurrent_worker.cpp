@@ -1,0 +1,71 @@
+#include "harness/pipeline/concurrent_worker.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "harness/pipeline/isolated.hpp"
+#include "harness/pipeline/trial_json.hpp"
+
+namespace atomstress {
+
+using nlohmann::json;
+using Clock = WorkerProcess::Clock;
+
+WorkerTrials::WorkerTrials(BackendKind backend, const RunOptions& opt, size_t hotspots, size_t jobs)
+    : backend_(backend), opt_(opt), hotspots_(hotspots), jobs_(std::max<size_t>(1, jobs)) {
+  opt_.isolate = false;  // the worker runs them in its own process
+}
+
+void WorkerTrials::start(size_t ticket, const TrialSpec& spec) {
+  std::string error;
+  if (!worker_.running() && !start_worker(worker_, backend_, jobs_, error)) {
+    // Run alone, the trial gets the Error that says why.
+    lost_.push_back({ticket, std::nullopt});
+    return;
+  }
+  json request = to_json(TrialRequest{spec, backend_, opt_, hotspots_});
+  request["id"] = ticket;
+  if (!worker_.send(request.dump())) {
+    auto lost = lose_all();
+    lost_.insert(lost_.end(), lost.begin(), lost.end());
+    lost_.push_back({ticket, std::nullopt});
+    return;
+  }
+  // A trial may wait for the GPU behind the others in flight: past its own
+  // watchdog and grace, it and they are lost and run again alone.
+  const uint64_t ms = effective_watchdog_ms(opt_, spec.ops()) + isolation_grace_ms(spec.ops());
+  in_flight_[ticket] = Clock::now() + std::chrono::milliseconds(ms);
+}
+
+std::vector<ConcurrentTrials::Ended> WorkerTrials::lose_all() {
+  if (worker_.running()) worker_.kill();
+  std::vector<Ended> lost;
+  for (const auto& [ticket, due] : in_flight_) lost.push_back({ticket, std::nullopt});
+  in_flight_.clear();
+  return lost;
+}
+
+std::vector<ConcurrentTrials::Ended> WorkerTrials::collect() {
+  if (!lost_.empty()) return std::exchange(lost_, {});
+  if (in_flight_.empty()) return {};
+  auto deadline = Clock::time_point::max();
+  for (const auto& [ticket, due] : in_flight_) deadline = std::min(deadline, due);
+  std::string line;
+  if (worker_.receive(line, deadline) != WorkerProcess::Read::Line) return lose_all();
+  const json j = json::parse(line, nullptr, false);
+  const bool has_id = j.is_object() && j.contains("id") && j["id"].is_number_unsigned();
+  const auto it = has_id ? in_flight_.find(j["id"].get<size_t>()) : in_flight_.end();
+  Outcome outcome;
+  std::string error;
+  if (it == in_flight_.end() || !j.contains("outcome") || !from_json(j["outcome"], outcome, error)) {
+    std::fprintf(stderr, "atomstress: warning: the trial worker's answer was refused (%s): '%s'\n",
+                 error.empty() ? "no trial of ours" : error.c_str(), line.substr(0, 200).c_str());
+    return lose_all();
+  }
+  const size_t ticket = it->first;
+  in_flight_.erase(it);
+  return {{ticket, std::move(outcome)}};
+}
+
+}  // namespace atomstress

@@ -1,0 +1,326 @@
+// Concurrent trials (check --jobs): the ordering and attribution logic of
+// run_ordered against a fake runner that ends trials in a random order and
+// loses some (the reported outcomes must be those of running every trial
+// alone, one after another, in plan order), and end to end on the CPU
+// backend through a worker running several trials at once, where a trial
+// that never ends and one that kills the worker each cost their own verdict
+// only.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "harness/pipeline/concurrent_worker.hpp"
+#include "harness/pipeline/isolated.hpp"
+#include "harness/pipeline/ordered_trials.hpp"
+#include "run_program.hpp"
+
+using namespace atomstress;
+
+namespace {
+
+// What a fake trial does, by its seed's low bits: concurrently, and alone.
+enum Code : uint64_t {
+  kPass,          // passes
+  kFail,          // fails, alone or not
+  kHangBeside,    // passes its deadline beside others, passes alone
+  kLost,          // loses its worker; alone, crashes
+  kLostPassAlone, // is lost with a worker another trial killed; alone, passes
+  kHang,          // hangs, alone or not
+  kFailBeside,    // fails beside others (a neighbour's stray write), passes alone
+  kCodes
+};
+
+Code code_of(const TrialSpec& s) { return Code(s.seed % 8); }
+
+Outcome outcome(const TrialSpec& s, Verdict v) {
+  Outcome o;
+  o.spec = s;
+  o.verdict = v;
+  return o;
+}
+
+Verdict alone_verdict(Code c) {
+  switch (c) {
+    case kFail: return Verdict::Fail;
+    case kLost: return Verdict::Crash;
+    case kHang: return Verdict::Hang;
+    default: return Verdict::Pass;
+  }
+}
+
+std::optional<Outcome> concurrent_outcome(const TrialSpec& s) {
+  switch (code_of(s)) {
+    case kLost:
+    case kLostPassAlone: return std::nullopt;
+    case kHangBeside: return outcome(s, Verdict::Hang);
+    case kFailBeside: return outcome(s, Verdict::Fail);
+    default: return outcome(s, alone_verdict(code_of(s)));
+  }
+}
+
+// Ends a random number of the trials in flight, in a random order.
+class FakeTrials : public ConcurrentTrials {
+ public:
+  FakeTrials(size_t capacity, uint32_t seed) : capacity_(capacity), rng_(seed) {}
+  size_t capacity() const override { return capacity_; }
+  void start(size_t ticket, const TrialSpec& spec) override {
+    EXPECT_LT(flight_.size(), capacity_);
+    flight_.push_back({ticket, spec});
+    most = std::max(most, flight_.size());
+  }
+  std::vector<Ended> collect() override {
+    EXPECT_FALSE(flight_.empty());
+    std::shuffle(flight_.begin(), flight_.end(), rng_);
+    const size_t n = 1 + rng_() % flight_.size();
+    std::vector<Ended> ended;
+    for (size_t i = 0; i < n; ++i) ended.push_back({flight_[i].first, concurrent_outcome(flight_[i].second)});
+    flight_.erase(flight_.begin(), flight_.begin() + n);
+    return ended;
+  }
+  bool idle() const { return flight_.empty(); }
+  size_t most = 0;  // the most trials in flight at once
+
+ private:
+  size_t capacity_;
+  std::mt19937 rng_;
+  std::vector<std::pair<size_t, TrialSpec>> flight_;
+};
+
+struct Report {
+  std::vector<std::string> lines;  // "trial g seed verdict" and "closed g failed", in order
+  std::string text() const {
+    std::string t;
+    for (const auto& l : lines) t += l + "\n";
+    return t;
+  }
+};
+
+// Every trial alone, one after another, each group up to its first failure.
+Report reference(const std::vector<std::vector<TrialSpec>>& groups) {
+  Report r;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    bool failed = false;
+    for (const auto& s : groups[g]) {
+      const Verdict v = alone_verdict(code_of(s));
+      r.lines.push_back("trial " + std::to_string(g) + " " + std::to_string(s.seed) + " " + to_string(v));
+      if ((failed = v != Verdict::Pass)) break;
+    }
+    r.lines.push_back("closed " + std::to_string(g) + " " + std::to_string(failed));
+  }
+  return r;
+}
+
+Report ordered(const std::vector<std::vector<TrialSpec>>& groups, FakeTrials& runner, size_t* alone_runs = nullptr) {
+  Report r;
+  const RunAlone alone = [&](const TrialSpec& s) {
+    EXPECT_TRUE(runner.idle()) << "a trial run alone had others in flight";
+    if (alone_runs) ++*alone_runs;
+    return outcome(s, alone_verdict(code_of(s)));
+  };
+  const OrderedSink sink{[&](size_t g, Outcome&& o) {
+                           r.lines.push_back("trial " + std::to_string(g) + " " + std::to_string(o.spec.seed) + " " +
+                                             to_string(o.verdict));
+                         },
+                         [&](size_t g, bool failed) {
+                           if (failed) EXPECT_TRUE(runner.idle()) << "a failed group closed with trials in flight";
+                           r.lines.push_back("closed " + std::to_string(g) + " " + std::to_string(failed));
+                           return true;
+                         }};
+  run_ordered(groups, runner, alone, sink);
+  return r;
+}
+
+std::vector<std::vector<TrialSpec>> groups_of(const std::vector<std::vector<Code>>& codes) {
+  std::vector<std::vector<TrialSpec>> groups;
+  uint64_t id = 0;
+  for (const auto& g : codes) {
+    groups.emplace_back();
+    for (Code c : g) {
+      TrialSpec s;
+      s.impl = "fake";
+      s.seed = ++id * 8 + c;
+      groups.back().push_back(s);
+    }
+  }
+  return groups;
+}
+
+TEST(OrderedTrials, PassesComeInPlanOrderWithTheRunnerFull) {
+  const auto groups = groups_of({{kPass, kPass, kPass}, {kPass}, {}, {kPass, kPass, kPass, kPass}});
+  FakeTrials runner(3, 1);
+  size_t alone = 0;
+  EXPECT_EQ(ordered(groups, runner, &alone).text(), reference(groups).text());
+  EXPECT_EQ(runner.most, 3u);
+  EXPECT_EQ(alone, 0u);
+}
+
+TEST(OrderedTrials, AGroupStopsAtItsFirstFailureAndTheNextGoesOn) {
+  const auto groups = groups_of({{kPass, kFail, kPass, kFail}, {kPass, kPass}});
+  FakeTrials runner(4, 2);
+  const Report got = ordered(groups, runner);
+  EXPECT_EQ(got.text(), reference(groups).text());
+  EXPECT_EQ(got.lines.size(), 2u + 1 + 2 + 1) << got.text();
+}
+
+// A hang, a failure or a loss beside other trials is no verdict: the trial
+// runs again alone, and that run's outcome is reported.
+TEST(OrderedTrials, LostHungAndFailedTrialsRunAgainAloneForTheirVerdict) {
+  const auto groups =
+      groups_of({{kHangBeside, kLostPassAlone, kFailBeside, kPass}, {kPass, kLost, kPass}, {kHang}, {kFail}, {kPass}});
+  FakeTrials runner(4, 3);
+  size_t alone = 0;
+  const Report got = ordered(groups, runner, &alone);
+  EXPECT_EQ(got.text(), reference(groups).text());
+  EXPECT_EQ(alone, 6u);  // kHangBeside, kLostPassAlone, kFailBeside, kLost, kHang, kFail
+  EXPECT_NE(got.text().find(" CRASH\n"), std::string::npos) << got.text();
+  EXPECT_NE(got.text().find(" HANG\n"), std::string::npos) << got.text();
+  EXPECT_NE(got.text().find(" FAIL\n"), std::string::npos) << got.text();
+}
+
+TEST(OrderedTrials, AGroupThatStopsTheRunEndsTheReports) {
+  const auto groups = groups_of({{kPass}, {kFail}, {kPass}});
+  FakeTrials runner(3, 4);
+  std::vector<size_t> reported;
+  const RunAlone alone = [](const TrialSpec& s) { return outcome(s, alone_verdict(code_of(s))); };
+  const OrderedSink sink{[&](size_t g, Outcome&&) { reported.push_back(g); },
+                         [&](size_t, bool failed) { return !failed; }};
+  run_ordered(groups, runner, alone, sink);
+  EXPECT_EQ(reported, (std::vector<size_t>{0, 1}));
+  EXPECT_TRUE(runner.idle());
+}
+
+// Random plans, capacities and orders of ending: always the reference.
+TEST(OrderedTrials, AnyOrderOfEndingReportsWhatTrialsAloneWouldReport) {
+  std::mt19937 rng(31);
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::vector<Code>> codes(rng() % 6);
+    for (auto& g : codes) {
+      g.resize(rng() % 7);
+      // Mostly passes, as in a check.
+      for (auto& c : g) c = rng() % 3 ? kPass : Code(rng() % kCodes);
+    }
+    const auto groups = groups_of(codes);
+    FakeTrials runner(1 + rng() % 5, rng());
+    ASSERT_EQ(ordered(groups, runner).text(), reference(groups).text()) << "round " << round;
+  }
+}
+
+// ------------------------------------------------------- end to end (cpu)
+
+using Clock = std::chrono::steady_clock;
+
+TrialSpec small(const char* impl, uint64_t seed) {
+  TrialSpec s;
+  s.impl = impl;
+  s.grid = 2;
+  s.block = 32;
+  s.ops_per_thread = 2;
+  s.seed = seed;
+  return s;
+}
+
+// One worker runs three trials at once; the one that never ends is killed
+// with the trials beside it, the one that kills its worker takes the trials
+// beside it along: each of those runs again alone, and only the culprits
+// get a HANG and a CRASH.
+TEST(ConcurrentWorker, AHangAndACrashBesideOthersCostOnlyTheirOwnVerdicts) {
+  set_worker_program(atomstress::testing::bin_dir() + "atomstress_outside_entry");
+  const std::vector<std::vector<TrialSpec>> groups = {
+      {small("outside.add.u32", 1), small("outside.add.u32", 2)},
+      {small("test.spin.forever.u32", 3)},
+      {small("outside.add.u32", 4), small("test.fault.u32", 5), small("outside.add.u32", 6)},
+      {small("outside.add.u32", 7), small("outside.add.u32", 8), small("outside.add.u32", 9)}};
+  RunOptions opt;
+  opt.isolate = true;
+  opt.watchdog_ms = 300;
+  WorkerTrials runner(BackendKind::Cpu, opt, 0, 3);
+  std::vector<std::pair<size_t, Outcome>> got;
+  std::vector<std::pair<size_t, bool>> closed;
+  const RunAlone alone = [&](const TrialSpec& s) { return run_trial_isolated(s, BackendKind::Cpu, opt); };
+  const auto t0 = Clock::now();
+  run_ordered(groups, runner, alone,
+              {[&](size_t g, Outcome&& o) { got.emplace_back(g, std::move(o)); },
+               [&](size_t g, bool failed) {
+                 closed.emplace_back(g, failed);
+                 return true;
+               }});
+  // Deadlines (300 ms + 2 s of grace), twice for the hang, and worker start-ups.
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 40.0);
+  const std::vector<std::pair<uint64_t, Verdict>> want = {{1, Verdict::Pass},  {2, Verdict::Pass},
+                                                          {3, Verdict::Hang},  {4, Verdict::Pass},
+                                                          {5, Verdict::Crash}, {7, Verdict::Pass},
+                                                          {8, Verdict::Pass},  {9, Verdict::Pass}};
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].second.spec.seed, want[i].first) << i;
+    EXPECT_EQ(got[i].second.verdict, want[i].second) << i << ": " << got[i].second.why();
+  }
+  EXPECT_NE(got[2].second.why().find("no result within the trial's watchdog (300 ms)"), std::string::npos);
+  EXPECT_NE(got[4].second.why().find("killed by signal 11 (SIGSEGV)"), std::string::npos) << got[4].second.why();
+  EXPECT_EQ(closed, (std::vector<std::pair<size_t, bool>>{{0, false}, {1, true}, {2, true}, {3, false}}));
+  set_worker_program("/proc/self/exe");
+}
+
+// A worker that answers nonsense, or for a trial it was not given, loses
+// the trials in flight (they run again alone): no verdict is taken from it.
+TEST(ConcurrentWorker, ANonsenseAnswerLosesTheTrialsInFlight) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("atomstress_concurrent_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::pair<const char*, const char*> answers[] = {{"nonsense", "not json"},
+                                                         {"stranger", R"({"id":99,"outcome":{}})"}};
+  for (const auto& [name, answer] : answers) {
+    const fs::path script = dir / name;
+    std::ofstream(script) << "#!/bin/sh\necho '{\"ready\":true}'\nread request\necho '" << answer
+                          << "'\nsleep 60\n";
+    fs::permissions(script, fs::perms::owner_all);
+    set_worker_program(script.string());
+    RunOptions opt;
+    opt.isolate = true;
+    WorkerTrials runner(BackendKind::Cpu, opt, 0, 2);
+    runner.start(7, small("outside.add.u32", 1));
+    const auto ended = runner.collect();
+    ASSERT_EQ(ended.size(), 1u) << name;
+    EXPECT_EQ(ended[0].ticket, 7u) << name;
+    EXPECT_FALSE(ended[0].outcome) << name;
+  }
+  set_worker_program("/proc/self/exe");
+  fs::remove_all(dir);
+}
+
+std::string verdict_lines(const std::string& out) {
+  std::istringstream in(out);
+  std::string lines;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string verdict, name;
+    if (words >> verdict >> name && (verdict == "PASS" || verdict == "FAIL" || verdict == "HANG" ||
+                                     verdict == "CRASH" || verdict == "ERROR"))
+      lines += verdict + " " + name + "\n";
+  }
+  return lines;
+}
+
+// check --jobs 3 prints the verdicts of --jobs 1, in the same order.
+TEST(ConcurrentWorker, CheckWithJobsPrintsTheVerdictsOfOneAtATime) {
+  const std::string cmd = atomstress::testing::bin_dir() +
+                          "atomstress_outside_entry check --impl 'outside.add.u32,test.fault.u32,test.spin.forever.u32,"
+                          "outside.add.u32' --backend cpu --trials 2 --pattern single,uniform --space global --grid 2 "
+                          "--block 32 --ops-per-thread 2 --no-shrink --watchdog-ms 300 2>&1 --jobs ";
+  const auto one = atomstress::testing::run_shell(cmd + "1"), three = atomstress::testing::run_shell(cmd + "3");
+  EXPECT_EQ(one.status, 1) << one.out;
+  EXPECT_EQ(three.status, one.status) << three.out;
+  EXPECT_EQ(verdict_lines(three.out), verdict_lines(one.out)) << three.out;
+  EXPECT_NE(verdict_lines(one.out).find("CRASH test.fault.u32\n"), std::string::npos) << one.out;
+  EXPECT_NE(verdict_lines(one.out).find("HANG test.spin.forever.u32\n"), std::string::npos) << one.out;
+  EXPECT_NE(three.out.find("up to 3 trials at once"), std::string::npos) << three.out;
+}
+
+}  // namespace
