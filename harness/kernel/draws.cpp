@@ -55,12 +55,15 @@ SizeClass size_class(const TrialSpec& s, std::string_view name) {
   static constexpr SizeClass table[8] = {SizeClass::Zero,        SizeClass::One,          SizeClass::OddSmall,
                                          SizeClass::AroundWarp,  SizeClass::AroundBlock,  SizeClass::AroundThreads,
                                          SizeClass::Large,       SizeClass::Large};
-  return table[rng(s, name, kSize, 0) % 8];
+  // The seed's low bits pick the class directly (mixed with the name), so
+  // any 8 consecutive seeds cover every class: the shrinker's few small
+  // seeds then reach every edge size of a small geometry.
+  return table[(s.seed + name_stream(name)) % 8];
 }
 
 uint64_t draw_size(const TrialSpec& s, std::string_view name) {
   const uint64_t r = rng(s, name, kSize, 1);
-  const int64_t delta = int64_t(r % 3) - 1;  // -1, 0, +1
+  const int64_t delta = int64_t((s.seed / 8 + (name_stream(name) >> 8)) % 3) - 1;  // -1, 0, +1: seeds 0..23 cover all
   auto around = [&](uint64_t base) { return uint64_t(std::max<int64_t>(0, int64_t(base) + delta)); };
   uint64_t n = 0;
   switch (size_class(s, name)) {
