@@ -26,7 +26,7 @@ for e in last_block_sum warp_append shared_hist hash_find_or_insert block_lock c
 done
 [ "$(grep -c '^kernels\.' <<<"$list")" -eq 14 ] || { echo "kernel_example: expected 14 kernel entries" >&2; fail=1; }
 verbose=$("$suite" list -v --impl 'kernels.shared_hist')
-grep -q "gpu only (a CUDA kernel (kernel entries run on the cuda backend only))" <<<"$verbose" \
+grep -q "gpu only (a CUDA kernel: kernel entries run on the cuda backend only)" <<<"$verbose" \
   || { echo "$verbose"; echo "kernel_example: list -v does not say gpu only" >&2; fail=1; }
 
 set +e

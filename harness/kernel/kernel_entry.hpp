@@ -29,7 +29,7 @@ struct KernelTraits {
 bool register_kernel(const char* name, KernelProperty property, KernelTraits traits = {});
 
 // The cpu backend's reason.
-inline constexpr const char* kKernelCpuReason = "a CUDA kernel (kernel entries run on the cuda backend only)";
+inline constexpr const char* kKernelCpuReason = "a CUDA kernel: kernel entries run on the cuda backend only";
 
 namespace kernel {
 // The entry's cuda runner (registry.hpp RunFn): the property, run once on

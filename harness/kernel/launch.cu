@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "harness/backend/cuda/stress.cuh"
@@ -37,7 +38,10 @@ bool state(LaunchState*& out, std::string& error) {
 bool start_stress(LaunchState& s, const Stress& st, uint64_t seed, uint64_t watchdog_ms, bool& started,
                   std::string& error) {
   started = false;
-  const uint32_t hammer = uint32_t(uint64_t(st.blocks) * st.mem_permille / 1000);
+  // At most one hammering block per SM, so that the user's kernel, launched
+  // after them, always finds room (it must not wait for them to give up).
+  const uint32_t hammer = std::min<uint32_t>(uint32_t(uint64_t(st.blocks) * st.mem_permille / 1000),
+                                             uint32_t(std::max(1, cuda_sm_count())));
   if (hammer == 0) return true;
   cuda::StressLaunch l{};
   l.hammer_blocks = hammer;
