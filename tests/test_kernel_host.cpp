@@ -262,6 +262,12 @@ TEST(KernelEntries, SkipOnTheCpuBackendWithTheirReason) {
   EXPECT_STREQ(e->family->name(), "kernel");
 }
 
+TEST(KernelEntries, TheKernelsKeywordSelectsTheCorrectKernelEntries) {
+  std::vector<std::string> names;
+  for (const Entry* e : match_impls("kernels")) names.push_back(e->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"test.kernel.real", "test.kernel.host"}));
+}
+
 TEST(KernelEntries, TokensRoundTripToTheSameCase) {
   TrialSpec s = spec_with(0xfeedbeef, 5, 96, 3);
   s.impl = "test.kernel.real";
