@@ -218,6 +218,23 @@ TEST(KernelGuards, DamageNamesSideAndOffset) {
             "wrote before the start of 'bins': 2 canary bytes changed, 253..256 bytes before its first element");
 }
 
+TEST(KernelLaunch, ArgumentsBecomeTheKernelsParameterTypes) {
+  // What cudaLaunchKernel receives: a pointer to each parameter, of the
+  // parameter's own type (a size_t argument to an int parameter converted).
+  using Params = KernelParams<const unsigned*, int, double>;
+  unsigned word = 7;
+  Params p(&word, size_t(5), 2.5f);
+  EXPECT_EQ(*static_cast<const unsigned* const*>(p.pointers[0]), &word);
+  EXPECT_EQ(*static_cast<int*>(p.pointers[1]), 5);
+  EXPECT_EQ(*static_cast<double*>(p.pointers[2]), 2.5);
+  EXPECT_EQ(p.pointers[3], nullptr);
+  const Buffer<unsigned> buffer;  // a Buffer<T> passes as T* (and const T*)
+  KernelParams<const unsigned*, unsigned*> from_buffer(buffer, buffer);
+  EXPECT_EQ(*static_cast<const unsigned* const*>(from_buffer.pointers[0]), buffer.data());
+  KernelParams<> none;
+  EXPECT_EQ(none.pointers[0], nullptr);
+}
+
 // ----------------------------------------------- entries, tokens, shrinking
 namespace {
 // A test-only kernel entry whose "kernel" runs on the host: a histogram that

@@ -79,6 +79,24 @@ class Buffer {
 };
 
 namespace kernel {
+// A kernel's parameters from a launch's arguments, each converted to its
+// parameter's type (a Buffer<T> to T* or const T*), and pointers to them as
+// cudaLaunchKernel takes them (one spare slot: a kernel may take none).
+template <class... P>
+struct KernelParams {
+  std::tuple<P...> values;
+  void* pointers[sizeof...(P) + 1] = {};
+  template <class... A>
+  explicit KernelParams(A&&... args) : values(static_cast<P>(std::forward<A>(args))...) {
+    std::apply([&](auto&... v) {
+      size_t i = 0;
+      ((pointers[i++] = static_cast<void*>(&v)), ...);
+    }, values);
+  }
+  KernelParams(const KernelParams&) = delete;  // the pointers point into this object
+  KernelParams& operator=(const KernelParams&) = delete;
+};
+
 // Thrown through the user's property to end the case (a fault, a hang, a
 // write outside a buffer, a CUDA error): the first failure decides.
 struct CaseStopped {};
@@ -147,13 +165,8 @@ class KernelCase {
   template <class... P, class... A>
   void launch(Geometry g, void (*kernel)(P...), A&&... args) {
     static_assert(sizeof...(P) == sizeof...(A), "launch: give the kernel exactly its arguments");
-    std::tuple<P...> params(static_cast<P>(std::forward<A>(args))...);
-    void* ptrs[sizeof...(P) + 1] = {};
-    std::apply([&](auto&... p) {
-      size_t i = 0;
-      ((ptrs[i++] = static_cast<void*>(&p)), ...);
-    }, params);
-    launch_erased(reinterpret_cast<const void*>(kernel), ptrs, g);
+    kernel::KernelParams<P...> params(std::forward<A>(args)...);
+    launch_erased(reinterpret_cast<const void*>(kernel), params.pointers, g);
   }
 
   // ------------------------------------------------------------- checking
