@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <set>
@@ -332,5 +333,11 @@ TEST(KernelEntries, ShrinkingThroughThePipelineReachesAMinimalCase) {
   EXPECT_EQ(run_trial(shrunk.spec, BackendKind::Cpu, run).verdict, Verdict::Fail);
   // Alone it passes: a concurrency class, told by the diagnosis replay.
   const Outcome o = run_trial(shrunk.spec, BackendKind::Cpu, run);
-  EXPECT_EQ(diagnose(shrunk.spec, o.verdict, o.finding, BackendKind::Cpu, run).cls, FailureClass::Atomicity);
+  const Diagnosis d = diagnose(shrunk.spec, o.verdict, o.finding, BackendKind::Cpu, run);
+  EXPECT_EQ(d.cls, FailureClass::Atomicity);
+  // The worked failure of docs/kernels.md.
+  std::printf("from:   %s\nshrunk: %s (%llu candidates, %llu steps)\nwhy:    %s\nclass:  %s (%s)\ntoken:  %s\n",
+              describe(*failing).c_str(), describe(shrunk.spec).c_str(), (unsigned long long)shrunk.candidates,
+              (unsigned long long)shrunk.steps, o.why().c_str(), to_string(d.cls),
+              d.trace.empty() ? "" : d.trace.front().c_str(), encode_token(shrunk.spec, knobs_of(run)).c_str());
 }

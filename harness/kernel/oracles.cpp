@@ -101,7 +101,8 @@ std::optional<KernelFailure> check_counts(std::string_view buffer, VK bin_kind, 
                       std::to_string(count[b]) + " keys are " + std::to_string(b) +
                       (base ? " (initial " + format_value(bin_kind, base) + ")" : "") + ": expected " +
                       format_value(bin_kind, want);
-    if (lost > 0 && uint64_t(lost) <= count[b]) msg += " (" + std::to_string(lost) + " increments lost)";
+    if (lost > 0 && uint64_t(lost) <= count[b])
+      msg += " (" + std::to_string(lost) + (lost == 1 ? " increment lost)" : " increments lost)");
     else msg += " (" + std::to_string(int64_t((got - want) & mask)) + " too many)";
     return make(buffer, int64_t(b), format_value(bin_kind, want), format_value(bin_kind, got), msg);
   }
