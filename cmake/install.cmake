@@ -8,7 +8,7 @@ include(CMakePackageConfigHelpers)
 
 # The export names drop the prefix: atomstress::core, atomstress::trial, ...
 set(_atomstress_libraries atomstress_support atomstress_trial atomstress_registry atomstress_workload
-    atomstress_check atomstress_backend atomstress_pipeline atomstress_core atomstress_catalogue
+    atomstress_check atomstress_backend atomstress_kernel atomstress_pipeline atomstress_core atomstress_catalogue
     atomstress_properties atomstress_reports atomstress_fuzz atomstress_cli atomstress_main atomstress_suite)
 foreach(library IN LISTS _atomstress_libraries)
   string(REPLACE "atomstress_" "" export_name ${library})
@@ -20,7 +20,8 @@ install(TARGETS ${_atomstress_libraries}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/atomstress/objects)
 install(TARGETS atomstress RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES harness/byo/include/atomstress/atomstress.cuh DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/atomstress)
+install(FILES harness/byo/include/atomstress/atomstress.cuh harness/byo/include/atomstress/kernel.cuh
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/atomstress)
 foreach(dir harness atomics_under_test)
   install(DIRECTORY ${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/atomstress/internal
           FILES_MATCHING PATTERN "*.cuh" PATTERN "*.hpp" PATTERN "include" EXCLUDE)

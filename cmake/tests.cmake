@@ -131,3 +131,21 @@ set_tests_properties(shrink_parity_cpu PROPERTIES LABELS host TIMEOUT 300)
 find_package(Python3 COMPONENTS Interpreter REQUIRED)
 add_test(NAME layering COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/check_layering.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(layering PROPERTIES LABELS host)
+
+# Kernel entries' host parts (issue #30): draws, oracles, guard damage,
+# tokens, shrinking through the pipeline, the cpu backend's SKIP.
+add_executable(atomstress_kernel_tests tests/test_kernel_host.cpp)
+target_link_libraries(atomstress_kernel_tests PRIVATE atomstress_cli GTest::gtest GTest::gtest_main)
+atomstress_link_engine(atomstress_kernel_tests)
+gtest_discover_tests(atomstress_kernel_tests TEST_PREFIX "kernel." DISCOVERY_MODE PRE_TEST)
+
+# The kernel examples (examples/kernels/), in the tree for the device bundle,
+# and out of tree against the installed package (CTest kernel_example).
+atomstress_add_suite(atomstress_kernel_examples SOURCES examples/kernels/last_block_reduction.cu
+  examples/kernels/warp_aggregated_append.cu examples/kernels/shared_histogram.cu examples/kernels/hash_table.cu
+  examples/kernels/block_lock.cu examples/kernels/compaction.cu examples/kernels/unbounded.cu GPU_ONLY)
+add_test(NAME kernel_example COMMAND ${PROJECT_SOURCE_DIR}/tests/kernel_example.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(kernel_example PROPERTIES LABELS host TIMEOUT 1200)
+# One GPU case per correct kernel example (exit 77, a skip, without a GPU).
+atomstress_add_entry_tests(atomstress_kernel_examples IMPL kernels PREFIX "kernels_gpu." LABELS gpu
+                           ARGS --backend cuda --skip-without-gpu --trials 3)

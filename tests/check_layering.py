@@ -29,6 +29,7 @@ LAYERS = [
     ("workload", ["harness/workload/"]),               # a spec expanded into ops
     ("backend", ["harness/backend/"]),                 # running a program: History
     ("check", ["harness/check/"]),                     # judging a History: checkers, families' oracles
+    ("kernel", ["harness/kernel/"]),                   # a user's kernel entry: case, draws, guards, oracles
     ("catalogue", ["harness/catalogue/"]),             # registering units: kernels instantiated
     ("byo", ["harness/byo/"]),                         # bring your own: the public header
     ("pipeline", ["harness/pipeline/"]),               # spec to verdict, isolation, profile engine
@@ -42,7 +43,8 @@ LAYERS = [
 # Folders private to one layer, and the layers (besides their own) that may
 # include them.
 INTERNALS = {
-    "harness/backend/cuda/": {"catalogue", "consumers"},
+    # kernel: a user's kernel launches on the CUDA backend's stream, beside its memory stress.
+    "harness/backend/cuda/": {"catalogue", "kernel", "consumers"},
     "harness/backend/cpu/": {"catalogue", "consumers"},
 }
 

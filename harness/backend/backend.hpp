@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,8 @@
 #include "harness/workload/workload.hpp"
 
 namespace atomstress {
+
+struct Finding;
 
 enum class GaveUp : uint8_t { No = 0, Budget = 1, Watchdog = 2, Aborted = 3 };
 
@@ -40,6 +43,8 @@ struct History {
   // cuda, RunOptions::device_resident: the arrays above are empty, the
   // inputs and results are in the runner's device buffers (cuda/resident.hpp).
   bool resident = false;
+  // A kernel entry (harness/kernel/): what its property found; null when it held.
+  std::shared_ptr<const Finding> own_finding;
 };
 
 enum class BackendKind : uint8_t { Cuda, Cpu };

@@ -75,7 +75,9 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
         d.inference = wide->finding.inference;
       } else {
         d.cls = FailureClass::Atomicity;
-        d.trace.push_back("every op does what the spec says: the failure needs concurrent ops");
+        const bool kernel = e->family && std::strcmp(e->family->name(), "kernel") == 0;  // harness/kernel/
+        d.trace.push_back(kernel ? "the case passes alone (one block of one thread): the failure needs concurrent threads"
+                                 : "every op does what the spec says: the failure needs concurrent ops");
       }
       break;
     }

@@ -186,6 +186,7 @@ std::vector<const Entry*> match_impls(std::string_view pattern) {
     else if (pat == "algorithms") take = !i.buggy() && i.algo;
     else if (pat == "buggy") take = i.buggy();
     else if (pat == "weak_memory") take = i.weak_memory;
+    else if (pat == "kernels") take = !i.buggy() && i.family && std::strcmp(i.family->name(), "kernel") == 0;
     else if (pat == "everything") take = true;
     else take = fnmatch(pat.c_str(), i.name, 0) == 0;
     if (take) out.push_back(&i);

@@ -132,7 +132,7 @@ const std::vector<Entry>& catalogue();
 const Entry* find_impl(std::string_view name);
 // Name, glob (fnmatch), or "all" (correct ones) / "atomics" (correct single
 // atomics) / "algorithms" (correct algorithms) / "buggy" / "weak_memory"
-// (the weak-memory bugs) / "everything".
+// (the weak-memory bugs) / "kernels" (correct kernel entries) / "everything".
 std::vector<const Entry*> match_impls(std::string_view pattern);
 
 std::string describe_spec(const Entry& i);

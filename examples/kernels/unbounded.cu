@@ -1,0 +1,27 @@
+// Two kernels that must each cost one verdict, and no more, under the
+// supervised worker: one that never ends (it waits for a flag nobody sets)
+// and one that faults (a store through a wild pointer).
+#include <atomstress/kernel.cuh>
+
+namespace {
+
+__global__ void wait_forever(const unsigned* flag) {
+  const volatile unsigned* f = flag;
+  while (*f != 1u) {  // unbounded on purpose: atomstress's host deadline and the worker's supervisor end it
+  }
+}
+
+__global__ void store_wild(unsigned* p) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) p[size_t(1) << 40] = 1u;  // far outside any allocation
+}
+
+}  // namespace
+
+ATOMSTRESS_KERNEL_BUGGY("kernels.never_ends", "waits for a flag that is never set", [](atomstress::KernelCase& c) {
+  auto flag = c.output<unsigned>("flag", 1, 0u);
+  c.launch(atomstress::Geometry{1, 1, 0}, wait_forever, flag);
+})
+ATOMSTRESS_KERNEL_BUGGY("kernels.faults", "stores through a wild pointer", [](atomstress::KernelCase& c) {
+  auto p = c.output<unsigned>("p", 1, 0u);
+  c.launch(atomstress::Geometry{1, 32, 0}, store_wild, p);
+})

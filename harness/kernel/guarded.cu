@@ -1,0 +1,62 @@
+// The CUDA half of guarded buffers (guarded.hpp).
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "harness/backend/cuda/util.cuh"
+#include "harness/kernel/guarded.hpp"
+
+namespace atomstress::kernel {
+
+namespace {
+std::vector<uint8_t> canaries(uint64_t salt) {
+  std::vector<uint8_t> c(kGuardBytes);
+  for (size_t i = 0; i < kGuardBytes; ++i) c[i] = canary_byte(salt, i);
+  return c;
+}
+// The front guard ends where the offset begins: the offset bytes are inside
+// the aligned allocation, but before the data, so they are guarded too: the
+// front guard is the kGuardBytes just before the data.
+unsigned char* front_guard(const GuardedBuffer& b) { return static_cast<unsigned char*>(b.data) - kGuardBytes; }
+unsigned char* back_guard(const GuardedBuffer& b) { return static_cast<unsigned char*>(b.data) + b.bytes; }
+}  // namespace
+
+bool guarded_alloc(GuardedBuffer& b, std::string& error) {
+  void* p = nullptr;
+  // One aligned guard before, the offset, the data, one guard after.
+  AS_CUDA_TRY(cudaMalloc(&p, kGuardBytes + b.offset_bytes + b.bytes + kGuardBytes));
+  b.base = static_cast<unsigned char*>(p);
+  b.data = b.base + kGuardBytes + b.offset_bytes;
+  const std::vector<uint8_t> c = canaries(b.salt);
+  AS_CUDA_TRY(cudaMemset(b.base, 0, kGuardBytes + b.offset_bytes));
+  AS_CUDA_TRY(cudaMemcpy(front_guard(b), c.data(), kGuardBytes, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemcpy(back_guard(b), c.data(), kGuardBytes, cudaMemcpyHostToDevice));
+  return true;
+}
+
+bool guarded_upload(const GuardedBuffer& b, const void* host, std::string& error) {
+  if (b.bytes) AS_CUDA_TRY(cudaMemcpy(b.data, host, b.bytes, cudaMemcpyHostToDevice));
+  return true;
+}
+
+bool guarded_download(const GuardedBuffer& b, void* host, std::string& error) {
+  if (b.bytes) AS_CUDA_TRY(cudaMemcpy(host, b.data, b.bytes, cudaMemcpyDeviceToHost));
+  return true;
+}
+
+bool guarded_check(const GuardedBuffer& b, std::string& violation, std::string& error) {
+  std::vector<uint8_t> front(kGuardBytes), back(kGuardBytes);
+  AS_CUDA_TRY(cudaMemcpy(front.data(), front_guard(b), kGuardBytes, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(cudaMemcpy(back.data(), back_guard(b), kGuardBytes, cudaMemcpyDeviceToHost));
+  violation = describe_guard_damage(b.name, true, front.data(), kGuardBytes, b.salt);
+  if (violation.empty()) violation = describe_guard_damage(b.name, false, back.data(), kGuardBytes, b.salt);
+  return true;
+}
+
+void guarded_free(GuardedBuffer& b) {
+  if (b.base) cudaFree(b.base);  // best effort: a lost context refuses, and the process ends soon
+  b.base = nullptr;
+  b.data = nullptr;
+}
+
+}  // namespace atomstress::kernel

@@ -1,0 +1,87 @@
+#include "harness/kernel/kernel_case.hpp"
+
+namespace atomstress {
+
+namespace {
+TrialSpec case_spec(const TrialSpec& spec, const kernel::CaseOptions& opt) {
+  TrialSpec s = spec;
+  if (opt.sequential) {  // the diagnosis replay: the case of one block of one thread, unstressed
+    s.grid = 1;
+    s.block = 1;
+    s.stress = {};
+  }
+  return s;
+}
+}  // namespace
+
+KernelCase::KernelCase(const TrialSpec& spec, kernel::CaseOptions opt) : spec_(case_spec(spec, opt)), opt_(opt) {}
+
+KernelCase::~KernelCase() {
+  if (fault_ != RunFault::None) return;  // the context is lost: nothing to free
+  for (Slot& s : slots_) kernel::guarded_free(s.mem);
+}
+
+size_t KernelCase::note(std::string_view name, uint64_t v) {
+  if (drawn_.size() < 200) drawn_ += (drawn_.empty() ? "" : " ") + std::string(name) + "=" + std::to_string(v);
+  return size_t(v);
+}
+
+void KernelCase::stop_with_error(std::string why) {
+  error_ = std::move(why);
+  throw kernel::CaseStopped{};
+}
+
+size_t KernelCase::allocate(std::string_view name, size_t n, unsigned elem_bytes, const void* host) {
+  Slot& s = slots_.emplace_back();
+  s.elem_bytes = elem_bytes;
+  s.mem.name = std::string(name);
+  s.mem.bytes = n * elem_bytes;
+  s.mem.offset_bytes = keep_aligned_ ? 0 : size_t(kernel::draw_offset_elems(spec_, name)) * elem_bytes;
+  s.mem.salt = kernel::name_stream(name) ^ slots_.size();
+  std::string error;
+  if (!kernel::guarded_alloc(s.mem, error) || !kernel::guarded_upload(s.mem, host, error))
+    stop_with_error("buffer '" + s.mem.name + "': " + error);
+  return slots_.size() - 1;
+}
+
+void KernelCase::download(size_t slot, void* host) {
+  std::string error;
+  if (!kernel::guarded_download(slots_[slot].mem, host, error))
+    stop_with_error("reading buffer '" + slots_[slot].mem.name + "': " + error);
+}
+
+void KernelCase::launch_erased(const void* fn, void** args, Geometry g) {
+  const kernel::LaunchResult r = kernel::launch_kernel(fn, args, g, spec_.stress, spec_.seed, opt_.watchdog_ms);
+  kernel_ms_ += r.ms;
+  if (!r.ok) {
+    fault_ = r.fault;
+    if (fault_ == RunFault::None) stop_with_error(r.error);
+    error_ = r.error;
+    throw kernel::CaseStopped{};
+  }
+  // A write outside a buffer is the first thing to tell: what the oracles
+  // would see next may only be its consequence.
+  for (const Slot& s : slots_) {
+    std::string violation, error;
+    if (!kernel::guarded_check(s.mem, violation, error)) stop_with_error(error);
+    if (violation.empty()) continue;
+    kernel::KernelFailure f;
+    f.buffer = s.mem.name;
+    f.message = violation;
+    f.cls = FailureClass::Bounds;
+    failure_ = std::move(f);
+    throw kernel::CaseStopped{};
+  }
+}
+
+void KernelCase::judge(std::optional<kernel::KernelFailure> f) {
+  if (f && !failure_) failure_ = std::move(f);
+}
+
+void KernelCase::fail(std::string_view message) {
+  kernel::KernelFailure f;
+  f.message = std::string(message);
+  judge(std::move(f));
+}
+
+}  // namespace atomstress

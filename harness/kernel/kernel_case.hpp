@@ -1,0 +1,278 @@
+// KernelCase: what a kernel entry's property (ATOMSTRESS_KERNEL) works with.
+// It draws the case from the trial's spec (sizes, key ranges, keys with
+// contention, values with specials, buffer offsets: draws.hpp), allocates
+// guarded device buffers (guarded.hpp), launches the user's kernel unchanged
+// (launch.hpp) and checks the outputs with the oracles (oracles.hpp), each
+// failure told in the buffer's own terms.  Host code only: the kernel is
+// launched through cudaLaunchKernel, so this header needs no nvcc.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "harness/kernel/draws.hpp"
+#include "harness/kernel/guarded.hpp"
+#include "harness/kernel/launch.hpp"
+#include "harness/kernel/oracles.hpp"
+
+namespace atomstress {
+
+using kernel::Geometry;
+
+// The value kind of an element type (the types the oracles print and the
+// value draws know: 32- and 64-bit integers, float, double).
+template <class T>
+constexpr VK value_kind_of() {
+  if constexpr (std::is_same_v<T, float>) return VK::F32;
+  else if constexpr (std::is_same_v<T, double>) return VK::F64;
+  else {
+    static_assert(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8),
+                  "KernelCase buffers hold 32- or 64-bit integers, float or double");
+    if constexpr (sizeof(T) == 4) return std::is_signed_v<T> ? VK::I32 : VK::U32;
+    else return std::is_signed_v<T> ? VK::I64 : VK::U64;
+  }
+}
+template <class T>
+uint64_t to_bits(T v) {
+  uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T>
+T from_bits(uint64_t b) {
+  T v;
+  std::memcpy(&v, &b, sizeof(T));
+  return v;
+}
+template <class T>
+std::vector<uint64_t> bits_of(std::span<const T> v) {
+  std::vector<uint64_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = to_bits(v[i]);
+  return out;
+}
+
+// A guarded device buffer of n elements; converts to T* for a launch.
+template <class T>
+class Buffer {
+ public:
+  Buffer() = default;
+  T* data() const { return ptr_; }
+  operator T*() const { return ptr_; }
+  size_t size() const { return n_; }
+  size_t slot() const { return slot_; }
+
+ private:
+  friend class KernelCase;
+  Buffer(T* p, size_t n, size_t slot) : ptr_(p), n_(n), slot_(slot) {}
+  T* ptr_ = nullptr;
+  size_t n_ = 0, slot_ = 0;
+};
+
+namespace kernel {
+// A kernel's parameters from a launch's arguments, each converted to its
+// parameter's type (a Buffer<T> to T* or const T*), and pointers to them as
+// cudaLaunchKernel takes them (one spare slot: a kernel may take none).
+template <class... P>
+struct KernelParams {
+  std::tuple<P...> values;
+  void* pointers[sizeof...(P) + 1] = {};
+  template <class... A>
+  explicit KernelParams(A&&... args) : values(static_cast<P>(std::forward<A>(args))...) {
+    std::apply([&](auto&... v) {
+      size_t i = 0;
+      ((pointers[i++] = static_cast<void*>(&v)), ...);
+    }, values);
+  }
+  KernelParams(const KernelParams&) = delete;  // the pointers point into this object
+  KernelParams& operator=(const KernelParams&) = delete;
+};
+
+// Thrown through the user's property to end the case (a fault, a hang, a
+// write outside a buffer, a CUDA error): the first failure decides.
+struct CaseStopped {};
+struct CaseOptions {
+  uint64_t watchdog_ms = 1000;
+  bool sequential = false;  // the diagnosis replay: one block of one thread
+};
+}  // namespace kernel
+
+class KernelCase {
+ public:
+  KernelCase(const TrialSpec& spec, kernel::CaseOptions opt);
+  ~KernelCase();
+  KernelCase(const KernelCase&) = delete;
+  KernelCase& operator=(const KernelCase&) = delete;
+
+  // ------------------------------------------------------------- drawing
+  // A size: 0, 1, small odd, 32±1, block±1, grid*block±1 or the case's
+  // whole op count ±1 (draws.hpp); shrinks with the geometry.
+  size_t size(std::string_view name) { return note(name, kernel::draw_size(spec_, name)); }
+  // A key range (bins, capacity): the spec's k, at least 1.
+  size_t range(std::string_view name) { return note(name, kernel::draw_range(spec_, name)); }
+  // The generated geometry (launch() uses it); in the diagnosis replay 1 x 1.
+  uint32_t grid() const { return spec_.grid; }
+  uint32_t block() const { return spec_.block; }
+  // The generated block and enough blocks for n elements, one per thread.
+  Geometry cover(size_t n, uint32_t shared_bytes = 0) const {
+    return Geometry{uint32_t(n == 0 ? 1 : (n + spec_.block - 1) / spec_.block), spec_.block, shared_bytes};
+  }
+  const TrialSpec& spec() const { return spec_; }
+  // Buffers allocated from here on start 256-byte aligned (by default each
+  // starts 0, 1 or 3 elements past that: draw_offset_elems).
+  void keep_aligned(bool on = true) { keep_aligned_ = on; }
+
+  // Keys in [0, range) with the spec's contention shape (all equal, few
+  // hot, zipf, uniform, sorted, reversed, per warp, per block).
+  template <class T>
+  Buffer<T> keys(std::string_view name, size_t n, uint64_t range) {
+    return upload_bits<T>(name, kernel::draw_keys(spec_, name, n, range));
+  }
+  // Values with the spec's distribution and its share of special values.
+  template <class T>
+  Buffer<T> values(std::string_view name, size_t n) {
+    return upload_bits<T>(name, kernel::draw_value_bits(spec_, name, n, value_kind_of<T>()));
+  }
+  // The user's own data.
+  template <class T>
+  Buffer<T> input(std::string_view name, const std::vector<T>& host) {
+    return upload_bits<T>(name, bits_of<T>(host));
+  }
+  // A buffer of n elements, each `init`.
+  template <class T>
+  Buffer<T> output(std::string_view name, size_t n, T init) {
+    return upload_bits<T>(name, std::vector<uint64_t>(n, to_bits(init)));
+  }
+
+  // ------------------------------------------------------------- running
+  // Launches `kernel` with the generated geometry (1 x 1 in the diagnosis
+  // replay), or with the user's.  Buffers pass as T*; other arguments
+  // convert to the kernel's parameter types.  A fault, a hang or a write
+  // into a guard zone ends the case.
+  template <class... P, class... A>
+  void launch(void (*kernel)(P...), A&&... args) {
+    launch(Geometry{spec_.grid, spec_.block, 0}, kernel, std::forward<A>(args)...);
+  }
+  template <class... P, class... A>
+  void launch(Geometry g, void (*kernel)(P...), A&&... args) {
+    static_assert(sizeof...(P) == sizeof...(A), "launch: give the kernel exactly its arguments");
+    kernel::KernelParams<P...> params(std::forward<A>(args)...);
+    launch_erased(reinterpret_cast<const void*>(kernel), params.pointers, g);
+  }
+
+  // ------------------------------------------------------------- checking
+  template <class T>
+  std::vector<T> read(const Buffer<T>& b) {
+    std::vector<T> out(b.size());
+    download(b.slot(), out.data());
+    return out;
+  }
+  // What the case wrote into a buffer before any launch.
+  template <class T>
+  std::vector<T> initial(const Buffer<T>& b) const {
+    std::vector<T> out;
+    for (uint64_t bits : slots_[b.slot()].initial) out.push_back(from_bits<T>(bits));
+    return out;
+  }
+  template <class T>
+  void expect_equal(const Buffer<T>& b, const std::vector<T>& reference) {
+    judge(kernel::check_equal(name_of(b), value_kind_of<T>(), bits_of<T>(read(b)), bits_of<T>(reference)));
+  }
+  // The same on host data the property computed (a prefix read back, say).
+  template <class T>
+  void expect_equal(std::string_view name, const std::vector<T>& got, const std::vector<T>& reference) {
+    judge(kernel::check_equal(name, value_kind_of<T>(), bits_of<T>(got), bits_of<T>(reference)));
+  }
+  template <class T>
+  void expect_permutation(std::string_view name, const std::vector<T>& got, const std::vector<T>& expected) {
+    judge(kernel::check_permutation(name, value_kind_of<T>(), bits_of<T>(got), bits_of<T>(expected)));
+  }
+  template <class T>
+  void expect_permutation(const Buffer<T>& b, const std::vector<T>& expected) {
+    judge(kernel::check_permutation(name_of(b), value_kind_of<T>(), bits_of<T>(read(b)), bits_of<T>(expected)));
+  }
+  // A histogram over the keys of `keys` (a buffer of this case): each bin
+  // its initial value plus the number of its keys.
+  template <class B, class K>
+  void expect_counts(const Buffer<B>& bins, const Buffer<K>& keys) {
+    judge(kernel::check_counts(name_of(bins), value_kind_of<B>(), bits_of<B>(read(bins)), slots_[keys.slot()].initial,
+                               slots_[bins.slot()].initial));
+  }
+  // A float reduction into result[0]: its initial value plus the sum of
+  // `values` (a buffer of this case), within an order-independent bound.
+  template <class T>
+  void expect_sum(const Buffer<T>& result, const Buffer<T>& values, std::optional<double> bound = std::nullopt) {
+    static_assert(std::is_floating_point_v<T>, "expect_sum is for float reductions (use expect_equal for integers)");
+    const std::vector<T> got = read(result);
+    if (got.empty()) return fail("expect_sum: " + name_of(result) + " has no element");
+    judge(kernel::check_sum(name_of(result), value_kind_of<T>(), to_bits(got[0]), slots_[result.slot()].initial[0],
+                            slots_[values.slot()].initial, bound));
+  }
+  // A map: the slots (table_keys[i], table_values[i]), or a lookup's
+  // answers, against what was inserted; empty_key marks a free slot.
+  template <class T>
+  void expect_map(const Buffer<T>& table_keys, const Buffer<T>& table_values, const std::vector<T>& inserted_keys,
+                  const std::vector<T>& inserted_values, std::optional<T> empty_key, bool each_key_once = true) {
+    std::optional<uint64_t> empty;
+    if (empty_key) empty = to_bits(*empty_key);
+    judge(kernel::check_map(name_of(table_keys), value_kind_of<T>(), bits_of<T>(read(table_keys)),
+                            bits_of<T>(read(table_values)), bits_of<T>(inserted_keys), bits_of<T>(inserted_values),
+                            empty, each_key_once));
+  }
+  void expect(bool ok, std::string_view message) {
+    if (!ok) fail(message);
+  }
+  void fail(std::string_view message);
+
+  // ------------------------------------------------------------- results
+  const std::optional<kernel::KernelFailure>& failure() const { return failure_; }
+  RunFault fault() const { return fault_; }
+  const std::string& error() const { return error_; }  // a CUDA error that is no fault of the kernel
+  double kernel_ms() const { return kernel_ms_; }
+  // What the case drew, for the explanation: "n=33 bins=4".
+  const std::string& drawn() const { return drawn_; }
+  // Stops the case with a CUDA error that is no fault of the kernel.
+  [[noreturn]] void stop_with_error(std::string why);
+
+ private:
+  struct Slot {
+    kernel::GuardedBuffer mem;
+    std::vector<uint64_t> initial;  // bit patterns written before any launch
+    unsigned elem_bytes = 4;
+  };
+  template <class T>
+  Buffer<T> upload_bits(std::string_view name, const std::vector<uint64_t>& bits) {
+    std::vector<T> host(bits.size());
+    for (size_t i = 0; i < bits.size(); ++i) host[i] = from_bits<T>(bits[i]);
+    const size_t slot = allocate(name, host.size(), sizeof(T), host.data());
+    slots_[slot].initial = bits;
+    return Buffer<T>(static_cast<T*>(slots_[slot].mem.data), host.size(), slot);
+  }
+  template <class T>
+  std::string name_of(const Buffer<T>& b) const { return slots_[b.slot()].mem.name; }
+  size_t allocate(std::string_view name, size_t n, unsigned elem_bytes, const void* host);
+  void download(size_t slot, void* host);
+  void launch_erased(const void* fn, void** args, Geometry g);
+  void judge(std::optional<kernel::KernelFailure> f);
+  size_t note(std::string_view name, uint64_t v);
+
+  TrialSpec spec_;
+  kernel::CaseOptions opt_;
+  std::deque<Slot> slots_;
+  std::optional<kernel::KernelFailure> failure_;
+  RunFault fault_ = RunFault::None;
+  std::string error_, drawn_;
+  double kernel_ms_ = 0;
+  bool keep_aligned_ = false;
+};
+
+}  // namespace atomstress

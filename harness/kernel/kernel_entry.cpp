@@ -1,0 +1,90 @@
+#include "harness/kernel/kernel_entry.hpp"
+
+#include <map>
+#include <memory>
+
+#include "harness/backend/backend.hpp"
+#include "harness/registry/registry.hpp"
+
+namespace atomstress {
+
+namespace {
+std::map<std::string, KernelProperty>& properties() {
+  static std::map<std::string, KernelProperty> m;
+  return m;
+}
+
+// What stands for "the atomic it uses" (an algorithm's AlgoInfo needs one):
+// a kernel's atomics are its own, unseen by atomstress.
+Entry own_atomics() {
+  Entry e;
+  e.name = "the kernel's own atomics";
+  e.kind = VK::U32;
+  e.user_code = true;
+  e.sem = Semantics{"the kernel's own", kNA, kNA, kNA, kNA};
+  return e;
+}
+}  // namespace
+
+bool register_kernel(const char* name, KernelProperty property, KernelTraits traits) {
+  static uint64_t seq = 0;
+  properties()[name] = std::move(property);
+  EntryDraft d;
+  d.name = name;
+  d.family = "kernel";
+  d.is_algorithm = true;
+  d.implicit_atomic = own_atomics();
+  d.algo.form = "kernel";
+  d.order = (uint64_t(1) << 63) | seq++;  // after the catalogue's entries
+  Entry& e = d.entry;
+  e.user_code = true;
+  e.gpu_only = true;
+  e.gpu_only_reason = kKernelCpuReason;
+  e.needs_gpu = true;
+  e.bug = traits.bug;
+  e.weak_memory = traits.weak_memory;
+  e.run_cuda = &kernel::run_kernel_entry;
+  register_entry(std::move(d));
+  return true;
+}
+
+namespace kernel {
+
+bool run_kernel_entry(const Workload& w, const Setup&, const RunOptions& o, History& h, std::string& error) {
+  const auto it = properties().find(w.impl->name);
+  if (it == properties().end()) {
+    error = std::string("kernel entry '") + w.impl->name + "' has no property (registered elsewhere?)";
+    return false;
+  }
+  if (o.bench_reps != 0) {  // profile's timing runs: a property launches what it likes, so it has no per-op time
+    error = std::string(w.impl->name) + ": kernel entries are not profiled yet (check and fuzz them)";
+    return false;
+  }
+  CaseOptions opt;
+  opt.watchdog_ms = effective_watchdog_ms(o, w.spec.ops());
+  opt.sequential = o.sequential;
+  KernelCase c(w.spec, opt);
+  try {
+    it->second(c);
+  } catch (const CaseStopped&) {
+  } catch (const std::exception& ex) {
+    error = std::string("the property of ") + w.impl->name + " threw: " + ex.what();
+    return false;
+  }
+  h.kernel_ms = c.kernel_ms();
+  if (c.fault() != RunFault::None || !c.error().empty()) {
+    h.fault = c.fault();
+    error = c.error() + (c.drawn().empty() ? "" : " [case: " + c.drawn() + "]");
+    return false;
+  }
+  if (c.failure()) {
+    Finding f = to_finding(*c.failure());
+    if (!c.drawn().empty()) f.explanation += " [case: " + c.drawn() + "]";
+    h.own_finding = std::make_shared<Finding>(std::move(f));
+  }
+  return true;
+}
+
+}  // namespace kernel
+
+}  // namespace atomstress

@@ -1,0 +1,41 @@
+// Kernel entries in the registry: a user's property over their own kernel
+// (ATOMSTRESS_KERNEL, <atomstress/kernel.cuh>) registered as an Entry of the
+// "kernel" family, so list, check, fuzz, repro, isolation, per-entry tests
+// and shrinking take it like any other entry.  Its cuda runner runs the
+// property on a KernelCase drawn from the trial's spec; the cpu backend
+// skips it (a CUDA kernel has no host build).
+#pragma once
+
+#include <functional>
+
+#include "harness/kernel/kernel_case.hpp"
+
+namespace atomstress {
+
+struct Workload;
+struct Setup;
+struct History;
+struct RunOptions;
+
+using KernelProperty = std::function<void(KernelCase&)>;
+
+// What a deliberately wrong example says of itself (ATOMSTRESS_KERNEL_BUGGY).
+struct KernelTraits {
+  const char* bug = nullptr;  // the bug, in words; null for a correct kernel
+  bool weak_memory = false;   // a missing fence: shows at a rate, its class is memory-order
+};
+
+// Registers the entry (at static initialisation); true, for the macro's variable.
+bool register_kernel(const char* name, KernelProperty property, KernelTraits traits = {});
+
+// The cpu backend's reason.
+inline constexpr const char* kKernelCpuReason = "a CUDA kernel: kernel entries run on the cuda backend only";
+
+namespace kernel {
+// The entry's cuda runner (registry.hpp RunFn): the property, run once on
+// the case of w.spec.  A fault or hang returns false with h.fault set; the
+// property's verdict goes to h.own_finding.
+bool run_kernel_entry(const Workload& w, const Setup& s, const RunOptions& o, History& h, std::string& error);
+}  // namespace kernel
+
+}  // namespace atomstress

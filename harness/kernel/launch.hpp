@@ -1,0 +1,34 @@
+// One launch of a user's kernel: checked, timed, waited for with a bound,
+// and (when the spec asks for stress) run beside a memory-stress kernel on
+// a second stream.  The user's kernel is theirs, unchanged: of the spec's
+// stress, only the extra hammering blocks apply (thread shuffling, the
+// pre-test barrier and bank-conflict skew need code inside the kernel).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "harness/backend/backend.hpp"
+#include "harness/trial/spec.hpp"
+
+namespace atomstress::kernel {
+
+struct Geometry {
+  uint32_t grid = 1, block = 1;
+  uint32_t shared_bytes = 0;  // dynamic shared memory per block
+};
+
+struct LaunchResult {
+  bool ok = false;
+  RunFault fault = RunFault::None;  // Hang or Crash: the user's kernel caused it
+  std::string error;                // one line when !ok
+  double ms = 0;                    // the kernel's time (events)
+};
+
+// Launches `fn` (a __global__ function's address) with `args` (pointers to
+// each parameter, as cudaLaunchKernel takes them) and waits for it, bounded
+// by `watchdog_ms` (the host deadline of cuda/util.cuh wait_bounded).
+LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const Stress& stress, uint64_t seed,
+                           uint64_t watchdog_ms);
+
+}  // namespace atomstress::kernel

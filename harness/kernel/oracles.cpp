@@ -1,0 +1,195 @@
+#include "harness/kernel/oracles.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+namespace atomstress::kernel {
+
+namespace {
+
+bool is_nan(VK k, uint64_t bits) {
+  if (k == VK::F32) return (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu) != 0;
+  if (k == VK::F64) return (bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (bits & 0xfffffffffffffull) != 0;
+  return false;
+}
+// Multiset keys: every NaN is one value.
+uint64_t canon(VK k, uint64_t bits) { return is_nan(k, bits) ? (k == VK::F32 ? 0x7fc00000u : 0x7ff8000000000000ull) : bits; }
+std::string at(std::string_view buffer, int64_t i) { return std::string(buffer) + "[" + std::to_string(i) + "]"; }
+
+double to_double(VK k, uint64_t bits) {
+  if (k == VK::F32) {
+    float f;
+    const uint32_t b = uint32_t(bits);
+    std::memcpy(&f, &b, 4);
+    return f;
+  }
+  double d;
+  std::memcpy(&d, &bits, 8);
+  return d;
+}
+
+KernelFailure make(std::string_view buffer, int64_t index, std::string expected, std::string got, std::string message) {
+  return KernelFailure{std::string(buffer), index, std::move(expected), std::move(got), std::move(message)};
+}
+
+}  // namespace
+
+std::optional<KernelFailure> check_equal(std::string_view buffer, VK kind, std::span<const uint64_t> got,
+                                         std::span<const uint64_t> want) {
+  if (got.size() != want.size())
+    return make(buffer, -1, std::to_string(want.size()), std::to_string(got.size()),
+                std::string(buffer) + " has " + std::to_string(got.size()) + " elements, the reference " +
+                    std::to_string(want.size()));
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (canon(kind, got[i]) == canon(kind, want[i])) continue;
+    size_t wrong = 0;
+    for (size_t j = i; j < got.size(); ++j) wrong += canon(kind, got[j]) != canon(kind, want[j]);
+    const std::string e = format_value(kind, want[i]), g = format_value(kind, got[i]);
+    return make(buffer, int64_t(i), e, g,
+                at(buffer, int64_t(i)) + " holds " + g + ", the reference " + e + " (" + std::to_string(wrong) + " of " +
+                    std::to_string(got.size()) + " elements differ)");
+  }
+  return std::nullopt;
+}
+
+std::optional<KernelFailure> check_permutation(std::string_view buffer, VK kind, std::span<const uint64_t> got,
+                                               std::span<const uint64_t> want) {
+  std::map<uint64_t, int64_t> balance;  // expected count minus seen count
+  for (uint64_t w : want) ++balance[canon(kind, w)];
+  for (uint64_t g : got) --balance[canon(kind, g)];
+  for (const auto& [value, diff] : balance) {
+    if (diff == 0) continue;
+    int64_t expected = 0, seen = 0, first = -1;
+    for (uint64_t w : want) expected += canon(kind, w) == value;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (canon(kind, got[i]) == value) {
+        if (first < 0) first = int64_t(i);
+        ++seen;
+      }
+    const std::string v = format_value(kind, value);
+    std::string msg = std::string(buffer) + " is not a permutation of the expected values: " + v + " appears " +
+                      std::to_string(seen) + " times, expected " + std::to_string(expected) +
+                      (diff > 0 ? " (lost)" : " (duplicated or invented)");
+    if (first >= 0) msg += "; first at " + at(buffer, first);
+    if (got.size() != want.size())
+      msg += "; " + std::to_string(got.size()) + " elements, expected " + std::to_string(want.size());
+    return make(buffer, first, std::to_string(expected) + " x " + v, std::to_string(seen) + " x " + v, msg);
+  }
+  return std::nullopt;
+}
+
+std::optional<KernelFailure> check_counts(std::string_view buffer, VK bin_kind, std::span<const uint64_t> bins,
+                                          std::span<const uint64_t> keys, std::span<const uint64_t> init) {
+  const unsigned bytes = vk_bytes(bin_kind);
+  const uint64_t mask = bytes == 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
+  std::vector<uint64_t> count(bins.size(), 0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] >= bins.size())
+      return make(buffer, int64_t(keys[i]), "", "",
+                  "key #" + std::to_string(i) + " is " + std::to_string(keys[i]) + ", outside the " +
+                      std::to_string(bins.size()) + " bins of " + std::string(buffer) + " (the case's own input)");
+    ++count[keys[i]];
+  }
+  for (size_t b = 0; b < bins.size(); ++b) {
+    const uint64_t base = b < init.size() ? init[b] : 0, want = (base + count[b]) & mask, got = bins[b] & mask;
+    if (got == want) continue;
+    const int64_t lost = int64_t((want - got) & mask);
+    std::string msg = at(buffer, int64_t(b)) + " holds " + format_value(bin_kind, got) + " but " +
+                      std::to_string(count[b]) + " keys are " + std::to_string(b) +
+                      (base ? " (initial " + format_value(bin_kind, base) + ")" : "") + ": expected " +
+                      format_value(bin_kind, want);
+    if (lost > 0 && uint64_t(lost) <= count[b])
+      msg += " (" + std::to_string(lost) + (lost == 1 ? " increment lost)" : " increments lost)");
+    else msg += " (" + std::to_string(int64_t((got - want) & mask)) + " too many)";
+    return make(buffer, int64_t(b), format_value(bin_kind, want), format_value(bin_kind, got), msg);
+  }
+  return std::nullopt;
+}
+
+std::optional<KernelFailure> check_sum(std::string_view buffer, VK kind, uint64_t got_bits, uint64_t init,
+                                       std::span<const uint64_t> values, std::optional<double> bound) {
+  const int precision = kind == VK::F32 ? 24 : 53;
+  long double sum = to_double(kind, init), magnitude = std::fabs(to_double(kind, init));
+  bool nan = std::isnan(double(sum)), pos_inf = false, neg_inf = false;
+  auto take_inf = [&](double v) { (v > 0 ? pos_inf : neg_inf) = true; };
+  if (std::isinf(double(sum))) take_inf(double(sum));
+  for (uint64_t v : values) {
+    const double d = to_double(kind, v);
+    if (std::isnan(d)) nan = true;
+    else if (std::isinf(d)) take_inf(d);
+    else {
+      sum += d;
+      magnitude += std::fabs(d);
+    }
+  }
+  const double got = to_double(kind, got_bits);
+  const std::string g = format_value(kind, got_bits);
+  const std::string what = std::string(buffer) + "[0] holds " + g + " for init + the sum of " + std::to_string(values.size()) + " values";
+  if (nan || (pos_inf && neg_inf))
+    return std::isnan(got) ? std::nullopt
+                           : std::optional(make(buffer, 0, "NaN", g, what + ", which IEEE makes NaN in any order"));
+  if (pos_inf || neg_inf) {
+    const double inf = pos_inf ? INFINITY : -INFINITY;
+    return got == inf ? std::nullopt
+                      : std::optional(make(buffer, 0, pos_inf ? "+inf" : "-inf", g, what + ", which hold an infinity"));
+  }
+  const double limit = bound ? *bound : double(values.size() + 1) * std::ldexp(double(magnitude), -precision);
+  const double want = double(sum);
+  // An order of the adds that overflows is allowed to give an infinity
+  // when the exact sum is within the bound of the largest finite value.
+  const double largest = kind == VK::F32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+  if (std::isinf(got) && std::fabs(want) + limit >= largest) return std::nullopt;
+  if (!std::isnan(got) && std::fabs(got - want) <= limit) return std::nullopt;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.9g (within %.3g, an order-independent bound)", want, limit);
+  return make(buffer, 0, buf, g, what + ": expected " + buf + ", off by " + (std::isnan(got) ? std::string("NaN") : std::to_string(got - want)));
+}
+
+std::optional<KernelFailure> check_map(std::string_view buffer, VK kind, std::span<const uint64_t> seen_keys,
+                                       std::span<const uint64_t> seen_values, std::span<const uint64_t> inserted_keys,
+                                       std::span<const uint64_t> inserted_values, std::optional<uint64_t> empty_key,
+                                       bool each_once) {
+  std::map<uint64_t, std::vector<uint64_t>> inserted;
+  for (size_t i = 0; i < inserted_keys.size(); ++i)
+    inserted[inserted_keys[i]].push_back(i < inserted_values.size() ? inserted_values[i] : 0);
+  std::map<uint64_t, int64_t> first_slot;
+  for (size_t i = 0; i < seen_keys.size(); ++i) {
+    const uint64_t k = seen_keys[i], v = i < seen_values.size() ? seen_values[i] : 0;
+    if (empty_key && k == *empty_key) continue;
+    const std::string key = format_value(kind, k), val = format_value(kind, v);
+    const auto it = inserted.find(k);
+    if (it == inserted.end())
+      return make(buffer, int64_t(i), "an inserted key", key, at(buffer, int64_t(i)) + " holds key " + key + ", which was never inserted");
+    bool ok = false;
+    std::string allowed;
+    for (uint64_t w : it->second) {
+      ok = ok || w == v;
+      if (allowed.size() < 80) allowed += (allowed.empty() ? "" : ", ") + format_value(kind, w);
+    }
+    if (!ok)
+      return make(buffer, int64_t(i), allowed, val,
+                  at(buffer, int64_t(i)) + ": key " + key + " holds value " + val + ", but it was inserted only with {" +
+                      allowed + "}" + (empty_key && v == *empty_key ? " (the empty sentinel: a payload not yet published)" : ""));
+    if (each_once) {
+      const auto [slot, fresh] = first_slot.emplace(k, int64_t(i));
+      if (!fresh)
+        return make(buffer, int64_t(i), "one slot", "two", "key " + key + " is in two slots, " + at(buffer, slot->second) + " and " + at(buffer, int64_t(i)));
+    }
+  }
+  if (each_once)
+    for (const auto& [k, values] : inserted)
+      if (!first_slot.count(k))
+        return make(buffer, -1, "present", "missing", "key " + format_value(kind, k) + " was inserted but is in no slot of " + std::string(buffer));
+  return std::nullopt;
+}
+
+Finding to_finding(const KernelFailure& f) {
+  Finding out = make_finding(FindingKind::WrongOutput, f.message, -1, f.index);
+  if (f.cls != FailureClass::None) out.cls = f.cls;
+  return out;
+}
+
+}  // namespace atomstress::kernel

@@ -1,0 +1,56 @@
+// The oracles of a kernel case, on host copies of its buffers as bit
+// patterns of one value kind.  Each returns nothing when the buffer agrees,
+// else a failure in the buffer's own terms: its name, the index, what was
+// expected and what it holds.  KernelCase's expect_* (kernel_case.hpp) read
+// the device buffers and call these; they are tested on the CPU.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "harness/check/finding.hpp"
+#include "harness/registry/value_kind.hpp"
+
+namespace atomstress::kernel {
+
+struct KernelFailure {
+  std::string buffer;          // the buffer it names ("" for a free-form failure)
+  int64_t index = -1;          // the element, or -1
+  std::string expected, got;   // formatted values, where the oracle has them
+  std::string message;         // the explanation, one or two sentences
+  FailureClass cls = FailureClass::None;  // set only where the oracle knows (bounds)
+};
+
+// Element-wise equality.  Bitwise, except that every NaN equals every NaN
+// (a kernel need not keep payloads); +0 and -0 differ.
+std::optional<KernelFailure> check_equal(std::string_view buffer, VK kind, std::span<const uint64_t> got,
+                                         std::span<const uint64_t> want);
+// Equal as multisets (append, compaction: order-free), lengths included.
+// Names the first value whose counts differ, with both counts.
+std::optional<KernelFailure> check_permutation(std::string_view buffer, VK kind, std::span<const uint64_t> got,
+                                               std::span<const uint64_t> want);
+// A histogram: bins[b] == init[b] + the number of keys equal to b (wrapping
+// at the bins' width); a key outside the bins is the kernel's input error.
+std::optional<KernelFailure> check_counts(std::string_view buffer, VK bin_kind, std::span<const uint64_t> bins,
+                                          std::span<const uint64_t> keys, std::span<const uint64_t> init);
+// A float reduction: `got` (one value) against init + sum(values), within
+// an order-independent bound (n * 2^-p * (|init| + sum |v|), p the format's
+// precision) or `bound` when given.  NaN, inf and -inf as IEEE says
+// whatever the order: a NaN or +inf + -inf gives NaN, else an infinity wins.
+std::optional<KernelFailure> check_sum(std::string_view buffer, VK kind, uint64_t got, uint64_t init,
+                                       std::span<const uint64_t> values, std::optional<double> bound = std::nullopt);
+// A map's slots (or a lookup's answers): every key seen other than
+// `empty_key` was inserted, its value one inserted with that key (never a
+// sentinel); with `each_once`, every inserted key is seen exactly once.
+std::optional<KernelFailure> check_map(std::string_view buffer, VK kind, std::span<const uint64_t> seen_keys,
+                                       std::span<const uint64_t> seen_values, std::span<const uint64_t> inserted_keys,
+                                       std::span<const uint64_t> inserted_values, std::optional<uint64_t> empty_key,
+                                       bool each_once);
+
+// The failure as a Finding (kind WrongOutput; class as the oracle set it).
+Finding to_finding(const KernelFailure& f);
+
+}  // namespace atomstress::kernel

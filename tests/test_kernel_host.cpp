@@ -1,0 +1,343 @@
+// Kernel entries' host parts on the CPU (issue #30): the draws cover the
+// edge sizes, key shapes, specials and alignments; the oracles explain
+// seeded differences in the buffer's terms; guard damage names side and
+// offset; tokens of kernel entries round-trip to the same case; shrinking
+// through the real pipeline reaches a minimal case; a kernel entry SKIPs on
+// the cpu backend with its reason.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <set>
+
+#include "fuzz/shrink_spec.hpp"
+#include "harness/backend/backend.hpp"
+#include "harness/kernel/draws.hpp"
+#include "harness/kernel/guarded.hpp"
+#include "harness/kernel/kernel_entry.hpp"
+#include "harness/kernel/oracles.hpp"
+#include "harness/pipeline/diagnose.hpp"
+#include "harness/pipeline/run_trial.hpp"
+#include "harness/registry/registry.hpp"
+#include "harness/trial/token.hpp"
+
+using namespace atomstress;
+using namespace atomstress::kernel;
+
+namespace {
+
+TrialSpec spec_with(uint64_t seed, uint32_t grid = 3, uint32_t block = 64, uint32_t ops = 5) {
+  TrialSpec s;
+  s.impl = "test.kernel.host";
+  s.grid = grid;
+  s.block = block;
+  s.ops_per_thread = ops;
+  s.seed = seed;
+  return s;
+}
+
+uint64_t f32(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ draws
+TEST(KernelDraws, SizesCoverEveryEdge) {
+  std::set<uint64_t> sizes;
+  std::set<SizeClass> classes;
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    const TrialSpec s = spec_with(seed);
+    sizes.insert(draw_size(s, "n"));
+    classes.insert(size_class(s, "n"));
+  }
+  EXPECT_EQ(classes.size(), 7u);
+  // 0, 1, 32±1 (warp), 64±1 (block), 192±1 (grid x block), 960±1 (all ops).
+  for (uint64_t n : {0, 1, 31, 32, 33, 63, 64, 65, 191, 192, 193, 959, 960, 961}) EXPECT_TRUE(sizes.count(n)) << n;
+  EXPECT_TRUE(std::any_of(sizes.begin(), sizes.end(), [](uint64_t n) { return n % 2 == 1 && n > 1 && n < 20; }));
+}
+
+TEST(KernelDraws, SameSpecSameCaseOtherNameOtherDraw) {
+  const TrialSpec s = spec_with(42);
+  EXPECT_EQ(draw_keys(s, "keys", 100, 16), draw_keys(s, "keys", 100, 16));
+  EXPECT_NE(draw_keys(s, "keys", 100, 16), draw_keys(s, "other", 100, 16));
+}
+
+TEST(KernelDraws, SizesShrinkWithTheGeometry) {
+  for (uint64_t seed = 0; seed < 200; ++seed)
+    EXPECT_LE(draw_size(spec_with(seed, 1, 1, 1), "n"), 33u) << seed;  // at most the warp's 32+1
+}
+
+TEST(KernelDraws, KeyShapes) {
+  TrialSpec s = spec_with(7);
+  s.pattern = Pattern::Single;
+  auto k = draw_keys(s, "k", 500, 64);
+  EXPECT_TRUE(std::all_of(k.begin(), k.end(), [&](uint64_t x) { return x == k[0]; }));
+  s.pattern = Pattern::PerLine;
+  k = draw_keys(s, "k", 500, 64);
+  EXPECT_TRUE(std::is_sorted(k.begin(), k.end()));
+  s.pattern = Pattern::PerPage;
+  k = draw_keys(s, "k", 500, 64);
+  EXPECT_TRUE(std::is_sorted(k.rbegin(), k.rend()));
+  s.pattern = Pattern::SameLine;  // few hot: at most 4 keys take most elements
+  k = draw_keys(s, "k", 1000, 1000);
+  std::map<uint64_t, int> count;
+  for (uint64_t x : k) ++count[x];
+  std::vector<int> c;
+  for (auto& [key, n] : count) c.push_back(n);
+  std::sort(c.rbegin(), c.rend());
+  EXPECT_GE(c[0] + (c.size() > 1 ? c[1] : 0) + (c.size() > 2 ? c[2] : 0) + (c.size() > 3 ? c[3] : 0), 850);
+  s.pattern = Pattern::Zipf;  // key 0 the hottest
+  k = draw_keys(s, "k", 2000, 64);
+  EXPECT_GT(std::count(k.begin(), k.end(), 0u), std::count(k.begin(), k.end(), 63u));
+  s.pattern = Pattern::PerWarp;
+  k = draw_keys(s, "k", 64, 1000);
+  EXPECT_TRUE(std::all_of(k.begin(), k.begin() + 32, [&](uint64_t x) { return x == k[0]; }));
+  for (Pattern p : {Pattern::Uniform, Pattern::Zipf, Pattern::SameLine, Pattern::PerBlock}) {
+    s.pattern = p;
+    for (uint64_t x : draw_keys(s, "k", 300, 5)) EXPECT_LT(x, 5u);
+  }
+}
+
+TEST(KernelDraws, FloatValuesCarryEverySpecialClass) {
+  TrialSpec s = spec_with(3);
+  s.special_permille = 1000;
+  bool nan = false, pos_zero = false, neg_zero = false, inf = false, neg_inf = false, subnormal = false;
+  for (uint64_t b : draw_value_bits(s, "v", 4000, VK::F32)) {
+    float f;
+    const uint32_t u = uint32_t(b);
+    std::memcpy(&f, &u, 4);
+    nan |= std::isnan(f);
+    pos_zero |= u == 0;
+    neg_zero |= u == 0x80000000u;
+    inf |= f == INFINITY;
+    neg_inf |= f == -INFINITY;
+    subnormal |= std::fpclassify(f) == FP_SUBNORMAL;
+  }
+  EXPECT_TRUE(nan && pos_zero && neg_zero && inf && neg_inf && subnormal);
+  s.special_permille = 0;
+  for (uint64_t b : draw_value_bits(s, "v", 1000, VK::F32)) {
+    float f;
+    const uint32_t u = uint32_t(b);
+    std::memcpy(&f, &u, 4);
+    EXPECT_TRUE(std::isfinite(f) && std::fabs(f) <= 8.0f);
+  }
+}
+
+TEST(KernelDraws, OffsetsIncludeOddAndAligned) {
+  std::set<uint32_t> offsets;
+  for (uint64_t seed = 0; seed < 100; ++seed) offsets.insert(draw_offset_elems(spec_with(seed), "buf"));
+  EXPECT_EQ(offsets, (std::set<uint32_t>{0, 1, 3}));
+}
+
+// ---------------------------------------------------------------- oracles
+TEST(KernelOracles, EqualNamesIndexExpectedAndGot) {
+  const std::vector<uint64_t> want{1, 2, 3, 4}, got{1, 2, 7, 4};
+  const auto f = check_equal("out", VK::U32, got, want);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->index, 2);
+  EXPECT_EQ(f->expected, "3");
+  EXPECT_EQ(f->got, "7");
+  EXPECT_NE(f->message.find("out[2] holds 7, the reference 3"), std::string::npos) << f->message;
+  EXPECT_FALSE(check_equal("out", VK::U32, want, want));
+  // Every NaN equals every NaN; -0 is not +0.
+  EXPECT_FALSE(check_equal("f", VK::F32, std::vector<uint64_t>{0x7fc00001u}, std::vector<uint64_t>{0xffc00000u}));
+  EXPECT_TRUE(check_equal("f", VK::F32, std::vector<uint64_t>{0x80000000u}, std::vector<uint64_t>{0}));
+}
+
+TEST(KernelOracles, PermutationIsOrderFreeAndNamesTheLostValue) {
+  EXPECT_FALSE(check_permutation("slots", VK::U32, std::vector<uint64_t>{3, 1, 2}, std::vector<uint64_t>{1, 2, 3}));
+  const auto f = check_permutation("slots", VK::U32, std::vector<uint64_t>{3, 3, 2}, std::vector<uint64_t>{1, 2, 3});
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->message.find("1 appears 0 times, expected 1 (lost)"), std::string::npos) << f->message;
+}
+
+TEST(KernelOracles, CountsNameTheBinAndTheLostIncrements) {
+  const std::vector<uint64_t> keys{0, 2, 2, 2, 1}, init{0, 0, 10};
+  EXPECT_FALSE(check_counts("bins", VK::U32, std::vector<uint64_t>{1, 1, 13}, keys, init));
+  const auto f = check_counts("bins", VK::U32, std::vector<uint64_t>{1, 1, 11}, keys, init);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->index, 2);
+  EXPECT_NE(f->message.find("bins[2] holds 11 but 3 keys are 2 (initial 10): expected 13 (2 increments lost)"),
+            std::string::npos)
+      << f->message;
+}
+
+TEST(KernelOracles, SumWithinAnOrderFreeBound) {
+  std::vector<uint64_t> v;
+  float forward = 0, backward = 0;
+  std::vector<float> xs;
+  for (int i = 0; i < 1000; ++i) xs.push_back(1.0f / float(i + 1));
+  for (float x : xs) forward += x, v.push_back(f32(x));
+  for (auto it = xs.rbegin(); it != xs.rend(); ++it) backward += *it;
+  EXPECT_FALSE(check_sum("total", VK::F32, f32(forward), 0, v));   // two orders, both within the bound
+  EXPECT_FALSE(check_sum("total", VK::F32, f32(backward), 0, v));
+  const auto f = check_sum("total", VK::F32, f32(forward - 1.0f), 0, v);  // one value lost
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->message.find("total[0] holds"), std::string::npos) << f->message;
+  // Specials as IEEE says in any order.
+  EXPECT_FALSE(check_sum("t", VK::F32, 0x7fc00000u, 0, std::vector<uint64_t>{f32(1), f32(INFINITY), f32(-INFINITY)}));
+  EXPECT_TRUE(check_sum("t", VK::F32, f32(INFINITY), 0, std::vector<uint64_t>{f32(1), f32(INFINITY), f32(-INFINITY)}));
+  EXPECT_FALSE(check_sum("t", VK::F32, f32(-INFINITY), 0, std::vector<uint64_t>{f32(1), f32(-INFINITY)}));
+}
+
+TEST(KernelOracles, MapNamesTheSentinelAndDuplicates) {
+  const std::vector<uint64_t> ins_k{5, 9}, ins_v{50, 90};
+  const uint64_t empty = 0xffffffffu;
+  EXPECT_FALSE(check_map("table", VK::U32, std::vector<uint64_t>{empty, 9, 5}, std::vector<uint64_t>{empty, 90, 50},
+                         ins_k, ins_v, empty, true));
+  auto f = check_map("table", VK::U32, std::vector<uint64_t>{9, 5}, std::vector<uint64_t>{empty, 50}, ins_k, ins_v,
+                     empty, true);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->message.find("table[0]: key 9 holds value 4294967295, but it was inserted only with {90} (the empty "
+                            "sentinel: a payload not yet published)"),
+            std::string::npos)
+      << f->message;
+  f = check_map("table", VK::U32, std::vector<uint64_t>{9, 5, 9}, std::vector<uint64_t>{90, 50, 90}, ins_k, ins_v,
+                empty, true);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->message.find("key 9 is in two slots, table[0] and table[2]"), std::string::npos) << f->message;
+  f = check_map("table", VK::U32, std::vector<uint64_t>{9}, std::vector<uint64_t>{90}, ins_k, ins_v, empty, true);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->message.find("key 5 was inserted but is in no slot"), std::string::npos) << f->message;
+}
+
+TEST(KernelGuards, DamageNamesSideAndOffset) {
+  std::vector<uint8_t> guard(kGuardBytes);
+  for (size_t i = 0; i < kGuardBytes; ++i) guard[i] = canary_byte(7, i);
+  EXPECT_EQ(describe_guard_damage("bins", false, guard.data(), kGuardBytes, 7), "");
+  guard[0] ^= 0x55;  // the first byte past the end
+  guard[3] ^= 0x55;
+  EXPECT_EQ(describe_guard_damage("bins", false, guard.data(), kGuardBytes, 7),
+            "wrote past the end of 'bins': 2 canary bytes changed, +0..+3 bytes after its last element");
+  EXPECT_EQ(describe_guard_damage("bins", true, guard.data(), kGuardBytes, 7),
+            "wrote before the start of 'bins': 2 canary bytes changed, 253..256 bytes before its first element");
+}
+
+TEST(KernelLaunch, ArgumentsBecomeTheKernelsParameterTypes) {
+  // What cudaLaunchKernel receives: a pointer to each parameter, of the
+  // parameter's own type (a size_t argument to an int parameter converted).
+  using Params = KernelParams<const unsigned*, int, double>;
+  unsigned word = 7;
+  Params p(&word, size_t(5), 2.5f);
+  EXPECT_EQ(*static_cast<const unsigned* const*>(p.pointers[0]), &word);
+  EXPECT_EQ(*static_cast<int*>(p.pointers[1]), 5);
+  EXPECT_EQ(*static_cast<double*>(p.pointers[2]), 2.5);
+  EXPECT_EQ(p.pointers[3], nullptr);
+  const Buffer<unsigned> buffer;  // a Buffer<T> passes as T* (and const T*)
+  KernelParams<const unsigned*, unsigned*> from_buffer(buffer, buffer);
+  EXPECT_EQ(*static_cast<const unsigned* const*>(from_buffer.pointers[0]), buffer.data());
+  KernelParams<> none;
+  EXPECT_EQ(none.pointers[0], nullptr);
+}
+
+// ----------------------------------------------- entries, tokens, shrinking
+namespace {
+// A test-only kernel entry whose "kernel" runs on the host: a histogram that
+// loses one increment of a bin whenever two keys of the case fall in it and
+// the case has at least 3 elements.  It stands in for a device run so that
+// the pipeline (check, tokens, shrinking, diagnosis) is exercised on the CPU.
+bool host_lossy_histogram(const Workload& w, const Setup&, const RunOptions& o, History& h, std::string&) {
+  TrialSpec s = w.spec;
+  if (o.sequential) s.grid = s.block = 1;
+  const uint64_t n = draw_size(s, "n"), bins = draw_range(s, "bins");
+  const std::vector<uint64_t> keys = draw_keys(s, "keys", n, bins);
+  std::vector<uint64_t> got(bins, 0);
+  for (uint64_t k : keys) ++got[k];
+  for (uint64_t& g : got)
+    if (n >= 3 && g >= 2 && s.grid * s.block > 1) --g;  // lost only when threads race
+  if (auto f = check_counts("bins", VK::U32, got, keys, {})) h.own_finding = std::make_shared<Finding>(to_finding(*f));
+  return true;
+}
+const bool host_entry_registered = [] {
+  register_kernel("test.kernel.real", [](KernelCase&) {}, {});
+  EntryDraft d;
+  d.name = "test.kernel.host";
+  d.family = "kernel";
+  d.is_algorithm = true;
+  Entry own;
+  own.name = "own";
+  d.implicit_atomic = own;
+  d.algo.form = "kernel";
+  d.order = ~uint64_t(0);
+  d.entry.run_cpu = &host_lossy_histogram;
+  register_entry(std::move(d));
+  return true;
+}();
+}  // namespace
+
+TEST(KernelEntries, SkipOnTheCpuBackendWithTheirReason) {
+  const Entry* e = find_impl("test.kernel.real");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->gpu_only);
+  EXPECT_EQ(cpu_skip_reason(*e), "gpu only: a CUDA kernel: kernel entries run on the cuda backend only");
+  ASSERT_NE(e->family, nullptr);
+  EXPECT_STREQ(e->family->name(), "kernel");
+}
+
+TEST(KernelEntries, TheKernelsKeywordSelectsTheCorrectKernelEntries) {
+  std::vector<std::string> names;
+  for (const Entry* e : match_impls("kernels")) names.push_back(e->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"test.kernel.real", "test.kernel.host"}));
+}
+
+TEST(KernelEntries, TokensRoundTripToTheSameCase) {
+  TrialSpec s = spec_with(0xfeedbeef, 5, 96, 3);
+  s.impl = "test.kernel.real";
+  s.pattern = Pattern::Zipf;
+  s.k = 17;
+  s.special_permille = 250;
+  s.stress.blocks = 64;
+  s.stress.mem_permille = 500;
+  s.stress.lines = 4;
+  s.stress.stride = 32;
+  const std::string token = encode_token(s, TrialKnobs{});
+  std::string error;
+  const auto back = decode_token(token, error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(*back, s);
+  EXPECT_EQ(draw_size(*back, "n"), draw_size(s, "n"));
+  EXPECT_EQ(draw_keys(*back, "keys", 300, 17), draw_keys(s, "keys", 300, 17));
+  EXPECT_EQ(draw_value_bits(*back, "v", 300, VK::F32), draw_value_bits(s, "v", 300, VK::F32));
+}
+
+TEST(KernelEntries, ShrinkingThroughThePipelineReachesAMinimalCase) {
+  // Find a failing case of the host-run entry, then shrink it as `check` does.
+  RunOptions run;
+  std::optional<TrialSpec> failing;
+  for (uint64_t seed = 1; seed < 200 && !failing; ++seed) {
+    TrialSpec s = spec_with(seed, 4, 64, 4);
+    s.pattern = Pattern::Uniform;
+    s.k = 40;
+    if (draw_size(s, "n") > 100 && run_trial(s, BackendKind::Cpu, run).verdict == Verdict::Fail) failing = s;
+  }
+  ASSERT_TRUE(failing);
+  fuzz::ShrinkConfig cfg;
+  cfg.backend = BackendKind::Cpu;
+  cfg.reruns = 1;
+  cfg.rate_runs = 2;
+  const reports::ShrunkCase shrunk = fuzz::shrink_spec(*failing, Verdict::Fail, "", cfg);
+  // Minimal: two threads (one alone never races), one bin, and a size of
+  // the two-thread geometry's edges (3..17 odd, 32±1 for the warp's edge:
+  // the size class is the seed's, see docs/kernels.md).
+  EXPECT_EQ(shrunk.spec.grid * shrunk.spec.block, 2u) << describe(shrunk.spec);
+  EXPECT_EQ(shrunk.spec.ops_per_thread, 1u) << describe(shrunk.spec);
+  EXPECT_EQ(shrunk.spec.k, 1u) << describe(shrunk.spec);
+  EXPECT_GE(draw_size(shrunk.spec, "n"), 3u) << describe(shrunk.spec);
+  EXPECT_LE(draw_size(shrunk.spec, "n"), 33u) << describe(shrunk.spec);
+  EXPECT_EQ(run_trial(shrunk.spec, BackendKind::Cpu, run).verdict, Verdict::Fail);
+  // Alone it passes: a concurrency class, told by the diagnosis replay.
+  const Outcome o = run_trial(shrunk.spec, BackendKind::Cpu, run);
+  const Diagnosis d = diagnose(shrunk.spec, o.verdict, o.finding, BackendKind::Cpu, run);
+  EXPECT_EQ(d.cls, FailureClass::Atomicity);
+  // The worked failure of docs/kernels.md.
+  std::printf("from:   %s\nshrunk: %s (%llu candidates, %llu steps)\nwhy:    %s\nclass:  %s (%s)\ntoken:  %s\n",
+              describe(*failing).c_str(), describe(shrunk.spec).c_str(), (unsigned long long)shrunk.candidates,
+              (unsigned long long)shrunk.steps, o.why().c_str(), to_string(d.cls),
+              d.trace.empty() ? "" : d.trace.front().c_str(), encode_token(shrunk.spec, knobs_of(run)).c_str());
+}
