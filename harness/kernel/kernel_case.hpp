@@ -228,6 +228,17 @@ class KernelCase {
                             bits_of<T>(read(table_values)), bits_of<T>(inserted_keys), bits_of<T>(inserted_values),
                             empty, each_key_once));
   }
+  // The same on host data the property computed (slots of a packed table
+  // split into keys and values, say), named `name`.
+  template <class T>
+  void expect_map(std::string_view name, const std::vector<T>& table_keys, const std::vector<T>& table_values,
+                  const std::vector<T>& inserted_keys, const std::vector<T>& inserted_values,
+                  std::optional<T> empty_key, bool each_key_once = true) {
+    std::optional<uint64_t> empty;
+    if (empty_key) empty = to_bits(*empty_key);
+    judge(kernel::check_map(name, value_kind_of<T>(), bits_of<T>(table_keys), bits_of<T>(table_values),
+                            bits_of<T>(inserted_keys), bits_of<T>(inserted_values), empty, each_key_once));
+  }
   void expect(bool ok, std::string_view message) {
     if (!ok) fail(message);
   }
