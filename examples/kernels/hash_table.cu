@@ -9,9 +9,8 @@
 // the payload at once (cudf #9317, cuCollections #389): a concurrent finder
 // returns the empty sentinel.
 //
-// An earlier correct twin waited (bounded) for the payload instead: on an
-// H100 it HANGed with every key equal and 200k elements, its waiting lanes
-// starving the lane of their warp that was to publish the payload.
+// (A correct twin may also wait, bounded, for a claimed key's payload; the
+// packed pair needs no wait at all, which is why cuCollections uses it.)
 #include <atomstress/kernel.cuh>
 
 #include <cstdint>
