@@ -1,5 +1,7 @@
 #include "harness/kernel/kernel_case.hpp"
 
+#include <algorithm>
+
 namespace atomstress {
 
 namespace {
@@ -51,6 +53,7 @@ void KernelCase::download(size_t slot, void* host) {
 }
 
 void KernelCase::launch_erased(const void* fn, void** args, Geometry g) {
+  most_threads_ = std::max(most_threads_, uint64_t(g.grid) * g.block);
   const kernel::LaunchResult r = kernel::launch_kernel(fn, args, g, spec_.stress, spec_.seed, opt_.watchdog_ms);
   kernel_ms_ += r.ms;
   if (!r.ok) {

@@ -249,6 +249,8 @@ class KernelCase {
   RunFault fault() const { return fault_; }
   const std::string& error() const { return error_; }  // a CUDA error that is no fault of the kernel
   double kernel_ms() const { return kernel_ms_; }
+  // The most threads one launch of this case ran (grid x block).
+  uint64_t most_threads() const { return most_threads_; }
   // What the case drew, for the explanation: "n=33 bins=4".
   const std::string& drawn() const { return drawn_; }
   // Stops the case with a CUDA error that is no fault of the kernel.
@@ -283,6 +285,7 @@ class KernelCase {
   RunFault fault_ = RunFault::None;
   std::string error_, drawn_;
   double kernel_ms_ = 0;
+  uint64_t most_threads_ = 0;
   bool keep_aligned_ = false;
 };
 

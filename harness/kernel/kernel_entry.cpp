@@ -72,6 +72,15 @@ bool run_kernel_entry(const Workload& w, const Setup&, const RunOptions& o, Hist
     return false;
   }
   h.kernel_ms = c.kernel_ms();
+  // The diagnosis replay is "alone" only if every launch ran one thread: a
+  // property that launches its own geometry (cover(n), a fixed Geometry)
+  // still runs threads at once there, and its verdict says nothing of the
+  // kernel alone.
+  if (o.sequential && c.most_threads() > 1) {
+    error = "the property launched " + std::to_string(c.most_threads()) +
+            " threads at once (its own geometry, not the case's 1 x 1)";
+    return false;
+  }
   if (c.fault() != RunFault::None || !c.error().empty()) {
     h.fault = c.fault();
     error = c.error() + (c.drawn().empty() ? "" : " [case: " + c.drawn() + "]");
