@@ -1,5 +1,7 @@
 #include "harness/check/sequential.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -119,21 +121,18 @@ SequentialReplay judge_sequential(const Workload& w, const Setup& s, const Histo
 std::vector<std::string> sequential_table(const Workload& w, const SequentialReplay& r, size_t rows) {
   const Entry& e = *w.impl;
   std::vector<std::string> out;
-  char line[512];
-  std::snprintf(line, sizeof line, "%6s %5s %6s %7s  %-14s %-14s %-14s %-14s | %-14s %-14s", "op", "block", "thread",
-                "address", e.op == Op::Cas ? "val" : "a", e.op == Op::Cas ? "compare" : "b", "returned", "stored",
-                "spec returns", "spec stores");
-  out.push_back(line);
+  out.push_back(fmt::format("{:>6} {:>5} {:>6} {:>7}  {:<14} {:<14} {:<14} {:<14} | {:<14} {:<14}", "op", "block",
+                            "thread", "address", e.op == Op::Cas ? "val" : "a", e.op == Op::Cas ? "compare" : "b",
+                            "returned", "stored", "spec returns", "spec stores"));
   for (size_t i = 0; i < r.ops.size() && i < rows; ++i) {
     const ReplayedOp& o = r.ops[i];
     const uint64_t st = e.phi(o.old, o.a, o.b);
     const bool bad = e.canon(st) != e.canon(o.stored) || e.canon(o.old) != e.canon(o.returned);
-    std::snprintf(line, sizeof line, "%6llu %5u %6llu %7llu  %-14s %-14s %-14s %-14s | %-14s %-14s%s",
-                  (unsigned long long)o.op, w.block_of(o.op), (unsigned long long)w.thread_of(o.op),
-                  (unsigned long long)o.address, format_value(e.kind, o.a).c_str(), format_value(e.kind, o.b).c_str(),
-                  format_value(e.kind, o.returned).c_str(), format_value(e.kind, o.stored).c_str(),
-                  format_value(e.kind, o.old).c_str(), format_value(e.kind, st).c_str(), bad ? "  <- differs" : "");
-    out.push_back(line);
+    out.push_back(fmt::format("{:6} {:5} {:6} {:7}  {:<14} {:<14} {:<14} {:<14} | {:<14} {:<14}{}", o.op,
+                              w.block_of(o.op), w.thread_of(o.op), o.address, format_value(e.kind, o.a),
+                              format_value(e.kind, o.b), format_value(e.kind, o.returned),
+                              format_value(e.kind, o.stored), format_value(e.kind, o.old), format_value(e.kind, st),
+                              bad ? "  <- differs" : ""));
   }
   if (r.ops.size() > rows) out.push_back("(" + std::to_string(r.ops.size() - rows) + " more ops)");
   return out;

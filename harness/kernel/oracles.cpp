@@ -1,5 +1,7 @@
 #include "harness/kernel/oracles.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -146,9 +148,10 @@ std::optional<KernelFailure> check_sum(std::string_view buffer, VK kind, uint64_
   const double largest = kind == VK::F32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
   if (std::isinf(got) && std::fabs(want) + limit >= largest) return std::nullopt;
   if (!std::isnan(got) && std::fabs(got - want) <= limit) return std::nullopt;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%.9g (within %.3g, an order-independent bound)", want, limit);
-  return make(buffer, 0, buf, g, what + ": expected " + buf + ", off by " + (std::isnan(got) ? std::string("NaN") : std::to_string(got - want)));
+  const std::string expected = fmt::format("{:.9g} (within {:.3g}, an order-independent bound)", want, limit);
+  return make(buffer, 0, expected, g,
+              what + ": expected " + expected + ", off by " +
+                  (std::isnan(got) ? std::string("NaN") : std::to_string(got - want)));
 }
 
 std::optional<KernelFailure> check_map(std::string_view buffer, VK kind, std::span<const uint64_t> seen_keys,

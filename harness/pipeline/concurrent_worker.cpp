@@ -1,5 +1,7 @@
 #include "harness/pipeline/concurrent_worker.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <utility>
@@ -59,8 +61,10 @@ std::vector<ConcurrentTrials::Ended> WorkerTrials::collect() {
   Outcome outcome;
   std::string error;
   if (it == in_flight_.end() || !j.contains("outcome") || !from_json(j["outcome"], outcome, error)) {
-    std::fprintf(stderr, "atomstress: warning: the trial worker's answer was refused (%s): '%s'\n",
-                 error.empty() ? "no trial of ours" : error.c_str(), line.substr(0, 200).c_str());
+    std::fputs(fmt::format("atomstress: warning: the trial worker's answer was refused ({}): '{}'\n",
+                           error.empty() ? "no trial of ours" : error, line.substr(0, 200))
+                   .c_str(),
+               stderr);
     return lose_all();
   }
   const size_t ticket = it->first;

@@ -1,5 +1,7 @@
 #include "harness/pipeline/execute_trial.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -13,10 +15,11 @@ namespace {
 
 [[noreturn]] void stop_in_process(const std::string& why) {
   std::fflush(stdout);
-  std::fprintf(stderr,
-               "atomstress: error: this process's CUDA context is lost (%s), so no further trial can run in it: "
-               "run with --isolate on (the default) and a fault or hang costs one verdict\n",
-               why.c_str());
+  std::fputs(fmt::format("atomstress: error: this process's CUDA context is lost ({}), so no further trial can run "
+                         "in it: run with --isolate on (the default) and a fault or hang costs one verdict\n",
+                         why)
+                 .c_str(),
+             stderr);
   // Not exit(): a kernel may still be running, and tearing the context
   // down could wait for it.
   std::_Exit(3);

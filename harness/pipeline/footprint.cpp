@@ -1,5 +1,7 @@
 #include "harness/pipeline/footprint.hpp"
 
+#include <fmt/format.h>
+
 #include "harness/trial/patterns.hpp"
 
 #include <sys/resource.h>
@@ -35,9 +37,7 @@ constexpr uint64_t kHostBytesPerElem = 8 + 8;
 uint64_t saturate(unsigned __int128 v) { return v > ~uint64_t(0) ? ~uint64_t(0) : uint64_t(v); }
 
 std::string gib(uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", double(bytes) / double(1ull << 30));
-  return buf;
+  return fmt::format("{:.2f} GiB", double(bytes) / double(1ull << 30));
 }
 
 // A number from a file such as /proc/meminfo's "MemAvailable:  123 kB".

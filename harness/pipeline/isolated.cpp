@@ -1,5 +1,7 @@
 #include "harness/pipeline/isolated.hpp"
 
+#include <fmt/format.h>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -166,10 +168,11 @@ Outcome Supervisor::hung(Outcome out, uint64_t watchdog, uint64_t grace, pid_t p
 bool Supervisor::killed_from_outside() const { return worker_.death_signal() == SIGKILL; }
 
 void Supervisor::warn_killed(pid_t pid) const {
-  std::fprintf(stderr,
-               "atomstress: warning: the trial worker (pid %d) was killed by SIGKILL from outside (the OOM killer, "
-               "an operator), not by the code under test: the trial runs again\n",
-               int(pid));
+  std::fputs(fmt::format("atomstress: warning: the trial worker (pid {}) was killed by SIGKILL from outside (the OOM "
+                         "killer, an operator), not by the code under test: the trial runs again\n",
+                         int(pid))
+                 .c_str(),
+             stderr);
 }
 
 Outcome Supervisor::infrastructure(Outcome out, pid_t pid) const {

@@ -116,9 +116,9 @@ void note_cpu_ignores_stress() {
   // Once per process: a campaign draws stress for most of its specs.
   static std::once_flag once;
   std::call_once(once, [] {
-    std::fprintf(stderr,
-                 "atomstress: note: the cpu backend ignores the GPU-only stress knobs (extra blocks, shuffle, "
-                 "pre-test barrier, bank conflicts): its trials run unstressed\n");
+    std::fputs("atomstress: note: the cpu backend ignores the GPU-only stress knobs (extra blocks, shuffle, "
+               "pre-test barrier, bank conflicts): its trials run unstressed\n",
+               stderr);
   });
 }
 

@@ -46,13 +46,13 @@ Store& store() {
 }
 
 [[noreturn]] void internal_error(const std::string& what) {
-  std::fprintf(stderr, "atomstress: internal error: %s\n", what.c_str());
+  std::fputs(("atomstress: internal error: " + what + "\n").c_str(), stderr);
   std::abort();
 }
 // A user's registration that cannot stand (a spec that is no entry, a type
 // that does not match it): the program cannot run any entry honestly.
 [[noreturn]] void registration_error(const std::string& what) {
-  std::fprintf(stderr, "atomstress: error: %s\n", what.c_str());
+  std::fputs(("atomstress: error: " + what + "\n").c_str(), stderr);
   std::exit(2);
 }
 

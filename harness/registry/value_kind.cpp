@@ -1,5 +1,7 @@
 #include "harness/registry/value_kind.hpp"
 
+#include <fmt/format.h>
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -27,36 +29,21 @@ std::optional<VK> parse_vk(std::string_view s) {
 bool vk_is_float(VK k) { return k == VK::F32 || k == VK::F64 || k == VK::F16 || k == VK::BF16; }
 
 std::string format_value(VK k, uint64_t bits) {
-  char buf[96];
   switch (k) {
-    case VK::I32: std::snprintf(buf, sizeof buf, "%d", int32_t(uint32_t(bits))); break;
-    case VK::U32: std::snprintf(buf, sizeof buf, "%u", uint32_t(bits)); break;
-    case VK::U16: std::snprintf(buf, sizeof buf, "%u", unsigned(uint16_t(bits))); break;
-    case VK::I64: std::snprintf(buf, sizeof buf, "%" PRId64, int64_t(bits)); break;
-    case VK::U64: std::snprintf(buf, sizeof buf, "%" PRIu64, bits); break;
-    case VK::F32: {
-      const float f = from_bits<float>(bits);
-      std::snprintf(buf, sizeof buf, "%.9g (0x%08x)", double(f), uint32_t(bits));
-      break;
-    }
-    case VK::F64: {
-      const double d = from_bits<double>(bits);
-      std::snprintf(buf, sizeof buf, "%.17g (0x%016" PRIx64 ")", d, bits);
-      break;
-    }
+    case VK::I32: return fmt::format("{}", int32_t(uint32_t(bits)));
+    case VK::U32: return fmt::format("{}", uint32_t(bits));
+    case VK::U16: return fmt::format("{}", uint16_t(bits));
+    case VK::I64: return fmt::format("{}", int64_t(bits));
+    case VK::U64: return fmt::format("{}", bits);
+    case VK::F32: return fmt::format("{:.9g} (0x{:08x})", double(from_bits<float>(bits)), uint32_t(bits));
+    case VK::F64: return fmt::format("{:.17g} (0x{:016x})", from_bits<double>(bits), bits);
     // As many digits as tell every value of the format apart (5 and 4).
-    case VK::F16: {
-      const double d = prim::to_double(from_bits<__half>(bits));
-      std::snprintf(buf, sizeof buf, "%.5g (0x%04x)", d, unsigned(uint16_t(bits)));
-      break;
-    }
-    case VK::BF16: {
-      const double d = prim::to_double(from_bits<__nv_bfloat16>(bits));
-      std::snprintf(buf, sizeof buf, "%.4g (0x%04x)", d, unsigned(uint16_t(bits)));
-      break;
-    }
+    case VK::F16:
+      return fmt::format("{:.5g} (0x{:04x})", prim::to_double(from_bits<__half>(bits)), uint16_t(bits));
+    case VK::BF16:
+      return fmt::format("{:.4g} (0x{:04x})", prim::to_double(from_bits<__nv_bfloat16>(bits)), uint16_t(bits));
   }
-  return buf;
+  return {};
 }
 
 }  // namespace atomstress

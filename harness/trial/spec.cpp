@@ -1,5 +1,7 @@
 #include "harness/trial/spec.hpp"
 
+#include <fmt/format.h>
+
 #include "harness/trial/patterns.hpp"
 
 #include <array>
@@ -37,15 +39,10 @@ std::optional<Space> parse_space(std::string_view s) { return parse_enum<Space>(
 std::optional<Dist> parse_dist(std::string_view s) { return parse_enum<Dist>(s, kDistNames); }
 
 std::string describe(const TrialSpec& s) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "%s grid=%u block=%u ops/thread=%u (%llu ops) %s %s k=%u zipf_s=%.1f dist=%s "
-                "special=%u/1000 init=%s seed=0x%llx",
-                s.impl.c_str(), s.grid, s.block, s.ops_per_thread,
-                static_cast<unsigned long long>(s.ops()), to_string(s.space), to_string(s.pattern),
-                s.k, s.zipf_s / 2.0, to_string(s.dist), s.special_permille, to_string(s.init),
-                static_cast<unsigned long long>(s.seed));
-  std::string out = buf;
+  std::string out = fmt::format(
+      "{} grid={} block={} ops/thread={} ({} ops) {} {} k={} zipf_s={:.1f} dist={} special={}/1000 init={} seed=0x{:x}",
+      s.impl, s.grid, s.block, s.ops_per_thread, s.ops(), to_string(s.space), to_string(s.pattern), s.k,
+      s.zipf_s / 2.0, to_string(s.dist), s.special_permille, to_string(s.init), s.seed);
   if (s.stress.any()) out += " " + describe(s.stress);
   return out;
 }
@@ -53,12 +50,9 @@ std::string describe(const TrialSpec& s) {
 std::string describe(const Stress& s) {
   if (!s.any()) return "";
   std::string out = "stress:";
-  char buf[160];
-  if (s.blocks) {
-    std::snprintf(buf, sizeof buf, " %u extra blocks (%u/1000 hammer %u lines, stride %u, %s)", s.blocks,
-                  s.mem_permille, s.lines, s.stride, to_string(s.access));
-    out += buf;
-  }
+  if (s.blocks)
+    out += fmt::format(" {} extra blocks ({}/1000 hammer {} lines, stride {}, {})", s.blocks, s.mem_permille, s.lines,
+                       s.stride, to_string(s.access));
   if (s.shuffle) out += " shuffle";
   if (s.barrier_us) out += " barrier<=" + std::to_string(s.barrier_us) + "us";
   if (s.bank_conflicts) out += " bank-conflicts";

@@ -6,6 +6,8 @@
 // NaN/inf rules; and bitwise, the atomic's returned values must chain the
 // form's partial sums (computed here in the form's fixed order).
 #include <cmath>
+
+#include <fmt/format.h>
 #include <cstdio>
 #include <limits>
 #include <vector>
@@ -168,20 +170,16 @@ std::string sum_numeric(const Workload& w, const Setup& s, const History& h, uin
       const long double bound = gamma * sumabs + 2 * atomics * limits.min_normal + sumabs * 0x1p-60L;
       const long double err = std::fabs(got - exact);
       if (!(err <= bound)) {
-        char buf[256];
-        std::snprintf(buf, sizeof buf, " but the exact sum is %.21Lg: error %.3Lg exceeds the bound %.3Lg "
-                      "(gamma_%llu * sum|x| = %.3Lg, plus flushing slack)",
-                      exact, err, bound, (unsigned long long)depth, gamma * sumabs);
-        return where + buf;
+        return where + fmt::format(" but the exact sum is {:.21g}: error {:.3g} exceeds the bound {:.3g} "
+                                   "(gamma_{} * sum|x| = {:.3g}, plus flushing slack)",
+                                   exact, err, bound, depth, gamma * sumabs);
       }
     }
     // Integers below 2^(mantissa+1): every partial sum is exact, whatever the order.
     const long double exact_limit = std::ldexp(1.0L, limits.digits);
     if (integral && sumabs <= exact_limit && got != exact) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, " but every term is an integer and every partial sum is exact: it must be %.21Lg",
-                    exact);
-      return where + buf;
+      return where + fmt::format(" but every term is an integer and every partial sum is exact: it must be {:.21g}",
+                                 exact);
     }
     return {};
   }
