@@ -20,7 +20,7 @@
 namespace atomstress::bench {
 
 struct Hist {
-  const ImplInfo* impl;
+  const Entry* impl;
   std::vector<uint32_t> addr;
   std::vector<uint64_t> a, b, old, init, fin;
 

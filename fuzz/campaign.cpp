@@ -40,7 +40,7 @@ struct QuietListener final : rc::detail::TestListener {
 std::optional<rc::Gen<TrialSpec>> packed_generator(const properties::GenConfig& gen, BackendKind backend) {
   if (backend != BackendKind::Cuda) return std::nullopt;
   properties::GenConfig small = gen;
-  std::erase_if(small.impls, [](const ImplInfo* e) { return e->algo != nullptr || e->run_cuda_packed == nullptr; });
+  std::erase_if(small.impls, [](const Entry* e) { return e->algo != nullptr || e->run_cuda_packed == nullptr; });
   if (small.impls.empty()) return std::nullopt;
   small.max_ops = std::min(small.max_ops, kPackedMaxOps);
   small.max_grid = std::min(small.max_grid, kPackedMaxGrid);
@@ -113,7 +113,7 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
       res.time_to_catch_s = elapsed();
       shrinking = true;
       // Seen to pass a rerun first (evaluate stops at a failure), or an entry measured by rate.
-      const ImplInfo* impl = find_impl(s.impl);
+      const Entry* impl = find_impl(s.impl);
       if (ev.runs > ev.failures || (impl != nullptr && shrinks_by_rate(*impl))) {
         keeper.emplace(s, ev.verdict, cfg.gen.backend, cfg.run, cfg.reruns, 3 * cfg.budget_s - elapsed());
         count(keeper->last(), s);

@@ -111,7 +111,7 @@ uint32_t failures_needed(uint32_t current_failures, uint32_t reruns) {
   return std::max<uint32_t>(1, (std::min(current_failures, reruns) + 1) / 2);
 }
 
-bool shrinks_by_rate(const ImplInfo& impl) { return impl.weak_memory || impl.rate_only; }
+bool shrinks_by_rate(const Entry& impl) { return impl.weak_memory || impl.rate_only; }
 
 RateKeeper::RateKeeper(const TrialSpec& failing, Verdict verdict, BackendKind backend, const RunOptions& run,
                        uint32_t reruns, double max_seconds)
@@ -125,7 +125,7 @@ bool RateKeeper::measure(const TrialSpec& spec, uint32_t needed) {
   last_ = {};
   for (uint32_t r = 0; r < reruns_ && last_.failures + (reruns_ - r) >= needed; ++r) {
     if (Clock::now() > deadline_) return false;
-    const TrialOutcome t = execute_trial(spec, backend_, run_);
+    const Outcome t = execute_trial(spec, backend_, run_);
     ++last_.runs;
     last_.run_ms += t.run_ms;
     if (t.verdict != verdict_) continue;

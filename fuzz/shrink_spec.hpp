@@ -44,7 +44,7 @@ struct ShrinkConfig {
 // with the same verdict, and its runs stop once that is out of reach.
 inline constexpr uint32_t kRateShrinkReruns = 10;
 uint32_t failures_needed(uint32_t current_failures, uint32_t reruns);
-bool shrinks_by_rate(const ImplInfo& impl);  // weak-memory and rate-only entries
+bool shrinks_by_rate(const Entry& impl);  // weak-memory and rate-only entries
 
 class RateKeeper {
  public:

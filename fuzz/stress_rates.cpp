@@ -47,7 +47,7 @@ uint32_t failures_of(TrialSpec spec, BackendKind backend, const RunOptions& run,
   uint32_t failed = 0;
   for (uint32_t r = 0; r < runs; ++r) {
     if (seed) spec.seed = *seed + first + r;
-    const TrialOutcome t = execute_trial(spec, backend, run);
+    const Outcome t = execute_trial(spec, backend, run);
     if (t.verdict == Verdict::Fail) ++failed;
     else if (t.verdict != Verdict::Pass) ++other;
   }
@@ -55,7 +55,7 @@ uint32_t failures_of(TrialSpec spec, BackendKind backend, const RunOptions& run,
 }
 }  // namespace
 
-TrialSpec contended_trial(const ImplInfo& impl, BackendKind backend) {
+TrialSpec contended_trial(const Entry& impl, BackendKind backend) {
   TrialSpec spec;
   spec.impl = impl.name;
   spec.grid = sm_or(backend, 4);
@@ -124,7 +124,7 @@ bool more_unstressed_runs_help(uint32_t stressed, uint32_t runs, uint32_t unstre
   return double(stressed) / runs >= 10 * rate_upper_bound(unstressed, max_runs);
 }
 
-StressRate measure_stress_rate(const ImplInfo& impl, const std::optional<TrialSpec>& shrunk, BackendKind backend,
+StressRate measure_stress_rate(const Entry& impl, const std::optional<TrialSpec>& shrunk, BackendKind backend,
                                const RunOptions& run, uint32_t runs, uint64_t seed_base) {
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };

@@ -25,7 +25,7 @@
 namespace atomstress::fuzz {
 
 struct StressRate {
-  const ImplInfo* impl = nullptr;
+  const Entry* impl = nullptr;
   TrialSpec trial;               // the fixed trial, unstressed
   bool shrunk = false;           // the trial is the campaign's shrunk case (else contended_trial)
   Stress best;                   // the best stress found (the first tried when none failed)
@@ -40,7 +40,7 @@ struct StressRate {
 
 // The fixed trial: one block per SM (4 on the cpu backend) of 64 threads,
 // one op each, on one lock (or one flag per thread, one counter).
-TrialSpec contended_trial(const ImplInfo& impl, BackendKind backend);
+TrialSpec contended_trial(const Entry& impl, BackendKind backend);
 
 // The search's presets, each valid (validate_stress) and named: extra
 // blocks at once and twice the SM count (4 and 8 on the cpu backend),
@@ -57,7 +57,7 @@ std::vector<NamedStress> stress_presets(BackendKind backend);
 
 // `shrunk`: the campaign's shrunk case, run as it is (its seed too), with
 // and without stress; none: contended_trial, a seed per run.
-StressRate measure_stress_rate(const ImplInfo& impl, const std::optional<TrialSpec>& shrunk, BackendKind backend,
+StressRate measure_stress_rate(const Entry& impl, const std::optional<TrialSpec>& shrunk, BackendKind backend,
                                const RunOptions& run, uint32_t runs, uint64_t seed);
 
 // MC Mutants' reproducibility score: 1 - e^-x, x the failures expected in

@@ -10,10 +10,10 @@
 
 namespace atomstress::properties {
 
-GenConfig default_config(BackendKind backend, std::vector<const ImplInfo*> impls) {
+GenConfig default_config(BackendKind backend, std::vector<const Entry*> impls) {
   GenConfig c;
   // The cpu backend cannot run warp-intrinsic forms.
-  if (backend == BackendKind::Cpu) std::erase_if(impls, [](const ImplInfo* i) { return i->gpu_only; });
+  if (backend == BackendKind::Cpu) std::erase_if(impls, [](const Entry* i) { return i->gpu_only; });
   c.impls = std::move(impls);
   c.backend = backend;
   if (backend == BackendKind::Cuda) {
@@ -80,7 +80,7 @@ rc::Gen<TrialSpec> gen_trial_spec(const GenConfig& c) {
                   [impls, max_ops](const auto& t) {
                     const auto& [idx, geo, shp, val, str] = t;
                     TrialSpec s;
-                    const ImplInfo& impl = *impls[idx];
+                    const Entry& impl = *impls[idx];
                     s.impl = impl.name;
                     std::tie(s.grid, s.block, s.ops_per_thread) = geo;
                     std::tie(s.space, s.pattern, s.k, s.zipf_s) = shp;

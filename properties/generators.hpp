@@ -12,7 +12,7 @@
 namespace atomstress::properties {
 
 struct GenConfig {
-  std::vector<const ImplInfo*> impls;  // drawn from, first ones preferred when shrinking
+  std::vector<const Entry*> impls;  // drawn from, first ones preferred when shrinking
   BackendKind backend = BackendKind::Cpu;
   uint32_t max_grid = 16;              // cuda: a few times the SM count
   uint64_t max_ops = 4096;             // cap on grid * block * ops_per_thread
@@ -20,7 +20,7 @@ struct GenConfig {
   uint32_t max_stress_blocks = 8;      // cuda: twice the SM count
 };
 
-GenConfig default_config(BackendKind backend, std::vector<const ImplInfo*> impls);
+GenConfig default_config(BackendKind backend, std::vector<const Entry*> impls);
 
 // Shrinks towards one block of one thread, one op, the single-address
 // pattern, global memory, small values, no specials, no stress.

@@ -9,7 +9,7 @@ namespace atomstress::properties {
 Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t reruns) {
   Evaluation ev;
   for (uint32_t r = 0; r < std::max<uint32_t>(1, reruns); ++r) {
-    const TrialOutcome t = execute_trial(spec, backend, opt);
+    const Outcome t = execute_trial(spec, backend, opt);
     ++ev.runs;
     ev.run_ms += t.run_ms;
     if (t.verdict != Verdict::Pass) {
@@ -28,7 +28,7 @@ Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOpt
   const auto t0 = std::chrono::steady_clock::now();
   auto spent = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   for (uint32_t r = 0; r < runs && (r == 0 || spent() < max_seconds); ++r) {
-    const TrialOutcome t = execute_trial(spec, backend, opt);
+    const Outcome t = execute_trial(spec, backend, opt);
     ++ev.runs;
     ev.run_ms += t.run_ms;
     if (t.verdict != Verdict::Pass) {
@@ -53,8 +53,8 @@ const std::vector<DiffPair>& differential_pairs() {
 DiffResult differential(const DiffPair& pair, BackendKind backend, Space space, uint64_t seed, uint32_t ops,
                         uint32_t special_permille) {
   DiffResult res;
-  const ImplInfo* e = find_impl(pair.emulated);
-  const ImplInfo* n = find_impl(pair.native);
+  const Entry* e = find_impl(pair.emulated);
+  const Entry* n = find_impl(pair.native);
   TrialSpec s;
   s.impl = e->name;
   s.grid = 1;

@@ -74,7 +74,7 @@ nlohmann::json finding_json(const Finding& f) {
   return j;
 }
 
-nlohmann::json trial_json(const TrialOutcome& t) {
+nlohmann::json trial_json(const Outcome& t) {
   nlohmann::json j;
   j["impl"] = t.spec.impl;
   j["backend"] = to_string(t.backend);
@@ -152,7 +152,7 @@ void JsonlPrinter::do_begin(const RunHeader& h) {
 }
 
 void JsonlPrinter::do_record(const Record& r) {
-  if (const auto* t = as<TrialOutcome>(r)) {
+  if (const auto* t = as<Outcome>(r)) {
     if (t->verdict != Verdict::Error) write_line(trial_json(*t).dump());  // bad input goes to stderr, not here
   } else if (const auto* c = as<CampaignRecord>(r)) {
     if (c->found) write_line(campaign_json(*c).dump());  // one line per caught bug

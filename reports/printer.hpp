@@ -20,7 +20,7 @@ struct ProfilePoint;  // harness/pipeline/profile.hpp: only `profile` sends them
 namespace atomstress::reports {
 
 // One record of a run, by address: it is read during the call only.
-using Record = std::variant<const TrialOutcome*, const ImplSummary*, const SkippedEntry*, const ReproSummary*,
+using Record = std::variant<const Outcome*, const ImplSummary*, const SkippedEntry*, const ReproSummary*,
                             const CampaignRecord*, const ReplayRecord*, const FuzzSliceRecord*,
                             const FuzzEntryResult*, const ProfilePoint*>;
 

@@ -26,7 +26,7 @@ struct ShrunkCase {
 };
 
 struct ImplSummary {
-  const ImplInfo* impl = nullptr;
+  const Entry* impl = nullptr;
   BackendKind backend = BackendKind::Cpu;
   Verdict verdict = Verdict::Pass;
   uint32_t trials = 0, skipped = 0;
@@ -34,8 +34,8 @@ struct ImplSummary {
   uint32_t max_retries = 0;
   double run_ms = 0, check_ms = 0;
   double check_overlapped_ms = 0;  // of check_ms, what ran while the next trial ran (run_sequence.hpp)
-  TrialOutcome first_failure;   // valid unless Pass
-  TrialOutcome most_contended;  // the trial with the most cycles (or retries)
+  Outcome first_failure;   // valid unless Pass
+  Outcome most_contended;  // the trial with the most cycles (or retries)
   std::optional<ShrunkCase> shrunk;  // the first failure shrunk (unless --no-shrink)
 };
 
@@ -56,7 +56,7 @@ struct ReproSummary {
 
 // `selftest`: one bug's property campaign.
 struct CampaignRecord {
-  const ImplInfo* impl = nullptr;
+  const Entry* impl = nullptr;
   BackendKind backend = BackendKind::Cpu;
   bool found = false;
   Verdict verdict = Verdict::Pass;

@@ -208,10 +208,10 @@ TEST(Algorithms, HistogramOracleCountsLostIncrements) {
 
 TEST(Algorithms, ArgBestPoliciesForNanSignedZeroAndTies) {
   // Values chosen by hand through a workload with explicit operands.
-  const ImplInfo* cas = find_impl("argmax.cas@native.cas.u64");
-  const ImplInfo* mx = find_impl("argmax.max@native.max.u64");
-  const ImplInfo* mn = find_impl("argmin.min@native.min.u64");
-  auto run_values = [](const ImplInfo* impl, std::vector<float> v) {
+  const Entry* cas = find_impl("argmax.cas@native.cas.u64");
+  const Entry* mx = find_impl("argmax.max@native.max.u64");
+  const Entry* mn = find_impl("argmin.min@native.min.u64");
+  auto run_values = [](const Entry* impl, std::vector<float> v) {
     TrialSpec spec;
     spec.impl = impl->name;
     spec.grid = 1;

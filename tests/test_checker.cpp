@@ -26,7 +26,7 @@ bool checker(const SmallHistory& h) { return check_history(input_of(h)).ok; }
 
 // Values from a pool small enough that wrong histories are often nearly
 // right, with the specials that make float states interesting.
-uint64_t pool_value(const ImplInfo& impl, std::mt19937_64& rng) {
+uint64_t pool_value(const Entry& impl, std::mt19937_64& rng) {
   if (impl.kind == VK::F32) {
     static const float pool[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 3e7f, -3e7f, 1.0f / 3, 1e-40f, INFINITY};
     return to_bits(pool[rng() % std::size(pool)]);
@@ -41,7 +41,7 @@ uint64_t pool_value(const ImplInfo& impl, std::mt19937_64& rng) {
   return impl.domain == Domain::IncDec ? rng() % 4 : (rng() % 5) & (vk_bytes(impl.kind) == 2 ? 0xffff : ~0ull);
 }
 
-SmallHistory random_history(const ImplInfo& impl, std::mt19937_64& rng, bool corrupt) {
+SmallHistory random_history(const Entry& impl, std::mt19937_64& rng, bool corrupt) {
   SmallHistory h;
   h.impl = &impl;
   const size_t elems = 1 + rng() % 2, n = 1 + rng() % 6;
@@ -97,7 +97,7 @@ TEST(Checker, AgreesWithBruteForceOnThousandsOfHistories) {
   const auto impls = match_impls("everything");
   size_t valid = 0, invalid = 0;
   for (int i = 0; i < 6000; ++i) {
-    const ImplInfo& impl = *impls[rng() % impls.size()];
+    const Entry& impl = *impls[rng() % impls.size()];
     const auto h = random_history(impl, rng, i % 2 == 1);
     const bool expect = brute_force(h);
     ASSERT_EQ(checker(h), expect) << "history " << i << " of " << impl.name;
@@ -112,13 +112,13 @@ TEST(Checker, AgreesWithBruteForceOnThousandsOfHistories) {
 RC_GTEST_PROP(Checker, ValidSequentialHistoriesAlwaysPass, (uint64_t seed)) {
   std::mt19937_64 rng(seed);
   const auto impls = match_impls("atomics");
-  const ImplInfo& impl = *impls[rng() % impls.size()];
+  const Entry& impl = *impls[rng() % impls.size()];
   const auto h = random_history(impl, rng, false);
   RC_ASSERT(checker(h));
 }
 
 TEST(Checker, ExplainsALostUpdate) {
-  const ImplInfo& impl = *find_impl("native.add.i32");
+  const Entry& impl = *find_impl("native.add.i32");
   // Two ops both read 0 (a lost update): 0 -> 1 twice, final 1.
   std::vector<uint32_t> addr{0, 0};
   std::vector<uint64_t> a{1, 1}, b{0, 0}, old{0, 0}, init{0}, fin{1};
@@ -129,7 +129,7 @@ TEST(Checker, ExplainsALostUpdate) {
 }
 
 TEST(Checker, ExplainsAValueNobodyProduced) {
-  const ImplInfo& impl = *find_impl("native.add.i32");
+  const Entry& impl = *find_impl("native.add.i32");
   std::vector<uint32_t> addr{0, 0};
   std::vector<uint64_t> a{1, 1}, b{0, 0}, old{0, 5}, init{0}, fin{2};
   CheckInput in{&impl, addr, a, b, old, init, fin, false, 2};
@@ -140,7 +140,7 @@ TEST(Checker, ExplainsAValueNobodyProduced) {
 }
 
 TEST(Checker, UntouchedAddressMustKeepItsValue) {
-  const ImplInfo& impl = *find_impl("cas.add.u16");
+  const Entry& impl = *find_impl("cas.add.u16");
   std::vector<uint32_t> addr{0};
   std::vector<uint64_t> a{1}, b{0}, old{7}, init{7, 9}, fin{8, 0};
   CheckInput in{&impl, addr, a, b, old, init, fin, false, 1};
@@ -153,7 +153,7 @@ TEST(Checker, UntouchedAddressMustKeepItsValue) {
 TEST(Checker, FloatAddInAnyOrderIsExplained) {
   // 1e8 + 1 + -1e8 rounds differently in different orders; the history of
   // whatever order happened must pass, and one mixing two orders must not.
-  const ImplInfo& impl = *find_impl("cas.add.f32");
+  const Entry& impl = *find_impl("cas.add.f32");
   const float x = 1e8f, y = 1.0f, z = -1e8f;
   std::vector<uint32_t> addr{0, 0, 0};
   std::vector<uint64_t> a{to_bits(x), to_bits(y), to_bits(z)}, b(3, 0), init{to_bits(0.0f)};
@@ -169,7 +169,7 @@ TEST(Checker, FloatAddInAnyOrderIsExplained) {
 
 TEST(Checker, DisconnectedCycleIsRejected) {
   // exch: 0 -> 1 (init 0, final 1), plus a cycle 5 -> 6 -> 5 never reached.
-  const ImplInfo& impl = *find_impl("native.exch.u32");
+  const Entry& impl = *find_impl("native.exch.u32");
   std::vector<uint32_t> addr{0, 0, 0};
   std::vector<uint64_t> a{1, 6, 5}, b(3, 0), old{0, 5, 6}, init{0}, fin{1};
   CheckInput in{&impl, addr, a, b, old, init, fin, false, 3};
@@ -180,7 +180,7 @@ TEST(Checker, DisconnectedCycleIsRejected) {
 
 TEST(Checker, LargeSingleAddressHistoryPasses) {
   // 2^16 adds on one address in a scrambled order: exercises the radix sort.
-  const ImplInfo& impl = *find_impl("native.add.u32");
+  const Entry& impl = *find_impl("native.add.u32");
   const size_t n = 1 << 16;
   std::vector<uint32_t> addr(n, 0);
   std::vector<uint64_t> a(n), b(n, 0), old(n), init{100}, fin{0};
@@ -211,7 +211,7 @@ TEST(Checker, LargeSingleAddressHistoryPasses) {
 TEST(Checker, LargeSingleWordHistoriesOfTopHalfValuesPassAndCorruptionsFail) {
   on_both_fast_paths([](const char* path) {
     SCOPED_TRACE(path);
-    const ImplInfo& impl = *find_impl("native.add.u64");
+    const Entry& impl = *find_impl("native.add.u64");
     for (const uint64_t start : {0xff9ba2578a7d7000ull, 0x8000000000000000ull, 0xfffffffffff00000ull}) {
       SCOPED_TRACE(start);
       // In op order (the first pass reads it so): a narrow band of states
@@ -282,7 +282,7 @@ TEST(Checker, LargeHistoriesAcrossBucketsPassAndCorruptionsFail) {
   SCOPED_TRACE(path);
   std::mt19937_64 rng(2026);
   for (const char* name : {"native.add.u32", "native.add.u64", "native.add.f32", "cas.add.f64", "native.add.i32"}) {
-    const ImplInfo& impl = *find_impl(name);
+    const Entry& impl = *find_impl(name);
     for (auto [n, addrs] : {std::pair<size_t, uint32_t>{1 << 18, 1}, std::pair<size_t, uint32_t>{1 << 18, 64},
                             std::pair<size_t, uint32_t>{1 << 20, 4096}}) {
       std::vector<uint32_t> addr(n);
@@ -346,7 +346,7 @@ struct Spread {
   bool far = false;
 };
 
-SmallHistory medium_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n, const Spread& sp) {
+SmallHistory medium_history(const Entry& impl, std::mt19937_64& rng, size_t n, const Spread& sp) {
   SmallHistory h;
   h.impl = &impl;
   const uint32_t elems = sp.words;
@@ -401,7 +401,7 @@ SmallHistory medium_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n
 // state within 60 bits), and check_history must give the latter's verdict.
 // valid: the reference's verdict.
 void fast_agrees_with_reference(const SmallHistory& h, int i, bool& valid) {
-  const ImplInfo& impl = *h.impl;
+  const Entry& impl = *h.impl;
   const CheckInput in = input_of(h);
   const CheckResult ref = check_history_reference(in);
   const bool fast = check_history_fast(in);
@@ -429,7 +429,7 @@ TEST(Checker, FastPathAgreesWithReferenceOnMediumHistories) {
                            "native.max.u32", "native.inc.u32", "native.exch.u32", "native.or.u32", "cas.mul.i32"};
     size_t valid = 0, invalid = 0;
     for (int i = 0; i < 4000; ++i) {
-      const ImplInfo& impl = *find_impl(names[rng() % std::size(names)]);
+      const Entry& impl = *find_impl(names[rng() % std::size(names)]);
       // A few long ones: chains across the fast path's buckets.
       const size_t n = i % 200 == 0 ? 20000 + rng() % 60000 : 1 + rng() % 600;
       const uint32_t elems = i % 3 == 0 ? 1 + uint32_t(rng() % 40) : 1 + uint32_t(rng() % 3);
@@ -446,7 +446,7 @@ TEST(Checker, FastPathAgreesWithReferenceOnMediumHistories) {
 // The fast path finds the address range in its first pass and leaves an op
 // outside memory to check_history, which names the first such op.
 TEST(Checker, OpOutsideMemoryIsNamed) {
-  const ImplInfo& impl = *find_impl("native.add.u32");
+  const Entry& impl = *find_impl("native.add.u32");
   std::vector<uint32_t> addr{0, 1, 0, 7, 9};
   std::vector<uint64_t> a{1, 1, 1, 1, 1}, b(5, 0), old{0, 0, 1, 0, 0}, init{0, 0}, fin{2, 1};
   CheckInput in{&impl, addr, a, b, old, init, fin, false, 0};
@@ -479,7 +479,7 @@ TEST(Checker, FastPathFirstPassBinsAgreeWithReference) {
                            "cas.add.f64",    "native.max.u32", "native.inc.u32", "native.exch.u64"};
     size_t valid = 0, invalid = 0;
     for (int i = 0; i < 32; ++i) {
-      const ImplInfo& impl = *find_impl(names[rng() % std::size(names)]);
+      const Entry& impl = *find_impl(names[rng() % std::size(names)]);
       const size_t n = 65536 + rng() % 70000;
       Spread sp{1};
       sp.order = unsigned(i / 4 % 3);

@@ -356,8 +356,8 @@ TEST(CliSeeds, ATrialSeedFollowsTheNameNotTheCataloguePosition) {
   std::string error;
   o.backend = "cpu";
   ASSERT_TRUE(make_plan(o, plan, error)) << error;
-  const ImplInfo& entry = *find_impl("native.add.i32");
-  ImplInfo moved = entry;  // the same entry at another catalogue position
+  const Entry& entry = *find_impl("native.add.i32");
+  Entry moved = entry;  // the same entry at another catalogue position
   moved.index = entry.index + 17;
   for (uint32_t t = 0; t < 3; ++t) {
     const auto a = plan_trial(plan, entry, Pattern::Uniform, Space::Global, t);

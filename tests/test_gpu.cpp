@@ -18,7 +18,7 @@ struct One {
 
 // One thread, one op: what did the device return and leave in memory?
 One run_one(const char* impl_name, uint64_t init, uint64_t a, uint64_t b = 0, Space space = Space::Global) {
-  const ImplInfo* impl = find_impl(impl_name);
+  const Entry* impl = find_impl(impl_name);
   EXPECT_NE(impl, nullptr) << impl_name;
   auto w = explicit_workload(*impl, {a}, {b}, {init}, {0}, space);
   History h;
@@ -77,7 +77,7 @@ TEST(DesignFacts, IncDecWraparound) {
 // is what makes the CPU backend and the oracle trustworthy.
 class CpuCudaAgree : public ::testing::TestWithParam<size_t> {};
 TEST_P(CpuCudaAgree, SingleThreadHistoriesAreBitwiseEqual) {
-  const ImplInfo& impl = catalogue()[GetParam()];
+  const Entry& impl = catalogue()[GetParam()];
   for (Space space : {Space::Global, Space::Shared}) {
     for (uint32_t special : {0u, 400u}) {
       TrialSpec s;
@@ -134,7 +134,7 @@ TEST(Geometry, OddShapesPassForEveryCorrectImplementation) {
   };
   const G shapes[] = {{1, 1, 7}, {5, 33, 3}, {2, 1024, 2}, {300, 1, 2}};
   RunOptions opt;
-  for (const ImplInfo* impl : match_impls("atomics")) {
+  for (const Entry* impl : match_impls("atomics")) {
     for (const G& g : shapes) {
       for (Space space : {Space::Global, Space::Shared}) {
         for (Pattern p : {Pattern::Single, Pattern::Zipf, Pattern::PerWarp, Pattern::SameLine}) {
@@ -202,7 +202,7 @@ TEST(Algorithms, EveryCorrectFormPassesOddGeometries) {
   const G shapes[] = {{1, 1, 7}, {5, 33, 3}, {2, 1024, 2}, {300, 1, 2}, {66, 96, 4}};
   RunOptions opt;
   size_t ran = 0;
-  for (const ImplInfo* impl : match_impls("algorithms")) {
+  for (const Entry* impl : match_impls("algorithms")) {
     for (const G& g : shapes) {
       for (Pattern p : {Pattern::Single, Pattern::Uniform, Pattern::PerBlock, Pattern::Zipf}) {
         if (!impl->limits.pattern_ok(p)) continue;

@@ -34,7 +34,7 @@ using Hist = atomstress::testing::ArrayHistory;
 using atomstress::testing::input_of;
 
 // A state as the CPU checker compares it: canonical, 32-bit kinds in 32 bits.
-uint64_t state(const ImplInfo& impl, uint64_t bits) {
+uint64_t state(const Entry& impl, uint64_t bits) {
   const uint64_t c = impl.canon(bits);
   return vk_bytes(impl.kind) <= 4 ? uint64_t(uint32_t(c)) : c;
 }
@@ -47,7 +47,7 @@ gc::Checker& gpu() {
 }
 
 gc::Verdict gpu_verdict(const Hist& h) {
-  const ImplInfo& impl = *h.impl;
+  const Entry& impl = *h.impl;
   const size_t n = h.addr.size();
   std::vector<uint64_t> from(n), to(n), init(h.init.size()), fin(h.fin.size());
   for (size_t o = 0; o < n; ++o) {
@@ -78,7 +78,7 @@ bool agree(const Hist& h, const std::string& what) {
   return cpu.ok;
 }
 
-uint64_t width_mask(const ImplInfo& impl) {
+uint64_t width_mask(const Entry& impl) {
   const unsigned bytes = vk_bytes(impl.kind);
   return bytes >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * bytes)) - 1;
 }
@@ -86,7 +86,7 @@ uint64_t width_mask(const ImplInfo& impl) {
 // Values: a small pool (wrong histories are then often nearly right, and
 // float adds round differently in different orders), or the kind's full
 // width.
-uint64_t value(const ImplInfo& impl, std::mt19937_64& rng, bool wide) {
+uint64_t value(const Entry& impl, std::mt19937_64& rng, bool wide) {
   if (impl.kind == VK::F32) {
     static const float pool[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 3e7f, -3e7f, 1e8f, -1e8f, 1.0f / 3, 1e-40f, INFINITY};
     if (wide && rng() % 2) return rng() & 0xffffffffu;
@@ -109,7 +109,7 @@ uint64_t value(const ImplInfo& impl, std::mt19937_64& rng, bool wide) {
 
 // A valid history: a random sequential order executed per address.
 // last_op[e]: the op that wrote e's final value (-1: untouched).
-Hist valid_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n, size_t elems, bool wide,
+Hist valid_history(const Entry& impl, std::mt19937_64& rng, size_t n, size_t elems, bool wide,
                    std::vector<int64_t>* last_op = nullptr, bool allow_sparse = true) {
   Hist h;
   h.impl = &impl;
@@ -141,7 +141,7 @@ Hist valid_history(const ImplInfo& impl, std::mt19937_64& rng, size_t n, size_t 
 // Two ops X -> Y -> X at element e with fresh X, Y, if this kind has a way:
 // exchange (a = Y, a = X), wrapping add (d, -d) or xor (d, d).
 bool add_unreachable_cycle(Hist& h, std::mt19937_64& rng, uint32_t e) {
-  const ImplInfo& impl = *h.impl;
+  const Entry& impl = *h.impl;
   const uint64_t m = width_mask(impl);
   for (int attempt = 0; attempt < 8; ++attempt) {
     const uint64_t x = rng() & m, d = (rng() | 1) & m, y = (x + d) & m;
@@ -162,7 +162,7 @@ bool add_unreachable_cycle(Hist& h, std::mt19937_64& rng, uint32_t e) {
 // One of the corruptions a broken atomic leaves.
 void corrupt(Hist& h, std::mt19937_64& rng, bool wide, const std::vector<int64_t>& last_op) {
   const size_t n = h.addr.size(), elems = h.init.size();
-  const ImplInfo& impl = *h.impl;
+  const Entry& impl = *h.impl;
   switch (rng() % 7) {
     case 0:  // a wrong returned value
       if (n) h.old[rng() % n] = rng() % 2 ? value(impl, rng, wide) : (h.old[rng() % n] ^ 1) & width_mask(impl);
@@ -213,13 +213,13 @@ void corrupt(Hist& h, std::mt19937_64& rng, bool wide, const std::vector<int64_t
   h.fin[rng() % elems] = value(impl, rng, wide);
 }
 
-const ImplInfo& pick_impl(std::mt19937_64& rng) {
+const Entry& pick_impl(std::mt19937_64& rng) {
   static const char* named[] = {"native.add.u64", "cas.add.f32",  "native.exch.u64", "native.add.i32",
                                 "native.add.f32", "cas.add.f64",  "native.xor.u64",  "native.cas.u64",
                                 "native.max.u32", "cas.add.u16",  "native.inc.u32",  "cas.mul.f32",
                                 "native.exch.u32", "native.min.i64", "native.and.u64", "cas.max.f32"};
   if (rng() % 4) {
-    const ImplInfo* i = find_impl(named[rng() % std::size(named)]);
+    const Entry* i = find_impl(named[rng() % std::size(named)]);
     EXPECT_NE(i, nullptr);
     if (i) return *i;
   }
@@ -261,7 +261,7 @@ TEST(GpuChecker, AgreesWithCpuCheckerOnThousandsOfHistories) {
   std::mt19937_64 rng(20240611);
   size_t compared = 0, valid = 0, invalid = 0, big = 0;
   for (int i = 0; i < 5000; ++i) {
-    const ImplInfo& impl = pick_impl(rng);
+    const Entry& impl = pick_impl(rng);
     const bool wide = rng() % 2;
     const unsigned r = unsigned(rng() % 10);
     const size_t n = r < 4 ? rng() % 17 : r < 8 ? rng() % 301 : rng() % 3001;
@@ -331,7 +331,7 @@ TEST(GpuChecker, AgreesWithBruteForceOnTinyHistories) {
   std::mt19937_64 rng(4242);
   size_t valid = 0, invalid = 0;
   for (int i = 0; i < 3000; ++i) {
-    const ImplInfo& impl = pick_impl(rng);
+    const Entry& impl = pick_impl(rng);
     const bool wide = rng() % 4 == 0;
     std::vector<int64_t> last_op;
     Hist h = valid_history(impl, rng, rng() % 8, 1, wide, &last_op);
@@ -419,7 +419,7 @@ TEST(GpuChecker, OpOutsideTheMemory) {
 
 TEST(GpuChecker, AMillionAddresses) {
   std::mt19937_64 rng(1);
-  const ImplInfo& impl = *find_impl("native.add.u32");
+  const Entry& impl = *find_impl("native.add.u32");
   std::vector<int64_t> last_op;
   Hist h = valid_history(impl, rng, size_t(1) << 21, size_t(1) << 20, true, &last_op, false);
   agree(h, "2^20 elements, valid");
@@ -462,7 +462,7 @@ TEST(GpuChecker, LargeHotHistories) {
   std::mt19937_64 rng(2);
   for (const char* name : {"native.add.i32", "cas.add.f32", "native.exch.u64"}) {
     SCOPED_TRACE(name);
-    const ImplInfo& impl = *find_impl(name);
+    const Entry& impl = *find_impl(name);
     std::vector<int64_t> last_op;
     Hist h = valid_history(impl, rng, size_t(1) << 22, 1, std::string(name) != "native.add.i32", &last_op);
     EXPECT_TRUE(agree(h, "2^22 ops, one element, valid"));
@@ -481,7 +481,7 @@ TEST(GpuChecker, LargeHotHistories) {
 TEST(GpuChecker, LargeWideHistories) {
   // Full-width 64-bit states at 1000 elements: the 96-bit keys.
   std::mt19937_64 rng(3);
-  const ImplInfo& impl = *find_impl("native.add.u64");
+  const Entry& impl = *find_impl("native.add.u64");
   std::vector<int64_t> last_op;
   Hist h = valid_history(impl, rng, size_t(1) << 22, 1000, true, &last_op);
   EXPECT_TRUE(agree(h, "2^22 ops, 1000 elements, 64-bit states, valid"));

@@ -52,7 +52,7 @@ TEST(Stress, CorrectCataloguePassesStressedTrials) {
   RunOptions opt;
   size_t ran = 0;
   uint64_t seed = 1;
-  for (const ImplInfo* impl : match_impls("all")) {
+  for (const Entry* impl : match_impls("all")) {
     for (size_t i = 0; i < std::size(shapes); ++i) {
       const G& g = shapes[i];
       TrialSpec s;

@@ -18,7 +18,7 @@ namespace {
 // One host thread runs 2000 ops of the entry in program order, each on its
 // own word (with a neighbour in the same 32-bit word, so 16-bit entries have
 // one), through the CPU backend's host mappings.
-void sequential_matches_phi(const ImplInfo& info, std::mt19937_64& rng) {
+void sequential_matches_phi(const Entry& info, std::mt19937_64& rng) {
   const auto specials = special_values(info.kind, info.domain);
   constexpr uint32_t kOps = 2000;
   auto pick = [&]() -> uint64_t {
@@ -62,7 +62,7 @@ void sequential_matches_phi(const ImplInfo& info, std::mt19937_64& rng) {
 TEST(Semantics, EveryCorrectEntryMatchesItsOracleSequentially) {
   std::mt19937_64 rng(42);
   size_t tested = 0;
-  for (const ImplInfo* info : match_impls("atomics")) {
+  for (const Entry* info : match_impls("atomics")) {
     ASSERT_NO_FATAL_FAILURE(sequential_matches_phi(*info, rng));
     ++tested;
   }

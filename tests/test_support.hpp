@@ -13,7 +13,7 @@ namespace atomstress::testing {
 
 // One block of `threads` threads, one op each, all on element `target` of a
 // memory of `elems` elements initialised to `init`.
-inline Workload explicit_workload(const ImplInfo& impl, std::vector<uint64_t> a, std::vector<uint64_t> b,
+inline Workload explicit_workload(const Entry& impl, std::vector<uint64_t> a, std::vector<uint64_t> b,
                                   std::vector<uint64_t> init, std::vector<uint32_t> addr,
                                   Space space = Space::Global) {
   Workload w;
@@ -34,7 +34,7 @@ inline Workload explicit_workload(const ImplInfo& impl, std::vector<uint64_t> a,
 
 // A history as plain arrays (the checkers' tests build and corrupt these).
 struct ArrayHistory {
-  const ImplInfo* impl = nullptr;
+  const Entry* impl = nullptr;
   std::vector<uint32_t> addr;
   std::vector<uint64_t> a, b, old, init, fin;
 };
@@ -55,7 +55,7 @@ inline CheckInput input_of(const ArrayHistory& h) {
 // chains through every returned value and ends at the final value?  Tries
 // every order: the reference for the checkers on tiny histories.
 inline bool brute_force_explains(const CheckInput& in) {
-  const ImplInfo& impl = *in.impl;
+  const Entry& impl = *in.impl;
   for (size_t e = 0; e < in.init.size(); ++e) {
     std::vector<size_t> ops;
     for (size_t o = 0; o < in.addr.size(); ++o)

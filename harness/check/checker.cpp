@@ -313,7 +313,7 @@ class Checker {
 
   const CheckInput& in_;
   CheckResult& res_;
-  const ImplInfo& impl_;
+  const Entry& impl_;
   // Scratch kept per thread across checks: no page faults per trial.
   static inline thread_local std::vector<Edge<S>> edges_, tmp_;
   static inline thread_local std::vector<uint32_t> indeg_, parent_;

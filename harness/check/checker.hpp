@@ -18,7 +18,7 @@
 namespace atomstress {
 
 struct CheckInput {
-  const ImplInfo* impl = nullptr;
+  const Entry* impl = nullptr;
   std::span<const uint32_t> addr;    // per op: element index
   std::span<const uint64_t> a, b;    // per op: operands
   std::span<const uint64_t> old;     // per op: returned value

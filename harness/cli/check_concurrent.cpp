@@ -6,12 +6,12 @@
 namespace atomstress {
 
 void run_impls_concurrently(const CheckPlan& plan, size_t jobs,
-                            const std::function<void(const TrialOutcome&)>& each,
-                            const std::function<bool(const ImplInfo&, ImplSummary&&)>& done) {
+                            const std::function<void(const Outcome&)>& each,
+                            const std::function<bool(const Entry&, ImplSummary&&)>& done) {
   std::vector<ImplTrials> planned;
   std::vector<std::vector<TrialSpec>> groups;
   std::vector<ImplTally> tallies;
-  for (const ImplInfo* impl : plan.impls) {
+  for (const Entry* impl : plan.impls) {
     const bool runs = !(impl->gpu_only && plan.backend == BackendKind::Cpu);
     planned.push_back(runs ? plan_impl(plan, *impl) : ImplTrials{});
     groups.push_back(planned.back().specs);

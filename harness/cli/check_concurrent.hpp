@@ -16,7 +16,7 @@ namespace atomstress {
 // `done` returning false stops the run.  An implementation the backend
 // cannot run (gpu_only on cpu) gets a summary of no trials.
 void run_impls_concurrently(const CheckPlan& plan, size_t jobs,
-                            const std::function<void(const TrialOutcome&)>& each,
-                            const std::function<bool(const ImplInfo&, ImplSummary&&)>& done);
+                            const std::function<void(const Outcome&)>& each,
+                            const std::function<bool(const Entry&, ImplSummary&&)>& done);
 
 }  // namespace atomstress

@@ -119,7 +119,7 @@ uint64_t trial_seed(uint64_t base_seed, std::string_view name, Pattern p, Space 
   return counter_rng(base_seed, stream, t);
 }
 
-std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl, Pattern p, Space s, uint32_t t) {
+std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const Entry& impl, Pattern p, Space s, uint32_t t) {
   const auto& o = plan.opt;
   if (!entry_allows(impl.limits, p, s, o.grid)) return std::nullopt;
   TrialSpec spec;
@@ -152,7 +152,7 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl,
   return spec;
 }
 
-ImplTrials plan_impl(const CheckPlan& plan, const ImplInfo& impl) {
+ImplTrials plan_impl(const CheckPlan& plan, const Entry& impl) {
   ImplTrials out;
   for (Pattern p : plan.patterns) {
     for (Space s : plan.spaces) {
@@ -182,7 +182,7 @@ ImplTrials plan_impl(const CheckPlan& plan, const ImplInfo& impl) {
   return out;
 }
 
-ImplTally::ImplTally(const CheckPlan& plan, const ImplInfo& impl, const ImplTrials& planned) {
+ImplTally::ImplTally(const CheckPlan& plan, const Entry& impl, const ImplTrials& planned) {
   sum.impl = &impl;
   sum.backend = plan.backend;
   // The reason, in case nothing at all applies.
@@ -221,7 +221,7 @@ ImplSummary ImplTally::close(const ImplTrials& planned) && {
   return std::move(sum);
 }
 
-ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl, const std::function<void(const TrialOutcome&)>& each) {
+ImplSummary run_impl(const CheckPlan& plan, const Entry& impl, const std::function<void(const Outcome&)>& each) {
   const ImplTrials planned = plan_impl(plan, impl);
   ImplTally tally(plan, impl, planned);
   // Run in order, pipelined (each trial judged on the host while the next

@@ -30,7 +30,7 @@ void add_check_options(boost::program_options::options_description& desc, CheckO
 void read_check_options(const boost::program_options::variables_map& vm, CheckOptions& o);
 
 struct CheckPlan {
-  std::vector<const ImplInfo*> impls;
+  std::vector<const Entry*> impls;
   BackendKind backend = BackendKind::Cpu;
   std::vector<Pattern> patterns;
   std::vector<Space> spaces;
@@ -52,7 +52,7 @@ uint64_t trial_seed(uint64_t base_seed, std::string_view name, Pattern p, Space 
 // The spec of trial t of (impl, pattern, space) under the plan; nullopt
 // when the combination does not apply (a block-scope op on shared-across-
 // blocks addresses, a pattern that cannot fit in shared memory).
-std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const ImplInfo& impl, Pattern p, Space s,
+std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const Entry& impl, Pattern p, Space s,
                                     uint32_t t);
 
 using reports::ImplSummary;
@@ -63,12 +63,12 @@ struct ImplTrials {
   std::vector<size_t> skip_at;  // how many trials were planned before each combination that does not apply
   std::string none_applies;     // why the first combination that does not apply does not
 };
-ImplTrials plan_impl(const CheckPlan& plan, const ImplInfo& impl);
+ImplTrials plan_impl(const CheckPlan& plan, const Entry& impl);
 
 // An implementation's summary, its outcomes added in order.
 class ImplTally {
  public:
-  ImplTally(const CheckPlan& plan, const ImplInfo& impl, const ImplTrials& planned);
+  ImplTally(const CheckPlan& plan, const Entry& impl, const ImplTrials& planned);
   void add(Outcome&& out);
   ImplSummary close(const ImplTrials& planned) &&;
   ImplSummary sum;
@@ -82,7 +82,7 @@ size_t check_jobs(const CheckPlan& plan);
 
 // Runs every planned trial of one implementation, stopping at its first
 // failure.  `each` sees every outcome (for the JSON report).
-ImplSummary run_impl(const CheckPlan& plan, const ImplInfo& impl,
-                     const std::function<void(const TrialOutcome&)>& each);
+ImplSummary run_impl(const CheckPlan& plan, const Entry& impl,
+                     const std::function<void(const Outcome&)>& each);
 
 }  // namespace atomstress

@@ -29,7 +29,7 @@ bool plan_fits(const CheckPlan& plan, size_t jobs, std::string& error) {
   MemoryBudget budget = memory_budget(plan.backend);
   budget.host /= jobs;
   if (budget.device_free) *budget.device_free /= jobs;
-  for (const ImplInfo* impl : plan.impls) {
+  for (const Entry* impl : plan.impls) {
     if (impl->gpu_only && plan.backend == BackendKind::Cpu) continue;
     for (Pattern p : plan.patterns)
       for (Space s : plan.spaces)
@@ -91,7 +91,7 @@ struct Conclusion {
 
 // Prints an implementation's summary (shrinking and diagnosing its
 // failure) or why it was skipped.  False: the run stops (`fatal`).
-bool conclude(Conclusion& c, const ImplInfo& impl, ImplSummary&& sum) {
+bool conclude(Conclusion& c, const Entry& impl, ImplSummary&& sum) {
   const CheckPlan& plan = c.plan;
   if (impl.gpu_only && plan.backend == BackendKind::Cpu) {
     c.printers.record(reports::SkippedEntry{&impl, plan.backend, cpu_skip_reason(impl)});
@@ -158,12 +158,12 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
   printers.begin(run_header(command_line, plan.backend));
   Conclusion c{plan, co, printers};
   const auto started = std::chrono::steady_clock::now();
-  const auto print_trial = [&](const TrialOutcome& t) { printers.record(t); };
+  const auto print_trial = [&](const Outcome& t) { printers.record(t); };
   if (jobs > 1) {
     run_impls_concurrently(plan, jobs, print_trial,
-                           [&](const ImplInfo& impl, ImplSummary&& sum) { return conclude(c, impl, std::move(sum)); });
+                           [&](const Entry& impl, ImplSummary&& sum) { return conclude(c, impl, std::move(sum)); });
   } else {
-    for (const ImplInfo* impl : plan.impls) {
+    for (const Entry* impl : plan.impls) {
       const bool runs = !(impl->gpu_only && plan.backend == BackendKind::Cpu);
       if (!conclude(c, *impl, runs ? run_impl(plan, *impl, print_trial) : ImplSummary{})) break;
     }

@@ -27,7 +27,7 @@ int cmd_list(const std::vector<std::string>& args) {
   }
   const auto impls = match_impls(glob);
   if (impls.empty()) return usage_error("no implementation matches '" + glob + "'");
-  for (const ImplInfo* i : impls) {
+  for (const Entry* i : impls) {
     if (i->algo)
       reports::print("{:<44} algorithm on {}{}{}\n", i->name, i->algo->atomic().name, i->gpu_only ? " (gpu only)" : "",
                  i->buggy() ? "   [buggy]" : "");

@@ -123,7 +123,7 @@ std::optional<double> parse_percent(const std::string& text, std::string& error)
 bool make_sweep(const SweepOptions& o, Sweep& s, std::string& error) {
   const auto names = split_list(o.impl);
   for (const auto& name : names) {
-    const auto m = name.empty() ? std::vector<const ImplInfo*>{} : match_impls(name);
+    const auto m = name.empty() ? std::vector<const Entry*>{} : match_impls(name);
     if (m.empty()) {
       error = name.empty() ? refuse("impl", o.impl, "has an empty name")
                            : "unknown implementation '" + name + "' (see 'atomstress list')";
@@ -167,7 +167,7 @@ std::vector<TrialSpec> plan_points(const Sweep& s, BackendKind backend,
                                    std::vector<std::string>& skipped) {
   const bool cuda = backend == BackendKind::Cuda;
   std::vector<TrialSpec> specs;
-  for (const ImplInfo* impl : s.impls) {
+  for (const Entry* impl : s.impls) {
     if (impl->gpu_only && !cuda) {
       skipped.push_back(std::string(impl->name) + ": " + cpu_skip_reason(*impl));
       continue;

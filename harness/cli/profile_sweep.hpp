@@ -42,7 +42,7 @@ void add_sweep_options(boost::program_options::options_description& desc, SweepO
 
 // The options parsed: what needs no device yet.
 struct Sweep {
-  std::vector<const ImplInfo*> impls;
+  std::vector<const Entry*> impls;
   std::vector<uint32_t> ks, grids, blocks, ops;  // 0: the backend's default
   std::vector<Pattern> patterns;                 // empty: automatic (single at k = 1, else uniform)
   std::vector<Space> spaces;

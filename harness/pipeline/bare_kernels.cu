@@ -66,7 +66,7 @@ __global__ void bare_kernel(T* mem, const uint32_t* addr, const T* operand, uint
   if (fold == never) *sink = fold;
 }
 
-BareOp bare_op_of(const ImplInfo& impl) {
+BareOp bare_op_of(const Entry& impl) {
   const std::string_view name = impl.name;
   const bool fp = impl.kind == VK::F32 || impl.kind == VK::F64;
   if (name.rfind("native.", 0) == 0 && impl.op == Op::Add &&
@@ -129,7 +129,7 @@ bool time_bare(const Workload& w, uint32_t reps, uint64_t watchdog_ms, bool cold
 
 }  // namespace
 
-bool has_bare_kernel(const ImplInfo& impl, const TrialSpec& spec) {
+bool has_bare_kernel(const Entry& impl, const TrialSpec& spec) {
   return !impl.algo && spec.space == Space::Global && bare_op_of(impl) != BareOp::None;
 }
 

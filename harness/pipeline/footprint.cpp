@@ -81,7 +81,7 @@ std::string decimal(unsigned __int128 v) {
 }
 
 std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind backend) {
-  const ImplInfo* impl = find_impl(spec.impl);
+  const Entry* impl = find_impl(spec.impl);
   if (!impl) return std::nullopt;
   const unsigned bytes = vk_bytes(impl->kind);
   Footprint f;

@@ -47,7 +47,7 @@ struct ProfilePoint {
   // Non-empty when the entry's family refuses the point (privatised bins
   // that do not fit shared memory, say): nothing was measured.
   std::string not_applicable;
-  const ImplInfo* impl = nullptr;
+  const Entry* impl = nullptr;
   TrialSpec spec;
   BackendKind backend = BackendKind::Cpu;
   uint64_t items = 0;       // operations (atomics) or elements (algorithms) per launch
@@ -96,7 +96,7 @@ bool measure(const ProfileSettings& settings,
              Timing& out, std::string& error);
 
 // Whether a bare kernel of `impl`'s operation exists for this spec.
-bool has_bare_kernel(const ImplInfo& impl, const TrialSpec& spec);
+bool has_bare_kernel(const Entry& impl, const TrialSpec& spec);
 // Times `reps` launches of the bare kernel (plus a warm-up) on `w`'s
 // addresses and operands, L2 flushed before each when `cold`; defined in
 // bare_kernels.cu.

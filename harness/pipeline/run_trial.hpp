@@ -48,7 +48,6 @@ struct Outcome {
 
   const std::string& why() const { return finding.explanation; }
 };
-using TrialOutcome = Outcome;
 
 // The `top` busiest words of a trial: most cycles, then retries, then ops.
 std::vector<Hotspot> hottest_addresses(const Workload& w, const History& h, size_t top);

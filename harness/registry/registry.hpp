@@ -96,7 +96,6 @@ struct Entry {
   uint64_t canon(uint64_t bits) const { return sem.nan_states_equal ? canon_nan(bits) : bits; }
   uint64_t canon_nan(uint64_t bits) const;
 };
-using ImplInfo = Entry;  // the name the engine used before the registry
 
 // ------------------------------------------------------------ registration
 // What a registering unit hands over; the registry fills in index, limits

@@ -18,7 +18,7 @@ namespace atomstress {
 
 
 struct Workload {
-  const ImplInfo* impl = nullptr;
+  const Entry* impl = nullptr;
   TrialSpec spec;
   uint32_t region_elems = 0;  // elements in one region (all memory, or one block's shared copy)
   uint32_t regions = 1;       // 1 for global memory, grid for shared memory
