@@ -102,7 +102,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
                            cfg.budget_s, cfg.reruns));
   uint32_t caught = 0;
   std::vector<double> times;
-  std::vector<fuzz::StressRate> rates;  // the weak-memory bugs', with and without stress
+  std::vector<fuzz::StressRate> rates;  // the weak-memory bugs' (or every bug's), with and without stress
   size_t counted = 0;
   for (const Entry* impl : targets) {
     if (impl->needs_gpu && backend != BackendKind::Cuda) {
@@ -127,7 +127,7 @@ int fuzz::run_selftest(const fuzz::SelftestConfig& cfg, reports::Printer& printe
       times.push_back(r.time_to_catch_s);
     }
     printer.record(campaign_record(*impl, cfg, r));
-    if (impl->rate_only || impl->weak_memory)
+    if (impl->rate_only || impl->weak_memory || cfg.rates_for_every_bug)
       rates.push_back(fuzz::measure_stress_rate(*impl, r.found ? std::optional<TrialSpec>(r.shrunk) : std::nullopt,
                                                 backend, cfg.run, cfg.rate_runs, cfg.seed));
   }

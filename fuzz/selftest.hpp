@@ -16,6 +16,7 @@ struct SelftestConfig {
   double budget_s = 2;         // search time per bug
   uint64_t correct_specs = 300, algo_specs = 300;
   uint32_t rate_runs = 20, reruns = 2;
+  bool rates_for_every_bug = false;  // else only the weak-memory and rate-only bugs' rates are measured
   uint64_t seed = 1;
   RunOptions run;
 };

@@ -181,7 +181,7 @@ std::vector<std::string> stress_rate_lines(const std::vector<StressRate>& rows) 
   const StressRate& any = rows.front();
   std::vector<std::string> lines;
   lines.push_back(fmt::format(
-      "\nweak-memory failure rates: each bug's shrunk case (or, where its campaign found none, a trial of one block "
+      "\nfailure rates, without and with stress: each bug's shrunk case (or, where its campaign found none, a trial of one block "
       "per SM x 64 threads x 1 op on one lock) under the best stress of a search (its own stress and {} presets, "
       "each screened with {} runs, the best two with {}), and without stress ({} runs, up to {} while more could "
       "decide a >=10x claim); score 1-e^-x, x = failures per {} runs; target: >=50% stressed, or >=10x the "

@@ -38,6 +38,9 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
       "rate-runs", bounded<uint32_t>(&cfg.rate_runs, 1, kMaxRuns)->default_value(20),
       "runs of a weak-memory bug's shrunk case (or, uncaught, a contended trial) to measure its failure rate, "
       "without and with stress")(
+      "rates", po::bool_switch(&cfg.rates_for_every_bug),
+      "measure every selected bug's failure rate without and with stress, not only the weak-memory ones' "
+      "(a race the GPU rarely shows: its rate, reported honestly)")(
       "reruns", bounded<uint32_t>(&cfg.reruns, 1, 1000)->default_value(2), "runs per spec evaluation (1 to 1000)")(
       "seed", bounded<uint64_t>(&cfg.seed)->default_value(1), "campaign seed");
   add_report_options(desc, reports_asked);
