@@ -146,6 +146,10 @@ atomstress_add_suite(atomstress_kernel_examples SOURCES examples/kernels/last_bl
   examples/kernels/block_lock.cu examples/kernels/compaction.cu examples/kernels/unbounded.cu GPU_ONLY)
 add_test(NAME kernel_example COMMAND ${PROJECT_SOURCE_DIR}/tests/kernel_example.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(kernel_example PROPERTIES LABELS host TIMEOUT 1200)
+# atomstress's own kernel path checked on the GPU (tests/kernel_harness_entries.cu).
+atomstress_add_suite(atomstress_kernel_harness SOURCES tests/kernel_harness_entries.cu GPU_ONLY)
+atomstress_add_entry_tests(atomstress_kernel_harness IMPL kernels PREFIX "kernel_harness_gpu." LABELS gpu
+                           ARGS --backend cuda --skip-without-gpu --trials 10)
 # One GPU case per correct kernel example (exit 77, a skip, without a GPU).
 atomstress_add_entry_tests(atomstress_kernel_examples IMPL kernels PREFIX "kernels_gpu." LABELS gpu
                            ARGS --backend cuda --skip-without-gpu --trials 3)

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "harness/backend/cuda/util.cuh"
+#include "harness/kernel/case_stream.cuh"
 #include "harness/kernel/guarded.hpp"
 
 namespace atomstress::kernel {
@@ -28,26 +29,38 @@ bool guarded_alloc(GuardedBuffer& b, std::string& error) {
   b.base = static_cast<unsigned char*>(p);
   b.data = b.base + kGuardBytes + b.offset_bytes;
   const std::vector<uint8_t> c = canaries(b.salt);
-  AS_CUDA_TRY(cudaMemset(b.base, 0, kGuardBytes + b.offset_bytes));
-  AS_CUDA_TRY(cudaMemcpy(front_guard(b), c.data(), kGuardBytes, cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemcpy(back_guard(b), c.data(), kGuardBytes, cudaMemcpyHostToDevice));
+  cudaStream_t s = nullptr;
+  if (!case_stream(s, error)) return false;
+  // (From pageable memory, an async copy returns once the bytes are staged:
+  // `c` may go.)
+  AS_CUDA_TRY(cudaMemsetAsync(b.base, 0, kGuardBytes + b.offset_bytes, s));
+  AS_CUDA_TRY(cudaMemcpyAsync(front_guard(b), c.data(), kGuardBytes, cudaMemcpyHostToDevice, s));
+  AS_CUDA_TRY(cudaMemcpyAsync(back_guard(b), c.data(), kGuardBytes, cudaMemcpyHostToDevice, s));
   return true;
 }
 
 bool guarded_upload(const GuardedBuffer& b, const void* host, std::string& error) {
-  if (b.bytes) AS_CUDA_TRY(cudaMemcpy(b.data, host, b.bytes, cudaMemcpyHostToDevice));
+  cudaStream_t s = nullptr;
+  if (!case_stream(s, error)) return false;
+  if (b.bytes) AS_CUDA_TRY(cudaMemcpyAsync(b.data, host, b.bytes, cudaMemcpyHostToDevice, s));
   return true;
 }
 
 bool guarded_download(const GuardedBuffer& b, void* host, std::string& error) {
-  if (b.bytes) AS_CUDA_TRY(cudaMemcpy(host, b.data, b.bytes, cudaMemcpyDeviceToHost));
+  cudaStream_t s = nullptr;
+  if (!case_stream(s, error)) return false;
+  if (b.bytes) AS_CUDA_TRY(cudaMemcpyAsync(host, b.data, b.bytes, cudaMemcpyDeviceToHost, s));
+  AS_CUDA_TRY(cudaStreamSynchronize(s));
   return true;
 }
 
 bool guarded_check(const GuardedBuffer& b, std::string& violation, std::string& error) {
   std::vector<uint8_t> front(kGuardBytes), back(kGuardBytes);
-  AS_CUDA_TRY(cudaMemcpy(front.data(), front_guard(b), kGuardBytes, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(back.data(), back_guard(b), kGuardBytes, cudaMemcpyDeviceToHost));
+  cudaStream_t s = nullptr;
+  if (!case_stream(s, error)) return false;
+  AS_CUDA_TRY(cudaMemcpyAsync(front.data(), front_guard(b), kGuardBytes, cudaMemcpyDeviceToHost, s));
+  AS_CUDA_TRY(cudaMemcpyAsync(back.data(), back_guard(b), kGuardBytes, cudaMemcpyDeviceToHost, s));
+  AS_CUDA_TRY(cudaStreamSynchronize(s));
   violation = describe_guard_damage(b.name, true, front.data(), kGuardBytes, b.salt);
   if (violation.empty()) violation = describe_guard_damage(b.name, false, back.data(), kGuardBytes, b.salt);
   return true;

@@ -7,6 +7,7 @@
 
 #include "harness/backend/cuda/stress.cuh"
 #include "harness/backend/cuda/util.cuh"
+#include "harness/kernel/case_stream.cuh"
 
 namespace atomstress::kernel {
 
@@ -18,14 +19,15 @@ __global__ void hammer_kernel(cuda::StressLaunch st, uint64_t watchdog_ns) {
   cuda::stress_hammer(st, blockIdx.x, prim::now_ns() + watchdog_ns);
 }
 
-// Streams and stress memory, made once per process and reused.
+// Streams and stress memory, made once per host thread and reused: the
+// concurrent worker runs one case per thread, each on its own streams.
 struct LaunchState {
   cudaStream_t trial = nullptr, stress = nullptr;
   cuda::DevBuf control, scratch;
 };
 
 bool state(LaunchState*& out, std::string& error) {
-  static LaunchState s;
+  thread_local LaunchState s;
   if (!s.trial) {
     AS_CUDA_TRY(cudaStreamCreateWithFlags(&s.trial, cudaStreamNonBlocking));
     AS_CUDA_TRY(cudaStreamCreateWithFlags(&s.stress, cudaStreamNonBlocking));
@@ -72,6 +74,13 @@ bool stop_stress(LaunchState& s, std::string& error) {
 }
 
 }  // namespace
+
+bool case_stream(cudaStream_t& stream, std::string& error) {
+  LaunchState* s = nullptr;
+  if (!state(s, error)) return false;
+  stream = s->trial;
+  return true;
+}
 
 LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const Stress& stress, uint64_t seed,
                            uint64_t watchdog_ms) {
