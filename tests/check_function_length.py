@@ -204,7 +204,8 @@ def classify(header):
     if parameter_list_end(header) is not None or (
             words and words[-1] in ("}", ")") and initialiser_list(header)):
         return "fn"
-    if any(w in CLASS_KEYS for w in words) and "=" not in words:
+    keys = [k for k, w in enumerate(words) if w in CLASS_KEYS]
+    if keys and "=" not in words[keys[-1]:]:  # "template <bool F = true> struct X {" is a class
         return "class"
     return "other"
 
