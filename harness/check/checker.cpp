@@ -192,16 +192,6 @@ class Checker {
     return gallop(edges_.data(), b, t, pos, x, [](const Edge<S>& e) { return e.old; });
   }
 
-  // The edges [b, t) of one address, sorted by old.
-  bool segment(uint32_t addr, size_t b, size_t t) {
-    const Ends ends{S(impl_.canon(in_.init[addr])), S(impl_.canon(in_.final_mem[addr]))};
-    const SegmentScan scan = count_in_degrees(b, t, ends.fin);
-    // Strongest evidence first: a returned value that nothing produced.
-    return every_return_produced(addr, b, t, ends) && no_dangling_write(addr, scan, ends) &&
-           final_value_balanced(addr, b, t, scan, ends) && degrees_balanced(addr, b, t, ends) &&
-           connected(addr, b, t, ends);
-  }
-
   // An address's initial and final values, canonical.
   struct Ends {
     S init, fin;
@@ -214,6 +204,16 @@ class Checker {
     int64_t fin_writer = -1;  // the first of them
     int64_t dangling = -1;    // the first edge whose new value is neither a vertex nor the final value
   };
+
+  // The edges [b, t) of one address, sorted by old.
+  bool segment(uint32_t addr, size_t b, size_t t) {
+    const Ends ends{S(impl_.canon(in_.init[addr])), S(impl_.canon(in_.final_mem[addr]))};
+    const SegmentScan scan = count_in_degrees(b, t, ends.fin);
+    // Strongest evidence first: a returned value that nothing produced.
+    return every_return_produced(addr, b, t, ends) && no_dangling_write(addr, scan, ends) &&
+           final_value_balanced(addr, b, t, scan, ends) && degrees_balanced(addr, b, t, ends) &&
+           connected(addr, b, t, ends);
+  }
 
   // Vertex of each edge's new value; the final value may be no edge's old.
   SegmentScan count_in_degrees(size_t b, size_t t, S fin) {
