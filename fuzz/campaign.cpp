@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 #include <optional>
+#include <vector>
 
 #include "fuzz/shrink_spec.hpp"
 #include "harness/pipeline/diagnose.hpp"
@@ -70,105 +71,148 @@ std::string load_rapidcheck_configuration() {
   return text;
 }
 
-CampaignResult run_campaign(const CampaignConfig& cfg) {
-  CampaignResult res;
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
-  const auto gen = properties::gen_trial_spec(cfg.gen);
-  auto stopped = [&] { return cfg.stop && cfg.stop(); };
-  bool shrinking = false;
+namespace {
+
+bool stop_requested(const CampaignConfig& cfg) { return cfg.stop && cfg.stop(); }
+
+// Seconds since the campaign began.
+struct Stopwatch {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
+// What RapidCheck's property carries from one call to the next.
+struct SearchState {
+  const CampaignConfig& cfg;
+  CampaignResult& res;
+  const Stopwatch& clock;
+  bool shrinking = false;  // a failure was found: each call is a shrink candidate
   // A bug measured by rate shrinks keeping its rate (shrink_spec.hpp).
   std::optional<RateKeeper> keeper;
-  auto count = [&](const properties::Evaluation& ev, const TrialSpec& s) {
-    res.runs += ev.runs;
-    res.ops += ev.runs * s.ops();
-    res.run_ms += ev.run_ms;
-  };
-  // The property: every generated spec passes.  RapidCheck calls it again
-  // for each shrink candidate; the last failing call is the shrunk case.
+};
+
+void count_runs(CampaignResult& res, const properties::Evaluation& ev, const TrialSpec& s) {
+  res.runs += ev.runs;
+  res.ops += ev.runs * s.ops();
+  res.run_ms += ev.run_ms;
+}
+
+// Whether the property lets a spec pass unseen: a signal ended the run (the
+// slice is discarded), shrinking ran out of time (candidates "pass"), or
+// the search is out of budget mid-round (a slow or hanging entry: a time
+// slice ends close to its budget).
+bool passes_unseen(const SearchState& st) {
+  if (stop_requested(st.cfg)) return true;
+  if (st.shrinking && st.clock.elapsed() > 3 * st.cfg.budget_s) return true;
+  return !st.shrinking && st.clock.elapsed() > st.cfg.budget_s;
+}
+
+// The first failure: the search turns to shrinking it.
+void start_shrinking(SearchState& st, const TrialSpec& s, const properties::Evaluation& ev) {
+  const CampaignConfig& cfg = st.cfg;
+  st.res.found = true;
+  st.res.first = s;
+  st.res.time_to_catch_s = st.clock.elapsed();
+  st.shrinking = true;
+  // Seen to pass a rerun first (evaluate stops at a failure), or an entry measured by rate.
+  const Entry* impl = find_impl(s.impl);
+  if (ev.runs > ev.failures || (impl != nullptr && shrinks_by_rate(*impl))) {
+    st.keeper.emplace(s, ev.verdict, cfg.gen.backend, cfg.run, cfg.reruns, 3 * cfg.budget_s - st.clock.elapsed());
+    count_runs(st.res, st.keeper->last(), s);
+  }
+}
+
+// The property: every generated spec passes.  RapidCheck calls it again
+// for each shrink candidate; the last failing call is the shrunk case.
+void check_spec(SearchState& st, const TrialSpec& s) {
+  CampaignResult& res = st.res;
+  if (passes_unseen(st)) return;
+  ++res.specs;
+  if (st.keeper) {
+    const bool keeps = st.keeper->accepts(s);
+    count_runs(res, st.keeper->last(), s);
+    if (!keeps) return;
+    res.shrunk = s;
+    res.why = st.keeper->last().why;
+    RC_FAIL(res.why);
+  }
+  const auto ev = properties::evaluate(s, st.cfg.gen.backend, st.cfg.run, st.cfg.reruns);
+  count_runs(res, ev, s);
+  if (!st.shrinking && st.cfg.on_evaluated) st.cfg.on_evaluated(ev.runs, ev.runs * s.ops());
+  if (ev.verdict == Verdict::Pass) return;
+  if (!res.found) start_shrinking(st, s, ev);
+  res.shrunk = s;
+  res.verdict = ev.verdict;
+  res.why = ev.why;
+  RC_FAIL(ev.why);
+}
+
+// A packed round's specs, drawn from (seed, round): only specs that pack (a
+// spread-out pattern's memory may be too large): the rest of the search
+// draws the others.
+std::vector<TrialSpec> draw_packed_specs(const CampaignConfig& cfg, const rc::Gen<TrialSpec>& packed_gen,
+                                         uint64_t round, uint64_t n) {
+  std::vector<TrialSpec> specs;
+  for (uint64_t i = 0; specs.size() < n && i < 2 * n; ++i) {
+    TrialSpec s = packed_gen(rc::Random(cfg.seed * 0x9e3779b97f4a7c15ull + round * 0x100000001b3ull + i)).value();
+    if (packs(s, cfg.gen.backend)) specs.push_back(std::move(s));
+  }
+  return specs;
+}
+
+// A packed round: its specs run packed; the first failure is kept with its
+// spec for shrinking.  Returns whether one failed.
+bool run_packed_round(const CampaignConfig& cfg, CampaignResult& res, const rc::Gen<TrialSpec>& packed_gen,
+                      uint64_t round, const Stopwatch& clock) {
+  const uint64_t n = std::min<uint64_t>(cfg.pack, cfg.max_specs - res.specs);
+  const std::vector<TrialSpec> specs = draw_packed_specs(cfg, packed_gen, round, n);
+  const auto outcomes =
+      execute_packed(specs, cfg.gen.backend, cfg.run, cfg.seed ^ (round * 0xd1b54a32d192ed03ull), true);
+  uint64_t ran = 0, ops = 0;
+  const Outcome* failure = nullptr;
+  size_t failing = 0;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (!outcomes[i]) continue;  // not run: an earlier one failed
+    ++ran;
+    ops += specs[i].ops();
+    res.run_ms += outcomes[i]->run_ms;
+    if (failure == nullptr && outcomes[i]->verdict != Verdict::Pass) {
+      failure = &*outcomes[i];
+      failing = i;
+    }
+  }
+  res.specs += ran;
+  res.runs += ran;
+  res.ops += ops;
+  if (cfg.on_evaluated) cfg.on_evaluated(ran, ops);
+  if (failure == nullptr) return false;
+  res.found = true;
+  res.first = res.shrunk = specs[failing];
+  res.verdict = failure->verdict;
+  res.why = failure->why();
+  res.time_to_catch_s = clock.elapsed();
+  return true;
+}
+
+// The search: packed rounds (where the entries have packed runners) before
+// RapidCheck's rounds, until a failure, the budget, max_specs or a signal.
+// Returns whether the failure was found packed.
+bool search(const CampaignConfig& cfg, CampaignResult& res, const Stopwatch& clock) {
+  const auto gen = properties::gen_trial_spec(cfg.gen);
+  SearchState st{cfg, res, clock};
   auto prop = [&] {
     const TrialSpec s = *gen;
-    if (stopped()) return;  // a signal ended the run: the rest passes unseen, the slice is discarded
-    if (shrinking && elapsed() > 3 * cfg.budget_s) return;  // stop shrinking: candidates "pass"
-    // Out of budget mid-round (a slow or hanging entry): the rest of the
-    // round passes unseen, so a time slice ends close to its budget.
-    if (!shrinking && elapsed() > cfg.budget_s) return;
-    ++res.specs;
-    if (keeper) {
-      const bool keeps = keeper->accepts(s);
-      count(keeper->last(), s);
-      if (!keeps) return;
-      res.shrunk = s;
-      res.why = keeper->last().why;
-      RC_FAIL(res.why);
-    }
-    const auto ev = properties::evaluate(s, cfg.gen.backend, cfg.run, cfg.reruns);
-    count(ev, s);
-    if (!shrinking && cfg.on_evaluated) cfg.on_evaluated(ev.runs, ev.runs * s.ops());
-    if (ev.verdict == Verdict::Pass) return;
-    if (!res.found) {
-      res.found = true;
-      res.first = s;
-      res.time_to_catch_s = elapsed();
-      shrinking = true;
-      // Seen to pass a rerun first (evaluate stops at a failure), or an entry measured by rate.
-      const Entry* impl = find_impl(s.impl);
-      if (ev.runs > ev.failures || (impl != nullptr && shrinks_by_rate(*impl))) {
-        keeper.emplace(s, ev.verdict, cfg.gen.backend, cfg.run, cfg.reruns, 3 * cfg.budget_s - elapsed());
-        count(keeper->last(), s);
-      }
-    }
-    res.shrunk = s;
-    res.verdict = ev.verdict;
-    res.why = ev.why;
-    RC_FAIL(ev.why);
+    check_spec(st, s);
   };
   const auto packed_gen = cfg.pack ? packed_generator(cfg.gen, cfg.gen.backend) : std::nullopt;
-  // A packed round: its specs drawn from (seed, round), run packed; the
-  // first failure is kept with its spec for shrinking.
-  auto packed_round = [&](uint64_t round) {
-    const uint64_t n = std::min<uint64_t>(cfg.pack, cfg.max_specs - res.specs);
-    // Only specs that pack (a spread-out pattern's memory may be too large):
-    // the rest of the search draws the others.
-    std::vector<TrialSpec> specs;
-    for (uint64_t i = 0; specs.size() < n && i < 2 * n; ++i) {
-      TrialSpec s = (*packed_gen)(rc::Random(cfg.seed * 0x9e3779b97f4a7c15ull + round * 0x100000001b3ull + i)).value();
-      if (packs(s, cfg.gen.backend)) specs.push_back(std::move(s));
-    }
-    const auto outcomes =
-        execute_packed(specs, cfg.gen.backend, cfg.run, cfg.seed ^ (round * 0xd1b54a32d192ed03ull), true);
-    uint64_t ran = 0, ops = 0;
-    const Outcome* failure = nullptr;
-    size_t failing = 0;
-    for (size_t i = 0; i < outcomes.size(); ++i) {
-      if (!outcomes[i]) continue;  // not run: an earlier one failed
-      ++ran;
-      ops += specs[i].ops();
-      res.run_ms += outcomes[i]->run_ms;
-      if (failure == nullptr && outcomes[i]->verdict != Verdict::Pass) {
-        failure = &*outcomes[i];
-        failing = i;
-      }
-    }
-    res.specs += ran;
-    res.runs += ran;
-    res.ops += ops;
-    if (cfg.on_evaluated) cfg.on_evaluated(ran, ops);
-    if (failure == nullptr) return false;
-    res.found = true;
-    res.first = res.shrunk = specs[failing];
-    res.verdict = failure->verdict;
-    res.why = failure->why();
-    res.time_to_catch_s = elapsed();
-    return true;
-  };
   bool found_packed = false;
   rc::detail::TestMetadata md;
   md.id = "atomstress";
-  for (uint64_t round = 0; !res.found && !stopped() && elapsed() < cfg.budget_s && res.specs < cfg.max_specs;
-       ++round) {
-    if (packed_gen && (found_packed = packed_round(round))) break;
+  for (uint64_t round = 0;
+       !res.found && !stop_requested(cfg) && clock.elapsed() < cfg.budget_s && res.specs < cfg.max_specs; ++round) {
+    if (packed_gen && (found_packed = run_packed_round(cfg, res, *packed_gen, round, clock))) break;
     if (res.specs >= cfg.max_specs) break;
     rc::detail::TestParams params;
     params.seed = cfg.seed * 0x9e3779b97f4a7c15ull + round;
@@ -183,59 +227,78 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
       break;
     }
   }
-  if (stopped()) {
-    res.total_s = elapsed();
+  return found_packed;
+}
+
+// Found packed: shrunk from its spec (no generation history to walk), each
+// candidate run alone, and its rate measured alone.
+void shrink_packed_failure(const CampaignConfig& cfg, CampaignResult& res) {
+  ShrinkConfig sc;
+  sc.backend = cfg.gen.backend;
+  sc.run = cfg.run;
+  sc.reruns = std::max<uint32_t>(cfg.reruns, 2);
+  sc.rate_runs = cfg.rate_runs;
+  sc.max_seconds = std::max(2 * cfg.budget_s, 1.0);
+  const reports::ShrunkCase sh = shrink_spec(res.first, res.verdict, res.why, sc);
+  res.shrunk = sh.spec;
+  if (!sh.why.empty()) res.why = sh.why;
+  res.specs += sh.candidates;
+  res.rate_failures = sh.rate_failures;
+  res.rate_runs = sh.rate_runs;
+  res.runs += sh.rate_runs;
+  res.ops += sh.rate_runs * res.shrunk.ops();
+  res.flaky = sh.rate_failures == 0;
+}
+
+// The generator's shrinking stops where its own tree does (a spec's values
+// are not all shrunk through it); then the spec itself shrinks on as check
+// shrinks a failure (shrink_spec.hpp), so that fuzz and check reach the
+// same small case.
+void shrink_generated_failure_further(const CampaignConfig& cfg, CampaignResult& res) {
+  ShrinkConfig sc;
+  sc.backend = cfg.gen.backend;
+  sc.run = cfg.run;
+  sc.reruns = std::max<uint32_t>(cfg.reruns, 2);
+  sc.rate_runs = 1;  // the rate is measured by measure_shrunk_rate
+  sc.max_seconds = std::max(cfg.budget_s, 1.0);
+  const reports::ShrunkCase more = shrink_spec(res.shrunk, res.verdict, res.why, sc);
+  if (more.rate_failures > 0) {
+    res.shrunk = more.spec;
+    if (!more.why.empty()) res.why = more.why;
+  }
+  res.specs += more.candidates;
+}
+
+// Each measurement may take one more budget's time (at least one run): a
+// case that hangs costs its watchdog per run.
+void measure_shrunk_rate(const CampaignConfig& cfg, CampaignResult& res) {
+  const auto rate = properties::measure_rate(res.shrunk, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
+  res.rate_failures = rate.failures;
+  res.rate_runs = rate.runs;
+  res.runs += rate.runs;
+  res.ops += rate.runs * res.shrunk.ops();
+  res.run_ms += rate.run_ms;
+  if (rate.failures == 0) {
+    const auto again = properties::measure_rate(res.first, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
+    res.flaky = again.failures == 0;
+  }
+}
+
+}  // namespace
+
+CampaignResult run_campaign(const CampaignConfig& cfg) {
+  CampaignResult res;
+  const Stopwatch clock;
+  const bool found_packed = search(cfg, res, clock);
+  if (stop_requested(cfg)) {
+    res.total_s = clock.elapsed();
     return res;  // not shrunk nor measured: the caller discards an interrupted slice
   }
   if (found_packed && res.verdict != Verdict::Error) {
-    // Found packed: shrunk from its spec (no generation history to walk),
-    // each candidate run alone, and its rate measured alone.
-    ShrinkConfig sc;
-    sc.backend = cfg.gen.backend;
-    sc.run = cfg.run;
-    sc.reruns = std::max<uint32_t>(cfg.reruns, 2);
-    sc.rate_runs = cfg.rate_runs;
-    sc.max_seconds = std::max(2 * cfg.budget_s, 1.0);
-    const reports::ShrunkCase sh = shrink_spec(res.first, res.verdict, res.why, sc);
-    res.shrunk = sh.spec;
-    if (!sh.why.empty()) res.why = sh.why;
-    res.specs += sh.candidates;
-    res.rate_failures = sh.rate_failures;
-    res.rate_runs = sh.rate_runs;
-    res.runs += sh.rate_runs;
-    res.ops += sh.rate_runs * res.shrunk.ops();
-    res.flaky = sh.rate_failures == 0;
+    shrink_packed_failure(cfg, res);
   } else if (res.found && res.verdict != Verdict::Error) {
-    // The generator's shrinking stops where its own tree does (a spec's
-    // values are not all shrunk through it); then the spec itself shrinks on
-    // as check shrinks a failure (shrink_spec.hpp), so that fuzz and check
-    // reach the same small case.
-    {
-      ShrinkConfig sc;
-      sc.backend = cfg.gen.backend;
-      sc.run = cfg.run;
-      sc.reruns = std::max<uint32_t>(cfg.reruns, 2);
-      sc.rate_runs = 1;  // the rate is measured below
-      sc.max_seconds = std::max(cfg.budget_s, 1.0);
-      const reports::ShrunkCase more = shrink_spec(res.shrunk, res.verdict, res.why, sc);
-      if (more.rate_failures > 0) {
-        res.shrunk = more.spec;
-        if (!more.why.empty()) res.why = more.why;
-      }
-      res.specs += more.candidates;
-    }
-    // Each measurement may take one more budget's time (at least one run):
-    // a case that hangs costs its watchdog per run.
-    const auto rate = properties::measure_rate(res.shrunk, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
-    res.rate_failures = rate.failures;
-    res.rate_runs = rate.runs;
-    res.runs += rate.runs;
-    res.ops += rate.runs * res.shrunk.ops();
-    res.run_ms += rate.run_ms;
-    if (rate.failures == 0) {
-      const auto again = properties::measure_rate(res.first, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
-      res.flaky = again.failures == 0;
-    }
+    shrink_generated_failure_further(cfg, res);
+    measure_shrunk_rate(cfg, res);
   }
   if (res.found && res.verdict != Verdict::Error) {
     // The class, and for a sequential bug the op that went wrong alone: one
@@ -243,7 +306,7 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
     res.diagnosis = diagnose(res.shrunk, res.verdict, Finding{}, cfg.gen.backend, cfg.run);
     res.why = classed_why(res.diagnosis, res.why);
   }
-  res.total_s = elapsed();
+  res.total_s = clock.elapsed();
   return res;
 }
 

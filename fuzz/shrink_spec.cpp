@@ -16,64 +16,73 @@ namespace atomstress::fuzz {
 
 namespace {
 
-// Candidates one field at a time, each towards its target (RapidCheck's
-// integer shrinks: the target first, then halving the distance), made valid
-// for the entry and never larger than the spec they come from.
-rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits) {
-  using rc::seq::map;
-  using rc::shrink::towards;
-  auto field = [s](uint32_t TrialSpec::*f, uint32_t target) {
-    return map(towards<uint32_t>(s.*f, target), [s, f](uint32_t v) {
-      TrialSpec c = s;
-      c.*f = v;
-      return c;
-    });
-  };
-  auto with = [s](auto set) {
+// The spec with field f moved towards target (RapidCheck's integer shrinks:
+// the target first, then halving the distance).
+rc::Seq<TrialSpec> towards_field(const TrialSpec& s, uint32_t TrialSpec::*f, uint32_t target) {
+  return rc::seq::map(rc::shrink::towards<uint32_t>(s.*f, target), [s, f](uint32_t v) {
     TrialSpec c = s;
-    set(c);
-    return rc::seq::just(c);
-  };
-  // Stress first: off altogether, then each incantation off or smaller, so a
-  // shrunk case keeps only the stress its failure needs.
-  auto stress_field = [s](uint32_t Stress::*f, uint32_t target) {
-    return map(towards<uint32_t>(s.stress.*f, target), [s, f](uint32_t v) {
-      TrialSpec c = s;
-      c.stress.*f = v;
-      return c;
-    });
-  };
+    c.*f = v;
+    return c;
+  });
+}
+
+rc::Seq<TrialSpec> towards_stress_field(const TrialSpec& s, uint32_t Stress::*f, uint32_t target) {
+  return rc::seq::map(rc::shrink::towards<uint32_t>(s.stress.*f, target), [s, f](uint32_t v) {
+    TrialSpec c = s;
+    c.stress.*f = v;
+    return c;
+  });
+}
+
+// The one spec `set` makes of s.
+template <class Set>
+rc::Seq<TrialSpec> with(const TrialSpec& s, Set set) {
+  TrialSpec c = s;
+  set(c);
+  return rc::seq::just(c);
+}
+
+// Stress first: off altogether, then each incantation off or smaller, so a
+// shrunk case keeps only the stress its failure needs.
+rc::Seq<TrialSpec> stress_candidates(const TrialSpec& s) {
   const Stress& st = s.stress;
-  auto stress = rc::seq::concat(
-      st != Stress{} ? with([](TrialSpec& c) { c.stress = Stress{}; }) : rc::Seq<TrialSpec>(),
-      stress_field(&Stress::blocks, 0), stress_field(&Stress::barrier_us, 0),
-      st.shuffle ? with([](TrialSpec& c) { c.stress.shuffle = false; }) : rc::Seq<TrialSpec>(),
-      st.bank_conflicts ? with([](TrialSpec& c) { c.stress.bank_conflicts = false; }) : rc::Seq<TrialSpec>(),
-      st.blocks ? stress_field(&Stress::lines, 1) : rc::Seq<TrialSpec>(),
-      st.blocks ? stress_field(&Stress::stride, 1) : rc::Seq<TrialSpec>(),
-      st.blocks ? stress_field(&Stress::mem_permille, 0) : rc::Seq<TrialSpec>());
-  rc::Seq<TrialSpec> all = rc::seq::concat(
-      std::move(stress), field(&TrialSpec::grid, 1), field(&TrialSpec::block, 1), field(&TrialSpec::ops_per_thread, 1),
-      field(&TrialSpec::k, 1),
-      s.pattern != Pattern::Single ? with([](TrialSpec& c) { c.pattern = Pattern::Single; }) : rc::Seq<TrialSpec>(),
-      s.space != Space::Global ? with([](TrialSpec& c) { c.space = Space::Global; }) : rc::Seq<TrialSpec>(),
-      field(&TrialSpec::special_permille, 0),
-      s.init != Init::Zero ? with([](TrialSpec& c) { c.init = Init::Zero; }) : rc::Seq<TrialSpec>(),
-      s.dist != Dist::Small ? with([](TrialSpec& c) { c.dist = Dist::Small; }) : rc::Seq<TrialSpec>(),
-      field(&TrialSpec::zipf_s, 1),
-      s.seed != 0 ? map(towards<uint64_t>(s.seed, 0),
-                        [s](uint64_t v) {
-                          TrialSpec c = s;
-                          c.seed = v;
-                          return c;
-                        })
+  return rc::seq::concat(
+      st != Stress{} ? with(s, [](TrialSpec& c) { c.stress = Stress{}; }) : rc::Seq<TrialSpec>(),
+      towards_stress_field(s, &Stress::blocks, 0), towards_stress_field(s, &Stress::barrier_us, 0),
+      st.shuffle ? with(s, [](TrialSpec& c) { c.stress.shuffle = false; }) : rc::Seq<TrialSpec>(),
+      st.bank_conflicts ? with(s, [](TrialSpec& c) { c.stress.bank_conflicts = false; }) : rc::Seq<TrialSpec>(),
+      st.blocks ? towards_stress_field(s, &Stress::lines, 1) : rc::Seq<TrialSpec>(),
+      st.blocks ? towards_stress_field(s, &Stress::stride, 1) : rc::Seq<TrialSpec>(),
+      st.blocks ? towards_stress_field(s, &Stress::mem_permille, 0) : rc::Seq<TrialSpec>());
+}
+
+// The spec's own fields, one at a time, each towards its target.
+rc::Seq<TrialSpec> field_candidates(const TrialSpec& s) {
+  return rc::seq::concat(
+      towards_field(s, &TrialSpec::grid, 1), towards_field(s, &TrialSpec::block, 1),
+      towards_field(s, &TrialSpec::ops_per_thread, 1), towards_field(s, &TrialSpec::k, 1),
+      s.pattern != Pattern::Single ? with(s, [](TrialSpec& c) { c.pattern = Pattern::Single; }) : rc::Seq<TrialSpec>(),
+      s.space != Space::Global ? with(s, [](TrialSpec& c) { c.space = Space::Global; }) : rc::Seq<TrialSpec>(),
+      towards_field(s, &TrialSpec::special_permille, 0),
+      s.init != Init::Zero ? with(s, [](TrialSpec& c) { c.init = Init::Zero; }) : rc::Seq<TrialSpec>(),
+      s.dist != Dist::Small ? with(s, [](TrialSpec& c) { c.dist = Dist::Small; }) : rc::Seq<TrialSpec>(),
+      towards_field(s, &TrialSpec::zipf_s, 1),
+      s.seed != 0 ? rc::seq::map(rc::shrink::towards<uint64_t>(s.seed, 0),
+                                 [s](uint64_t v) {
+                                   TrialSpec c = s;
+                                   c.seed = v;
+                                   return c;
+                                 })
                   : rc::Seq<TrialSpec>());
-  // First, one op (and one op each of two threads) on one word, small
-  // values, with a few other seeds, specials as they are or at half, memory
-  // as it is or random (one thread first: its failure replays every time): a failure
-  // pinned to one op of a long case by its seed (a NaN at op #480) is found
-  // in one op this way, so that a case shrinks as far from a fuzz campaign's
-  // start as from check's.
+}
+
+// First, one op (and one op each of two threads) on one word, small
+// values, with a few other seeds, specials as they are or at half, memory
+// as it is or random (one thread first: its failure replays every time): a failure
+// pinned to one op of a long case by its seed (a NaN at op #480) is found
+// in one op this way, so that a case shrinks as far from a fuzz campaign's
+// start as from check's.
+std::vector<TrialSpec> tiny_candidates(const TrialSpec& s) {
   std::vector<TrialSpec> tiny;
   if (s.ops() > 1)
     for (uint32_t threads : {1u, 2u})
@@ -92,13 +101,21 @@ rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits) {
           c.seed = seed;
           if (c.ops() < s.ops() && std::find(tiny.begin(), tiny.end(), c) == tiny.end()) tiny.push_back(c);
         }
-  all = rc::seq::concat(rc::seq::fromContainer(std::move(tiny)), std::move(all));
+  return tiny;
+}
+
+// Candidates one field at a time, each towards its target, after the tiny
+// ones, made valid for the entry and never larger than the spec they come
+// from.
+rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits) {
+  rc::Seq<TrialSpec> all = rc::seq::concat(stress_candidates(s), field_candidates(s));
+  all = rc::seq::concat(rc::seq::fromContainer(tiny_candidates(s)), std::move(all));
   const uint64_t max_ops = s.ops();
-  return rc::seq::filter(map(std::move(all),
-                             [limits, max_ops](TrialSpec c) {
-                               normalise(c, limits, max_ops);
-                               return c;
-                             }),
+  return rc::seq::filter(rc::seq::map(std::move(all),
+                                      [limits, max_ops](TrialSpec c) {
+                                        normalise(c, limits, max_ops);
+                                        return c;
+                                      }),
                          [s, limits](const TrialSpec& c) {
                            std::string ignored;
                            return c != s && c.ops() <= s.ops() && validate(c, limits, ignored);

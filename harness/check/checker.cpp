@@ -192,14 +192,33 @@ class Checker {
     return gallop(edges_.data(), b, t, pos, x, [](const Edge<S>& e) { return e.old; });
   }
 
+  // An address's initial and final values, canonical.
+  struct Ends {
+    S init, fin;
+  };
+
+  // What the first pass over an address's edges learns about the edges
+  // whose new value is no edge's old.
+  struct SegmentScan {
+    uint32_t fin_writes = 0;  // edges that wrote the final value
+    int64_t fin_writer = -1;  // the first of them
+    int64_t dangling = -1;    // the first edge whose new value is neither a vertex nor the final value
+  };
+
   // The edges [b, t) of one address, sorted by old.
   bool segment(uint32_t addr, size_t b, size_t t) {
-    const S init = S(impl_.canon(in_.init[addr]));
-    const S fin = S(impl_.canon(in_.final_mem[addr]));
-    // Vertex of each edge's new value; the final value may be no edge's old.
+    const Ends ends{S(impl_.canon(in_.init[addr])), S(impl_.canon(in_.final_mem[addr]))};
+    const SegmentScan scan = count_in_degrees(b, t, ends.fin);
+    // Strongest evidence first: a returned value that nothing produced.
+    return every_return_produced(addr, b, t, ends) && no_dangling_write(addr, scan, ends) &&
+           final_value_balanced(addr, b, t, scan, ends) && degrees_balanced(addr, b, t, ends) &&
+           connected(addr, b, t, ends);
+  }
+
+  // Vertex of each edge's new value; the final value may be no edge's old.
+  SegmentScan count_in_degrees(size_t b, size_t t, S fin) {
+    SegmentScan scan;
     size_t pos = b, head = b;
-    uint32_t fin_writes = 0;
-    int64_t fin_writer = -1, dangling = -1;
     for (size_t i = b; i < t; ++i) {
       if (edges_[i].old != edges_[head].old) head = i;
       parent_[i] = uint32_t(head);
@@ -210,48 +229,63 @@ class Checker {
         continue;
       }
       if (x == fin) {
-        ++fin_writes;
-        if (fin_writer < 0) fin_writer = int64_t(i);
+        ++scan.fin_writes;
+        if (scan.fin_writer < 0) scan.fin_writer = int64_t(i);
         continue;
       }
-      if (dangling < 0) dangling = int64_t(i);  // reported below, after stronger evidence
+      if (scan.dangling < 0) scan.dangling = int64_t(i);  // reported below, after stronger evidence
     }
-    // Strongest evidence first: a returned value that nothing produced.
+    return scan;
+  }
+
+  bool every_return_produced(uint32_t addr, size_t b, size_t t, const Ends& ends) {
     for (size_t i = b; i < t;) {
       size_t j = i + 1;
       while (j < t && edges_[j].old == edges_[i].old) ++j;
       const S value = edges_[i].old;
-      if (indeg_[i] == 0 && value != init) {
+      if (indeg_[i] == 0 && value != ends.init) {
         const int64_t o = first_op(addr, value, false);
         return fail(addr, o,
                     op_name(o) + " returned " + val(value) +
-                        ", but no operation produced that value and it is not the initial value " + val(init));
+                        ", but no operation produced that value and it is not the initial value " + val(ends.init));
       }
       i = j;
     }
-    if (dangling >= 0) {
-      const S x = edges_[size_t(dangling)].nw;
-      const int64_t o = first_op(addr, edges_[size_t(dangling)].old, false);
-      return fail(addr, o,
-                  op_name(o) + " returned " + val(edges_[size_t(dangling)].old) + " and so wrote " + val(x) +
-                      ", but no operation ever read " + val(x) + " and the final value is " + val(fin) +
-                      ": a later update was lost or read a stale value");
-    }
-    // Degree balance: out - in = [v == init] - [v == final].
-    const bool fin_is_vertex = fin_writer < 0 && [&] {
+    return true;
+  }
+
+  bool no_dangling_write(uint32_t addr, const SegmentScan& scan, const Ends& ends) {
+    if (scan.dangling < 0) return true;
+    const S x = edges_[size_t(scan.dangling)].nw;
+    const int64_t o = first_op(addr, edges_[size_t(scan.dangling)].old, false);
+    return fail(addr, o,
+                op_name(o) + " returned " + val(edges_[size_t(scan.dangling)].old) + " and so wrote " + val(x) +
+                    ", but no operation ever read " + val(x) + " and the final value is " + val(ends.fin) +
+                    ": a later update was lost or read a stale value");
+  }
+
+  // Degree balance at the final value when it is no vertex: written once
+  // (or never, when it is the initial value).
+  bool final_value_balanced(uint32_t addr, size_t b, size_t t, const SegmentScan& scan, const Ends& ends) {
+    const S init = ends.init, fin = ends.fin;
+    const bool fin_is_vertex = scan.fin_writer < 0 && [&] {
       size_t p = b;
       return find(fin, b, t, p) < t;
     }();
-    if (!fin_is_vertex && fin_writes != 1 && !(fin_writes == 0 && fin == init)) {
-      if (fin_writes == 0)
-        return fail(addr, -1,
-                    "the final value " + val(fin) + " was never written by any operation and is not the initial value " +
-                        val(init));
-      const int64_t o = first_op(addr, fin, true);
-      return fail(addr, o,
-                  val(fin) + " was written " + std::to_string(fin_writes) + " times (first by " + op_name(o) +
-                      ") but never read: an update was lost");
-    }
+    if (fin_is_vertex || scan.fin_writes == 1 || (scan.fin_writes == 0 && fin == init)) return true;
+    if (scan.fin_writes == 0)
+      return fail(addr, -1,
+                  "the final value " + val(fin) + " was never written by any operation and is not the initial value " +
+                      val(init));
+    const int64_t o = first_op(addr, fin, true);
+    return fail(addr, o,
+                val(fin) + " was written " + std::to_string(scan.fin_writes) + " times (first by " + op_name(o) +
+                    ") but never read: an update was lost");
+  }
+
+  // Degree balance at every vertex: out - in = [v == init] - [v == final].
+  bool degrees_balanced(uint32_t addr, size_t b, size_t t, const Ends& ends) {
+    const S init = ends.init, fin = ends.fin;
     bool init_seen = false;
     for (size_t i = b; i < t;) {
       size_t j = i + 1;
@@ -261,36 +295,43 @@ class Checker {
       const int64_t is_init = value == init, is_final = value == fin;
       init_seen |= bool(is_init);
       const int64_t balance = out - in - is_init + is_final;
-      if (balance != 0) {
-        const std::string init_note = is_init ? " and was the initial value" : "";
-        if (in + is_init == 0) {
-          const int64_t o = first_op(addr, value, false);
-          return fail(addr, o,
-                      op_name(o) + " returned " + val(value) +
-                          ", but no operation produced that value and it is not the initial value " + val(init));
-        }
-        if (balance > 0) {
-          const int64_t o = first_op(addr, value, false);
-          return fail(addr, o,
-                      std::to_string(out) + " operations (first " + op_name(o) + ") returned " + val(value) +
-                          ", but it was written only " + std::to_string(in) + " time(s)" + init_note +
-                          ": two operations read the same value, so an update was lost");
-        }
-        const int64_t o = first_op(addr, value, true);
-        return fail(addr, o,
-                    val(value) + " was written " + std::to_string(in) + " time(s) (first by " + op_name(o) + ")" +
-                        init_note + " but only " + std::to_string(out) + " operation(s) read it" +
-                        (is_final ? " and it is the final value" : "") + ": an update was lost");
-      }
+      if (balance != 0) return unbalanced(addr, value, out, in, is_init, is_final, init);
       i = j;
     }
     if (!init_seen)
       return fail(addr, -1,
                   "no operation returned the initial value " + val(init) + ", yet some operation must have been first");
+    return true;
+  }
 
-    // Connectivity: every edge reachable from the initial state.  parent_[i]
-    // starts as the head of i's run; an edge joins its run to its target's.
-    pos = b;
+  // The failure at a vertex whose degrees do not balance.
+  bool unbalanced(uint32_t addr, S value, int64_t out, int64_t in, int64_t is_init, int64_t is_final, S init) {
+    const int64_t balance = out - in - is_init + is_final;
+    const std::string init_note = is_init ? " and was the initial value" : "";
+    if (in + is_init == 0) {
+      const int64_t o = first_op(addr, value, false);
+      return fail(addr, o,
+                  op_name(o) + " returned " + val(value) +
+                      ", but no operation produced that value and it is not the initial value " + val(init));
+    }
+    if (balance > 0) {
+      const int64_t o = first_op(addr, value, false);
+      return fail(addr, o,
+                  std::to_string(out) + " operations (first " + op_name(o) + ") returned " + val(value) +
+                      ", but it was written only " + std::to_string(in) + " time(s)" + init_note +
+                      ": two operations read the same value, so an update was lost");
+    }
+    const int64_t o = first_op(addr, value, true);
+    return fail(addr, o,
+                val(value) + " was written " + std::to_string(in) + " time(s) (first by " + op_name(o) + ")" +
+                    init_note + " but only " + std::to_string(out) + " operation(s) read it" +
+                    (is_final ? " and it is the final value" : "") + ": an update was lost");
+  }
+
+  // Connectivity: every edge reachable from the initial state.  parent_[i]
+  // starts as the head of i's run; an edge joins its run to its target's.
+  bool connected(uint32_t addr, size_t b, size_t t, const Ends& ends) {
+    size_t pos = b;
     for (size_t i = b; i < t; ++i) {
       const size_t v = find(edges_[i].nw, b, t, pos);
       if (v == t) continue;  // the final value, read by no one: a leaf
@@ -298,14 +339,14 @@ class Checker {
       if (x != y) parent_[std::max(x, y)] = std::min(x, y);
     }
     size_t p = b;
-    const size_t init_v = find(init, b, t, p);
+    const size_t init_v = find(ends.init, b, t, p);
     const uint32_t root = uf_find(parent_, uint32_t(init_v));
     for (size_t i = b; i < t; ++i) {
       if (uf_find(parent_, uint32_t(i)) != root) {
         const int64_t o = first_op(addr, edges_[i].old, false);
         return fail(addr, o,
                     op_name(o) + " returned " + val(edges_[i].old) + ", which lies on a cycle of values that the initial value " +
-                        val(init) + " never reaches: no sequential order explains it");
+                        val(ends.init) + " never reaches: no sequential order explains it");
       }
     }
     return true;

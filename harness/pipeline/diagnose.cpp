@@ -8,6 +8,84 @@
 
 namespace atomstress {
 
+namespace {
+// What diagnose's steps share: the failing case and how it is replayed alone.
+struct Replay {
+  const Entry& e;
+  const TrialSpec& failing;
+  BackendKind backend;
+  RunOptions seq;  // the run options, sequential and checked on the cpu
+};
+
+// Classes known without a replay: a weak-memory bug, or a form that cannot
+// run alone.  Returns whether it set one.
+bool classed_without_replay(const Entry* e, BackendKind backend, Diagnosis& d) {
+  if (e->weak_memory || e->rate_only) {
+    d.cls = FailureClass::MemoryOrder;
+    d.trace.push_back("a weak-memory bug: it needs concurrent threads and shows at a rate, most often under stress");
+    return true;
+  }
+  const bool warp_form = e->algo && e->gpu_only_reason && std::strcmp(e->gpu_only_reason, "warp intrinsics") == 0;
+  if ((backend == BackendKind::Cpu && !e->run_cpu) || warp_form) {
+    d.cls = FailureClass::Atomicity;
+    d.trace.push_back("not replayed alone (warp intrinsics need their warp): taken for a concurrency bug");
+    return true;
+  }
+  return false;
+}
+
+// A longer replay alone, 4096 ops of one thread over 512 words, half of its operands
+// and initial values special (NaNs, zeros of both signs, infinities,
+// subnormals, limits, extremes): a shrunk case holds few values (a NaN and
+// no signed zero, say), and one order of its ops may miss the one that is
+// wrong alone (old == limit).  Single atomics only.
+std::optional<Outcome> wide_replay(const Replay& r) {
+  if (r.e.algo) return std::nullopt;
+  TrialSpec probe = r.failing;
+  probe.grid = 1;
+  probe.block = 1;
+  probe.ops_per_thread = 4096;
+  probe.space = Space::Global;
+  probe.pattern = Pattern::Uniform;
+  probe.k = 512;
+  probe.init = Init::Random;
+  probe.special_permille = 500;
+  probe.seed = r.failing.seed ^ 0x5e9e0c1a55d1a9e5ull;
+  probe.stress = {};
+  return execute_trial(probe, r.backend, r.seq);
+}
+
+// The case fails alone: its own finding says how.
+void read_failure_alone(const Replay& r, const Outcome& alone, Diagnosis& d) {
+  d.cls = alone.finding.cls != FailureClass::None ? alone.finding.cls : FailureClass::Semantics;
+  d.trace = alone.finding.trace;
+  if (d.trace.empty()) d.trace.push_back(alone.why());
+  d.inference = alone.finding.inference;
+  if (d.cls == FailureClass::Semantics || d.cls == FailureClass::ReturnValue) {
+    const auto wide = wide_replay(r);
+    if (wide && wide->verdict == Verdict::Fail && !wide->finding.inference.empty())
+      d.inference = wide->finding.inference;
+  }
+}
+
+// The case passes alone: a concurrency bug, unless the longer replay fails.
+void read_pass_alone(const Replay& r, Diagnosis& d) {
+  const auto wide = wide_replay(r);
+  if (wide && wide->verdict == Verdict::Fail && wide->finding.cls != FailureClass::None &&
+      wide->finding.cls != FailureClass::Scope) {
+    d.cls = wide->finding.cls;
+    d.trace.push_back("the case's own ops pass alone, but a longer replay alone (" + describe(wide->spec) +
+                      ") does not: " + (wide->finding.trace.empty() ? wide->why() : wide->finding.trace.front()));
+    d.inference = wide->finding.inference;
+  } else {
+    d.cls = FailureClass::Atomicity;
+    const bool kernel = r.e.family && std::strcmp(r.e.family->name(), "kernel") == 0;  // harness/kernel/
+    d.trace.push_back(kernel ? "the case passes alone (one block of one thread): the failure needs concurrent threads"
+                             : "every op does what the spec says: the failure needs concurrent ops");
+  }
+}
+}  // namespace
+
 Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& finding, BackendKind backend,
                    const RunOptions& opt) {
   Diagnosis d;
@@ -17,70 +95,19 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
   if (verdict != Verdict::Fail || d.cls != FailureClass::None) return d;
   const Entry* e = find_impl(failing.impl);
   if (e == nullptr) return d;
-  if (e->weak_memory || e->rate_only) {
-    d.cls = FailureClass::MemoryOrder;
-    d.trace.push_back("a weak-memory bug: it needs concurrent threads and shows at a rate, most often under stress");
-    return d;
-  }
-  const bool warp_form = e->algo && e->gpu_only_reason && std::strcmp(e->gpu_only_reason, "warp intrinsics") == 0;
-  if ((backend == BackendKind::Cpu && !e->run_cpu) || warp_form) {
-    d.cls = FailureClass::Atomicity;
-    d.trace.push_back("not replayed alone (warp intrinsics need their warp): taken for a concurrency bug");
-    return d;
-  }
+  if (classed_without_replay(e, backend, d)) return d;
   RunOptions seq = opt;
   seq.sequential = true;
   seq.checker = CheckerKind::Cpu;
-  const Outcome alone = execute_trial(failing, backend, seq);
-  // A longer replay alone, 4096 ops of one thread over 512 words, half of its operands
-  // and initial values special (NaNs, zeros of both signs, infinities,
-  // subnormals, limits, extremes): a shrunk case holds few values (a NaN and
-  // no signed zero, say), and one order of its ops may miss the one that is
-  // wrong alone (old == limit).  Single atomics only.
-  auto wide_replay = [&]() -> std::optional<Outcome> {
-    if (e->algo) return std::nullopt;
-    TrialSpec probe = failing;
-    probe.grid = 1;
-    probe.block = 1;
-    probe.ops_per_thread = 4096;
-    probe.space = Space::Global;
-    probe.pattern = Pattern::Uniform;
-    probe.k = 512;
-    probe.init = Init::Random;
-    probe.special_permille = 500;
-    probe.seed = failing.seed ^ 0x5e9e0c1a55d1a9e5ull;
-    probe.stress = {};
-    return execute_trial(probe, backend, seq);
-  };
+  const Replay replay{*e, failing, backend, seq};
+  const Outcome alone = execute_trial(failing, backend, replay.seq);
   switch (alone.verdict) {
-    case Verdict::Fail: {
-      d.cls = alone.finding.cls != FailureClass::None ? alone.finding.cls : FailureClass::Semantics;
-      d.trace = alone.finding.trace;
-      if (d.trace.empty()) d.trace.push_back(alone.why());
-      d.inference = alone.finding.inference;
-      if (d.cls == FailureClass::Semantics || d.cls == FailureClass::ReturnValue) {
-        const auto wide = wide_replay();
-        if (wide && wide->verdict == Verdict::Fail && !wide->finding.inference.empty())
-          d.inference = wide->finding.inference;
-      }
+    case Verdict::Fail:
+      read_failure_alone(replay, alone, d);
       break;
-    }
-    case Verdict::Pass: {
-      const auto wide = wide_replay();
-      if (wide && wide->verdict == Verdict::Fail && wide->finding.cls != FailureClass::None &&
-          wide->finding.cls != FailureClass::Scope) {
-        d.cls = wide->finding.cls;
-        d.trace.push_back("the case's own ops pass alone, but a longer replay alone (" + describe(wide->spec) +
-                          ") does not: " + (wide->finding.trace.empty() ? wide->why() : wide->finding.trace.front()));
-        d.inference = wide->finding.inference;
-      } else {
-        d.cls = FailureClass::Atomicity;
-        const bool kernel = e->family && std::strcmp(e->family->name(), "kernel") == 0;  // harness/kernel/
-        d.trace.push_back(kernel ? "the case passes alone (one block of one thread): the failure needs concurrent threads"
-                                 : "every op does what the spec says: the failure needs concurrent ops");
-      }
+    case Verdict::Pass:
+      read_pass_alone(replay, d);
       break;
-    }
     case Verdict::Hang:
     case Verdict::Crash:
       d.cls = FailureClass::Semantics;

@@ -74,6 +74,25 @@ bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::
 
 namespace {
 
+// Reports a sequence's outcomes in order, noting whether one failed.
+struct SequenceReport {
+  const std::function<void(Outcome&&)>& each;
+  SequenceStats& stats;
+  bool failed = false;
+  void operator()(Outcome&& o) {
+    failed = failed || o.verdict != Verdict::Pass;
+    ++stats.reported;
+    each(std::move(o));
+  }
+};
+
+// Where one worker's sequence stands: what it has said so far.
+struct WorkerProgress {
+  size_t judged = 0, ran = 0;     // outcomes received; runs ended
+  std::optional<size_t> running;  // the run it said it started last
+  bool in_run() const { return running && *running >= ran; }
+};
+
 // One worker at a time, started on first use and after each death.
 class Supervisor {
  public:
@@ -101,6 +120,16 @@ class Supervisor {
   // far as one worker takes them.  Returns how many specs it settled.
   size_t sequence_part(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
                        const std::function<void(Outcome&&)>& each, SequenceStats& stats);
+  // The worker gave no line in time (killed) or died during a sequence:
+  // settles the trials from the first unjudged to the culprit.  Returns how
+  // many specs the part settled.
+  size_t settle_lost_worker(std::span<const TrialSpec> specs, const SequenceConfig& cfg, WorkerProcess::Read got,
+                            const WorkerProgress& progress, pid_t pid, SequenceReport& report);
+  // One line of the worker's during a sequence.  Returns how many specs the
+  // part settled when the line ends it.
+  std::optional<size_t> take_sequence_line(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                                           const std::string& line_in, WorkerProgress& progress,
+                                           SequenceReport& report, std::string& error);
   bool ensure_started(BackendKind backend, std::string& error);
   // Sends a request line, starting (or, once, restarting) the worker.
   bool deliver(const std::string& line, BackendKind backend, std::string& error);
@@ -196,94 +225,108 @@ Outcome Supervisor::died(Outcome out, pid_t pid) const {
 // still unjudged.  That trial gets the Hang or Crash; a trial before it
 // whose judging was cut short runs again alone; the rest go to a fresh
 // worker.
+// How long to wait for the worker's next line: in a run, its watchdog and
+// grace, and the judging it overlaps; otherwise the grace of the judging
+// awaited.
+uint64_t sequence_wait_ms(std::span<const TrialSpec> specs, const SequenceConfig& cfg, const WorkerProgress& p) {
+  uint64_t wait_ms = p.judged < specs.size() ? isolation_grace_ms(specs[p.judged].ops()) : 2000;
+  if (p.in_run())
+    wait_ms += effective_watchdog_ms(cfg.run, specs[*p.running].ops()) +
+               (*p.running != p.judged ? isolation_grace_ms(specs[*p.running].ops()) : 0);
+  return wait_ms;
+}
+
 size_t Supervisor::sequence_part(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
                                  const std::function<void(Outcome&&)>& each, SequenceStats& stats) {
-  auto blank = [&](size_t i) { return unanswered(specs[i], cfg.backend, cfg.run); };
-  bool failed = false;
-  auto report = [&](Outcome&& o) {
-    failed = failed || o.verdict != Verdict::Pass;
-    ++stats.reported;
-    each(std::move(o));
-  };
+  SequenceReport report{each, stats};
   SequenceRequest request{{specs.begin(), specs.end()}, cfg.backend, cfg.run, cfg.hotspots, cfg.until_failure,
                           cfg.pipelined};
   request.run.isolate = false;  // the worker runs them in its own process
   std::string error, line_in;
   if (!deliver(to_json(request).dump(), cfg.backend, error)) {
-    report(with_finding(blank(0), Verdict::Error, FindingKind::BackendError, error));
+    report(with_finding(unanswered(specs[0], cfg.backend, cfg.run), Verdict::Error, FindingKind::BackendError, error));
     return 1;
   }
   const pid_t pid = worker_.pid();
-  size_t judged = 0, ran = 0;  // outcomes received; runs ended
-  std::optional<size_t> running;
-  auto watchdog_of = [&](size_t i) { return effective_watchdog_ms(cfg.run, specs[i].ops()); };
-  auto grace_of = [&](size_t i) { return isolation_grace_ms(specs[i].ops()); };
+  WorkerProgress progress;
   for (;;) {
-    // In a run: its watchdog and grace, and the judging it overlaps;
-    // otherwise the grace of the judging awaited.
-    const bool in_run = running && *running >= ran;
-    uint64_t wait_ms = judged < specs.size() ? grace_of(judged) : 2000;
-    if (in_run) wait_ms += watchdog_of(*running) + (*running != judged ? grace_of(*running) : 0);
+    const uint64_t wait_ms = sequence_wait_ms(specs, cfg, progress);
     const auto got = worker_.receive(line_in, Clock::now() + std::chrono::milliseconds(wait_ms));
-    if (got != WorkerProcess::Read::Line) {
-      if (got == WorkerProcess::Read::TimedOut) worker_.kill();
-      const size_t culprit = in_run ? *running : judged;
-      if (culprit >= specs.size()) return culprit;  // it died after its last outcome
-      // Killed from outside (SIGKILL we did not send): not the trial's
-      // doing.  The trials not yet judged run again alone, the culprit once
-      // more at most.
-      if (got == WorkerProcess::Read::Died && killed_from_outside()) {
-        warn_killed(pid);
-        for (size_t i = judged; i <= culprit; ++i) {
-          report(run(specs[i], cfg.backend, cfg.run, cfg.hotspots, i == culprit ? 0 : 1));
-          if (cfg.until_failure && failed) return i + 1;
-        }
-        return culprit + 1;
-      }
-      // Its verdict now, while the worker's death and last words are known.
-      Outcome verdict = got == WorkerProcess::Read::TimedOut
-                            ? hung(blank(culprit), watchdog_of(culprit), grace_of(culprit), pid)
-                            : died(blank(culprit), pid);
-      for (size_t i = judged; i < culprit; ++i) {
-        report(run(specs[i], cfg.backend, cfg.run, cfg.hotspots));
-        if (cfg.until_failure && failed) return i + 1;
-      }
-      report(std::move(verdict));
-      return culprit + 1;
-    }
-    const json j = json::parse(line_in, nullptr, false);
-    Outcome o;
-    auto index = [&](const char* key) -> std::optional<size_t> {
-      if (!j.is_object() || !j.contains(key) || !j[key].is_number_unsigned()) return std::nullopt;
-      const size_t i = j[key].get<size_t>();
-      return i < specs.size() ? std::optional<size_t>(i) : std::nullopt;
-    };
-    if (const auto i = index("running")) {
-      running = *i;
-    } else if (const auto i = index("ran")) {
-      ran = *i + 1;
-    } else if (j.is_object() && j.contains("outcome") && judged < specs.size() && from_json(j["outcome"], o, error)) {
-      ++judged;
-      report(std::move(o));
-    } else if (j.is_object() && j.contains("done") && !j.contains("error")) {
-      stats.overlapped_ms += j.value("overlapped_ms", 0.0);
-      if (j.value("exits", false)) worker_.stop(std::chrono::seconds(10));
-      if (judged == 0 && !(cfg.until_failure && failed)) {  // it ran nothing: no worker will
-        report(with_finding(blank(0), Verdict::Error, FindingKind::BackendError,
-                            "the trial worker ran no trial of the sequence"));
-        return 1;
-      }
-      return judged;
-    } else {
-      worker_.kill();
-      const std::string why = j.is_object() && j.contains("error") ? j["error"].dump()
-                              : error.empty()                      ? "not JSON"
-                                                                   : error;
-      report(with_finding(blank(std::min(judged, specs.size() - 1)), Verdict::Error, FindingKind::BackendError,
-                          "the trial worker's answer was refused (" + why + "): '" + line_in.substr(0, 200) + "'"));
-      return std::min(judged, specs.size() - 1) + 1;
-    }
+    if (got != WorkerProcess::Read::Line) return settle_lost_worker(specs, cfg, got, progress, pid, report);
+    if (const auto settled = take_sequence_line(specs, cfg, line_in, progress, report, error)) return *settled;
   }
+}
+
+size_t Supervisor::settle_lost_worker(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                                      WorkerProcess::Read got, const WorkerProgress& progress, pid_t pid,
+                                      SequenceReport& report) {
+  if (got == WorkerProcess::Read::TimedOut) worker_.kill();
+  const size_t judged = progress.judged;
+  const size_t culprit = progress.in_run() ? *progress.running : judged;
+  if (culprit >= specs.size()) return culprit;  // it died after its last outcome
+  // Killed from outside (SIGKILL we did not send): not the trial's
+  // doing.  The trials not yet judged run again alone, the culprit once
+  // more at most.
+  if (got == WorkerProcess::Read::Died && killed_from_outside()) {
+    warn_killed(pid);
+    for (size_t i = judged; i <= culprit; ++i) {
+      report(run(specs[i], cfg.backend, cfg.run, cfg.hotspots, i == culprit ? 0 : 1));
+      if (cfg.until_failure && report.failed) return i + 1;
+    }
+    return culprit + 1;
+  }
+  // Its verdict now, while the worker's death and last words are known.
+  const Outcome blank = unanswered(specs[culprit], cfg.backend, cfg.run);
+  Outcome verdict = got == WorkerProcess::Read::TimedOut
+                        ? hung(blank, effective_watchdog_ms(cfg.run, specs[culprit].ops()),
+                               isolation_grace_ms(specs[culprit].ops()), pid)
+                        : died(blank, pid);
+  for (size_t i = judged; i < culprit; ++i) {
+    report(run(specs[i], cfg.backend, cfg.run, cfg.hotspots));
+    if (cfg.until_failure && report.failed) return i + 1;
+  }
+  report(std::move(verdict));
+  return culprit + 1;
+}
+
+std::optional<size_t> Supervisor::take_sequence_line(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
+                                                     const std::string& line_in, WorkerProgress& progress,
+                                                     SequenceReport& report, std::string& error) {
+  const json j = json::parse(line_in, nullptr, false);
+  Outcome o;
+  auto index = [&](const char* key) -> std::optional<size_t> {
+    if (!j.is_object() || !j.contains(key) || !j[key].is_number_unsigned()) return std::nullopt;
+    const size_t i = j[key].get<size_t>();
+    return i < specs.size() ? std::optional<size_t>(i) : std::nullopt;
+  };
+  if (const auto i = index("running")) {
+    progress.running = *i;
+  } else if (const auto i = index("ran")) {
+    progress.ran = *i + 1;
+  } else if (j.is_object() && j.contains("outcome") && progress.judged < specs.size() &&
+             from_json(j["outcome"], o, error)) {
+    ++progress.judged;
+    report(std::move(o));
+  } else if (j.is_object() && j.contains("done") && !j.contains("error")) {
+    report.stats.overlapped_ms += j.value("overlapped_ms", 0.0);
+    if (j.value("exits", false)) worker_.stop(std::chrono::seconds(10));
+    if (progress.judged == 0 && !(cfg.until_failure && report.failed)) {  // it ran nothing: no worker will
+      report(with_finding(unanswered(specs[0], cfg.backend, cfg.run), Verdict::Error, FindingKind::BackendError,
+                          "the trial worker ran no trial of the sequence"));
+      return 1;
+    }
+    return progress.judged;
+  } else {
+    worker_.kill();
+    const std::string why = j.is_object() && j.contains("error") ? j["error"].dump()
+                            : error.empty()                      ? "not JSON"
+                                                                 : error;
+    const size_t last = std::min(progress.judged, specs.size() - 1);
+    report(with_finding(unanswered(specs[last], cfg.backend, cfg.run), Verdict::Error, FindingKind::BackendError,
+                        "the trial worker's answer was refused (" + why + "): '" + line_in.substr(0, 200) + "'"));
+    return last + 1;
+  }
+  return std::nullopt;
 }
 
 SequenceStats Supervisor::run_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,

@@ -102,6 +102,89 @@ bool measure(const ProfileSettings& settings,
   return true;
 }
 
+namespace {
+// (a) Timing.  On cuda the runner times its launches itself (events,
+// memory restored before each, nothing recorded); on cpu the whole run.
+bool time_point(const Workload& w, const Setup& setup, const ProfileSettings& settings, ProfilePoint& out,
+                std::string& error) {
+  const bool cuda = settings.backend == BackendKind::Cuda;
+  auto timed_batch = [&](uint32_t reps, double& s_per_launch, std::string& err) {
+    RunOptions opt = settings.run;
+    if (cuda) {
+      opt.bench_reps = reps;
+      opt.flush_l2 = out.cold;
+      History h;
+      if (!run_workload(w, setup, settings.backend, opt, h, err)) return false;
+      s_per_launch = h.kernel_ms / 1e3;
+      return true;
+    }
+    const auto t0 = Clock::now();
+    for (uint32_t r = 0; r < reps; ++r) {
+      History h;
+      if (!run_workload(w, setup, settings.backend, opt, h, err)) return false;
+    }
+    s_per_launch = seconds_since(t0) / reps;
+    return true;
+  };
+  if (!measure(settings, timed_batch, out.timing, error)) return false;
+  out.items_per_second = out.timing.s_per_launch > 0 ? double(out.items) / out.timing.s_per_launch : 0;
+  return true;
+}
+
+// The instrumented run's retries and cycles per op.
+void record_contention(const History& h, ProfilePoint& out) {
+  std::vector<uint32_t> retries = h.retries;
+  uint64_t total = 0;
+  for (uint32_t r : retries) total += r;
+  out.retries_mean = retries.empty() ? 0 : double(total) / double(retries.size());
+  out.retries_max = retries.empty() ? 0 : *std::max_element(retries.begin(), retries.end());
+  out.retries_p50 = percentile(retries, 0.50);
+  out.retries_p99 = percentile(retries, 0.99);
+  if (!h.cycles.empty()) {
+    uint64_t cycles = 0;
+    for (uint32_t c : h.cycles) cycles += c;
+    out.cycles_per_op = double(cycles) / double(h.cycles.size());
+  }
+}
+
+// (b) One instrumented run, checked.
+bool run_checked(const Workload& w, const Setup& setup, const ProfileSettings& settings, ProfilePoint& out,
+                 std::string& error) {
+  History h;
+  if (!run_workload(w, setup, settings.backend, settings.run, h, error)) return false;
+  record_contention(h, out);
+  if (w.impl->family->profiles_addresses()) out.hotspots = hottest_addresses(w, h, settings.hotspots);
+  const bool gave_up = std::any_of(h.gave_up.begin(), h.gave_up.end(), [](uint8_t g) {
+    const auto why = static_cast<GaveUp>(g & ~kBlockScopeBit);
+    return why == GaveUp::Budget || why == GaveUp::Watchdog;
+  });
+  if (gave_up) {
+    out.verdict = Verdict::Hang;
+    out.why = "an operation gave up (retry budget or watchdog): run 'atomstress check' on this spec";
+  } else if (Finding f = check_trial(w, setup, h); !f.ok()) {
+    out.verdict = Verdict::Fail;
+    out.why = f.explanation;
+  }
+  return true;
+}
+
+// The bare kernel, timed by the same rule.
+bool time_baseline(const Workload& w, const ProfileSettings& settings, ProfilePoint& out, std::string& error) {
+  const uint64_t watchdog_ms = effective_watchdog_ms(settings.run, w.ops());
+  Timing bare;
+  auto bare_batch = [&](uint32_t reps, double& s_per_launch, std::string& err) {
+    return time_bare_kernel(w, reps, watchdog_ms, out.cold, s_per_launch, err);
+  };
+  if (!measure(settings, bare_batch, bare, error)) return false;
+  out.baseline = bare;
+  if (bare.s_per_launch > 0) {
+    out.baseline_items_per_second = double(out.items) / bare.s_per_launch;
+    out.ratio_to_baseline = out.items_per_second / *out.baseline_items_per_second;
+  }
+  return true;
+}
+}  // namespace
+
 bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, ProfilePoint& out, std::string& error) {
   out = {};
   out.spec = spec;
@@ -118,72 +201,9 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
   }
   const bool cuda = settings.backend == BackendKind::Cuda;
   out.cold = cuda && settings.cold;  // the cpu backend has no L2 of ours to flush
-
-  // (a) Timing.  On cuda the runner times its launches itself (events,
-  // memory restored before each, nothing recorded); on cpu the whole run.
-  auto timed_batch = [&](uint32_t reps, double& s_per_launch, std::string& err) {
-    RunOptions opt = settings.run;
-    if (cuda) {
-      opt.bench_reps = reps;
-      opt.flush_l2 = out.cold;
-      History h;
-      if (!run_workload(*w, *setup, settings.backend, opt, h, err)) return false;
-      s_per_launch = h.kernel_ms / 1e3;
-      return true;
-    }
-    const auto t0 = Clock::now();
-    for (uint32_t r = 0; r < reps; ++r) {
-      History h;
-      if (!run_workload(*w, *setup, settings.backend, opt, h, err)) return false;
-    }
-    s_per_launch = seconds_since(t0) / reps;
-    return true;
-  };
-  if (!measure(settings, timed_batch, out.timing, error)) return false;
-  out.items_per_second = out.timing.s_per_launch > 0 ? double(out.items) / out.timing.s_per_launch : 0;
-
-  // (b) One instrumented run, checked.
-  History h;
-  if (!run_workload(*w, *setup, settings.backend, settings.run, h, error)) return false;
-  std::vector<uint32_t> retries = h.retries;
-  uint64_t total = 0;
-  for (uint32_t r : retries) total += r;
-  out.retries_mean = retries.empty() ? 0 : double(total) / double(retries.size());
-  out.retries_max = retries.empty() ? 0 : *std::max_element(retries.begin(), retries.end());
-  out.retries_p50 = percentile(retries, 0.50);
-  out.retries_p99 = percentile(retries, 0.99);
-  if (!h.cycles.empty()) {
-    uint64_t cycles = 0;
-    for (uint32_t c : h.cycles) cycles += c;
-    out.cycles_per_op = double(cycles) / double(h.cycles.size());
-  }
-  if (w->impl->family->profiles_addresses()) out.hotspots = hottest_addresses(*w, h, settings.hotspots);
-  const bool gave_up = std::any_of(h.gave_up.begin(), h.gave_up.end(), [](uint8_t g) {
-    const auto why = static_cast<GaveUp>(g & ~kBlockScopeBit);
-    return why == GaveUp::Budget || why == GaveUp::Watchdog;
-  });
-  if (gave_up) {
-    out.verdict = Verdict::Hang;
-    out.why = "an operation gave up (retry budget or watchdog): run 'atomstress check' on this spec";
-  } else if (Finding f = check_trial(*w, *setup, h); !f.ok()) {
-    out.verdict = Verdict::Fail;
-    out.why = f.explanation;
-  }
-
-  // The bare kernel, timed by the same rule.
-  if (settings.baseline && cuda && has_bare_kernel(*w->impl, spec)) {
-    const uint64_t watchdog_ms = effective_watchdog_ms(settings.run, w->ops());
-    Timing bare;
-    auto bare_batch = [&](uint32_t reps, double& s_per_launch, std::string& err) {
-      return time_bare_kernel(*w, reps, watchdog_ms, out.cold, s_per_launch, err);
-    };
-    if (!measure(settings, bare_batch, bare, error)) return false;
-    out.baseline = bare;
-    if (bare.s_per_launch > 0) {
-      out.baseline_items_per_second = double(out.items) / bare.s_per_launch;
-      out.ratio_to_baseline = out.items_per_second / *out.baseline_items_per_second;
-    }
-  }
+  if (!time_point(*w, *setup, settings, out, error)) return false;
+  if (!run_checked(*w, *setup, settings, out, error)) return false;
+  if (settings.baseline && cuda && has_bare_kernel(*w->impl, spec)) return time_baseline(*w, settings, out, error);
   return true;
 }
 

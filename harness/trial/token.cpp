@@ -66,9 +66,10 @@ std::string encode_token(const TrialSpec& s, const TrialKnobs& k) {
   return body + buf;
 }
 
-std::optional<ReproToken> decode_repro_token(std::string_view token, std::string& error) {
-  // Split on '.'; the implementation's name contains dots: it is everything
-  // between the leading fields and the trailing numeric ones.
+namespace {
+// Split on '.'; the implementation's name contains dots: it is everything
+// between the leading fields and the trailing numeric ones.
+std::vector<std::string_view> split_fields(std::string_view token) {
   std::vector<std::string_view> parts;
   size_t start = 0;
   for (size_t i = 0; i <= token.size(); ++i) {
@@ -77,36 +78,61 @@ std::optional<ReproToken> decode_repro_token(std::string_view token, std::string
       start = i + 1;
     }
   }
-  const bool v3 = !parts.empty() && parts[0] == kV3;
-  const bool v2 = !parts.empty() && (parts[0] == kV2 || v3);  // as3 is as2 and the stress fields
-  if (parts.empty() || (parts[0] != kV1 && !v2)) {
+  return parts;
+}
+
+// Which fields a token of its version carries.
+struct TokenLayout {
+  bool v2 = false, v3 = false;
+  size_t lead = 0;     // version [, tool version]
+  size_t numeric = 0;  // the trailing numeric fields, checksum included
+};
+
+std::optional<TokenLayout> read_layout(const std::vector<std::string_view>& parts, std::string& error) {
+  TokenLayout l;
+  l.v3 = !parts.empty() && parts[0] == kV3;
+  l.v2 = !parts.empty() && (parts[0] == kV2 || l.v3);  // as3 is as2 and the stress fields
+  if (parts.empty() || (parts[0] != kV1 && !l.v2)) {
     error = "malformed reproduction token: it must start with '" + std::string(kV3) + ".' or '" + std::string(kV2) +
             ".' (or the older '" + std::string(kV1) + ".')";
     return std::nullopt;
   }
-  const size_t lead = v2 ? 2 : 1;  // version [, tool version]
-  const size_t numeric = kSpecFields + (v2 ? kKnobFields : 0) + (v3 ? kStressFields : 0) + 1;  // + checksum
-  if (parts.size() < lead + 1 + numeric) {
+  l.lead = l.v2 ? 2 : 1;
+  l.numeric = kSpecFields + (l.v2 ? kKnobFields : 0) + (l.v3 ? kStressFields : 0) + 1;  // + checksum
+  if (parts.size() < l.lead + 1 + l.numeric) {
     error = "malformed reproduction token: truncated (" + std::to_string(parts.size()) +
-            " fields, expected at least " + std::to_string(lead + 1 + numeric) + ")";
+            " fields, expected at least " + std::to_string(l.lead + 1 + l.numeric) + ")";
     return std::nullopt;
   }
+  return l;
+}
+
+bool checksum_matches(std::string_view token, const std::vector<std::string_view>& parts, std::string& error) {
   const size_t body_len = token.size() - parts.back().size() - 1;
   uint64_t sum = 0;
   if (parts.back().size() != 8 || !parse_number(parts.back(), 16, sum)) {
     error = "malformed reproduction token: bad checksum field '" + std::string(parts.back()) + "'";
-    return std::nullopt;
+    return false;
   }
   if (fnv1a(token.substr(0, body_len)) != sum) {
     error = "malformed reproduction token: checksum mismatch (token altered or truncated)";
-    return std::nullopt;
+    return false;
   }
-  const size_t first_num = parts.size() - numeric;
+  return true;
+}
+
+// The implementation's name: the fields between the leading and the numeric ones.
+std::string join_impl_name(const std::vector<std::string_view>& parts, size_t lead, size_t first_num) {
   std::string impl;
   for (size_t i = lead; i < first_num; ++i) {
     if (i > lead) impl += '.';
     impl += parts[i];
   }
+  return impl;
+}
+
+std::optional<std::vector<uint64_t>> parse_numeric_fields(const std::vector<std::string_view>& parts,
+                                                          size_t first_num, size_t numeric, std::string& error) {
   std::vector<uint64_t> v(numeric - 1);
   for (size_t i = 0; i + 1 < numeric; ++i) {
     const int base = (i == kSpecFields - 1) ? 16 : 10;  // the seed is hex
@@ -116,20 +142,21 @@ std::optional<ReproToken> decode_repro_token(std::string_view token, std::string
       return std::nullopt;
     }
   }
+  return v;
+}
+
+bool fields_in_range(const std::vector<uint64_t>& v, const TokenLayout& l) {
   bool in_range = v[3] <= 1 && v[4] < kNumPatterns && v[7] <= 1 && v[9] <= 1 && v[8] <= 1000 &&
                   v[0] <= UINT32_MAX && v[1] <= UINT32_MAX && v[2] <= UINT32_MAX && v[5] <= UINT32_MAX &&
                   v[6] <= UINT32_MAX;
   // The knobs within the command line's own bounds (harness/cli/options.hpp).
-  if (v2) in_range = in_range && v[11] <= 1000 && v[12] >= 1 && v[12] <= 256 && v[13] <= 3600000 && v[14] <= UINT32_MAX;
-  if (v3)
+  if (l.v2) in_range = in_range && v[11] <= 1000 && v[12] >= 1 && v[12] <= 256 && v[13] <= 3600000 && v[14] <= UINT32_MAX;
+  if (l.v3)
     for (size_t i = 15; i < 23; ++i) in_range = in_range && v[i] <= UINT32_MAX;
-  if (!in_range) {
-    error = "malformed reproduction token: a field is out of range";
-    return std::nullopt;
-  }
-  ReproToken r;
-  TrialSpec& s = r.spec;
-  s.impl = impl;
+  return in_range;
+}
+
+void read_spec_fields(TrialSpec& s, const std::vector<uint64_t>& v) {
   s.grid = uint32_t(v[0]);
   s.block = uint32_t(v[1]);
   s.ops_per_thread = uint32_t(v[2]);
@@ -141,27 +168,48 @@ std::optional<ReproToken> decode_repro_token(std::string_view token, std::string
   s.special_permille = uint32_t(v[8]);
   s.init = Init(v[9]);
   s.seed = v[10];
-  if (v2) {
+}
+
+bool read_stress_fields(Stress& t, const std::vector<uint64_t>& v, std::string& error) {
+  t.blocks = uint32_t(v[15]);
+  t.mem_permille = uint32_t(v[16]);
+  t.lines = uint32_t(v[17]);
+  t.stride = uint32_t(v[18]);
+  const bool in_range = v[19] < uint64_t(kNumStressAccesses) && v[20] <= 1 && v[22] <= 1;
+  t.access = StressAccess(v[19] < uint64_t(kNumStressAccesses) ? v[19] : 0);
+  t.shuffle = v[20] != 0;
+  t.barrier_us = uint32_t(v[21]);
+  t.bank_conflicts = v[22] != 0;
+  std::string why;
+  if (!in_range || !validate_stress(t, why)) {
+    error = "malformed reproduction token: a stress field is out of range" + (why.empty() ? "" : " (" + why + ")");
+    return false;
+  }
+  return true;
+}
+}  // namespace
+
+std::optional<ReproToken> decode_repro_token(std::string_view token, std::string& error) {
+  const std::vector<std::string_view> parts = split_fields(token);
+  const std::optional<TokenLayout> layout = read_layout(parts, error);
+  if (!layout) return std::nullopt;
+  if (!checksum_matches(token, parts, error)) return std::nullopt;
+  const size_t first_num = parts.size() - layout->numeric;
+  std::string impl = join_impl_name(parts, layout->lead, first_num);
+  const auto v = parse_numeric_fields(parts, first_num, layout->numeric, error);
+  if (!v) return std::nullopt;
+  if (!fields_in_range(*v, *layout)) {
+    error = "malformed reproduction token: a field is out of range";
+    return std::nullopt;
+  }
+  ReproToken r;
+  r.spec.impl = impl;
+  read_spec_fields(r.spec, *v);
+  if (layout->v2) {
     r.tool_version = version_from_field(parts[1]);
-    r.knobs = TrialKnobs{uint32_t(v[11]), uint32_t(v[12]), v[13], uint32_t(v[14])};
+    r.knobs = TrialKnobs{uint32_t((*v)[11]), uint32_t((*v)[12]), (*v)[13], uint32_t((*v)[14])};
   }
-  if (v3) {
-    Stress& t = s.stress;
-    t.blocks = uint32_t(v[15]);
-    t.mem_permille = uint32_t(v[16]);
-    t.lines = uint32_t(v[17]);
-    t.stride = uint32_t(v[18]);
-    in_range = v[19] < uint64_t(kNumStressAccesses) && v[20] <= 1 && v[22] <= 1;
-    t.access = StressAccess(v[19] < uint64_t(kNumStressAccesses) ? v[19] : 0);
-    t.shuffle = v[20] != 0;
-    t.barrier_us = uint32_t(v[21]);
-    t.bank_conflicts = v[22] != 0;
-    std::string why;
-    if (!in_range || !validate_stress(t, why)) {
-      error = "malformed reproduction token: a stress field is out of range" + (why.empty() ? "" : " (" + why + ")");
-      return std::nullopt;
-    }
-  }
+  if (layout->v3 && !read_stress_fields(r.spec.stress, *v, error)) return std::nullopt;
   return r;
 }
 

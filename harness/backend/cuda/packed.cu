@@ -23,17 +23,15 @@ PackedBuffers& packed_buffers() {
   return b;
 }
 
-}  // namespace
+// The sizes every step of a packed launch reads.
+struct PackSizes {
+  uint64_t ops = 0, words = 0;  // of all instances together
+  uint32_t elem_bytes = 0;
+};
 
-bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaunchFn launch, const char* name,
-                const RunOptions& opt, uint64_t seed, std::string& error) {
-  cudaDeviceProp prop;
-  if (!device_props(prop, error)) return false;
-  const auto plan = plan_pack({items, n}, elem_bytes, seed, prop.sharedMemPerBlockOptin, error);
-  if (!plan) return false;
-  const uint64_t ops = plan->ops, words = plan->mem_elems;
-  auto& B = packed_buffers();
-  // Grow-only: nothing is allocated once the buffers are large enough.
+// Grow-only: nothing is allocated once the buffers are large enough.
+bool ensure_buffers(PackedBuffers& B, const PackPlan* plan, const PackSizes& sizes, std::string& error) {
+  const auto [ops, words, elem_bytes] = sizes;
   const std::pair<DevBuf*, size_t> device[] = {
       {&B.slots, plan->slots.size() * sizeof(PackSlot)}, {&B.instances, plan->instances.size() * sizeof(PackInstance)},
       {&B.key, ops * 4 + 4}, {&B.x, ops * 8 + 8}, {&B.y, ops * 8 + 8}, {&B.mem, words * elem_bytes + 16},
@@ -43,12 +41,14 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
       {&B.h_key, ops * 4 + 4}, {&B.h_x, ops * 8 + 8},       {&B.h_y, ops * 8 + 8},
       {&B.h_mem, words * elem_bytes + 16}, {&B.h_old, ops * 8 + 8}, {&B.h_retries, ops * 4 + 4}, {&B.h_gave, ops + 1}};
   for (const auto& [buf, bytes] : pinned) AS_CUDA_TRY(buf->ensure(bytes));
-  unsigned int* const note = stop_note(error);
-  if (note == nullptr) return false;
+  return true;
+}
 
-  // The inputs, instance by instance, into the staging buffers.
+// The inputs, instance by instance, into the staging buffers.
+void stage_inputs(PackedBuffers& B, const PackItem* items, size_t n, const PackPlan* plan, const PackSizes& sizes) {
+  const uint32_t elem_bytes = sizes.elem_bytes;
   unsigned char* const hmem = B.h_mem.as<unsigned char>();
-  std::memset(hmem, 0, words * elem_bytes);  // the padding between instances
+  std::memset(hmem, 0, sizes.words * elem_bytes);  // the padding between instances
   for (size_t i = 0; i < n; ++i) {
     const Workload& w = *items[i].w;
     const Setup& s = *items[i].s;
@@ -61,6 +61,14 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
     for (size_t e = 0; e < s.mem_init.size(); ++e)  // a word is its value's low bytes (little-endian)
       std::memcpy(hmem + (in.mem_base + e) * elem_bytes, &s.mem_init[e], elem_bytes);
   }
+}
+
+// The plan and the staged inputs onto the device, the outputs and the stop
+// note cleared.
+bool copy_inputs_in(PackedBuffers& B, const PackPlan* plan, const PackSizes& sizes, unsigned int* note,
+                    std::string& error) {
+  const auto [ops, words, elem_bytes] = sizes;
+  unsigned char* const hmem = B.h_mem.as<unsigned char>();
   AS_CUDA_TRY(cudaMemcpyAsync(B.slots.p, plan->slots.data(), plan->slots.size() * sizeof(PackSlot),
                               cudaMemcpyHostToDevice));
   AS_CUDA_TRY(cudaMemcpyAsync(B.instances.p, plan->instances.data(), plan->instances.size() * sizeof(PackInstance),
@@ -76,7 +84,10 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   reinterpret_cast<volatile unsigned int*>(note)[1] = 0;
   const prim::RetryShared rs_init{0u, note, 0u};
   AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));  // also waits for the copies above
+  return true;
+}
 
+PackedArgs packed_args(PackedBuffers& B, const RunOptions& opt) {
   PackedArgs g;
   g.slots = B.slots.as<PackSlot>();
   g.instances = B.instances.as<PackInstance>();
@@ -89,7 +100,12 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   g.gave = B.gave.as<uint8_t>();
   g.rs = B.rs.as<prim::RetryShared>();
   g.budget = opt.retry_budget;
-  const uint64_t watchdog_ms = effective_watchdog_ms(opt, ops);
+  return g;
+}
+
+// The launch, timed by events, and its bounded wait; `ms` is its time.
+bool launch_timed(PackedLaunchFn launch, const PackedArgs& g, const PackPlan* plan, uint32_t elem_bytes,
+                  uint64_t watchdog_ms, const char* name, History& first, float& ms, std::string& error) {
   Event e0, e1;
   AS_CUDA_TRY(e0.create());
   AS_CUDA_TRY(e1.create());
@@ -98,16 +114,27 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   // A launch that did not start (configuration) is no fault of the code.
   AS_CUDA_TRY(launch(g, plan->blocks, plan->block_threads, size_t(plan->smem_elems) * elem_bytes, watchdog_ms));
   AS_CUDA_TRY(cudaEventRecord(e1.e));
-  if (!wait_bounded(e1.e, launched, watchdog_ms, name, items[0].h->fault, error)) return false;
-  float ms = 0;
+  if (!wait_bounded(e1.e, launched, watchdog_ms, name, first.fault, error)) return false;
   AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
+  return true;
+}
 
+// The outputs back into the staging buffers, and the shared retry state.
+bool copy_outputs_out(PackedBuffers& B, const PackSizes& sizes, prim::RetryShared& rs_after, std::string& error) {
+  const auto [ops, words, elem_bytes] = sizes;
+  unsigned char* const hmem = B.h_mem.as<unsigned char>();
   AS_CUDA_TRY(cudaMemcpyAsync(B.h_old.p, B.old.p, ops * 8, cudaMemcpyDeviceToHost));
   AS_CUDA_TRY(cudaMemcpyAsync(B.h_retries.p, B.retries.p, ops * 4, cudaMemcpyDeviceToHost));
   AS_CUDA_TRY(cudaMemcpyAsync(B.h_gave.p, B.gave.p, ops, cudaMemcpyDeviceToHost));
   AS_CUDA_TRY(cudaMemcpyAsync(hmem, B.mem.p, words * elem_bytes, cudaMemcpyDeviceToHost));
-  prim::RetryShared rs_after{};
   AS_CUDA_TRY(cudaMemcpy(&rs_after, B.rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));  // waits for the copies
+  return true;
+}
+
+// Each instance's History from its part of the staging buffers.
+void scatter_histories(PackedBuffers& B, const PackItem* items, size_t n, const PackPlan* plan, uint32_t elem_bytes,
+                       float ms, const prim::RetryShared& rs_after) {
+  unsigned char* const hmem = B.h_mem.as<unsigned char>();
   for (size_t i = 0; i < n; ++i) {
     History& h = *items[i].h;
     const PackInstance& in = plan->instances[i];
@@ -123,6 +150,30 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
     h.block_scope_calls = rs_after.block_scope_calls != 0;
     h.resident = false;
   }
+}
+
+}  // namespace
+
+bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaunchFn launch, const char* name,
+                const RunOptions& opt, uint64_t seed, std::string& error) {
+  cudaDeviceProp prop;
+  if (!device_props(prop, error)) return false;
+  const auto plan = plan_pack({items, n}, elem_bytes, seed, prop.sharedMemPerBlockOptin, error);
+  if (!plan) return false;
+  const PackSizes sizes{plan->ops, plan->mem_elems, elem_bytes};
+  auto& B = packed_buffers();
+  if (!ensure_buffers(B, &*plan, sizes, error)) return false;
+  unsigned int* const note = stop_note(error);
+  if (note == nullptr) return false;
+  stage_inputs(B, items, n, &*plan, sizes);
+  if (!copy_inputs_in(B, &*plan, sizes, note, error)) return false;
+  const PackedArgs g = packed_args(B, opt);
+  const uint64_t watchdog_ms = effective_watchdog_ms(opt, sizes.ops);
+  float ms = 0;
+  if (!launch_timed(launch, g, &*plan, elem_bytes, watchdog_ms, name, *items[0].h, ms, error)) return false;
+  prim::RetryShared rs_after{};
+  if (!copy_outputs_out(B, sizes, rs_after, error)) return false;
+  scatter_histories(B, items, n, &*plan, elem_bytes, ms, rs_after);
   return true;
 }
 
