@@ -29,8 +29,8 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
     return d;
   }
   RunOptions seq = opt;
-  seq.sequential = true;
-  seq.checker = CheckerKind::Cpu;
+  seq.policy.sequential = true;
+  seq.policy.checker = CheckerKind::Cpu;
   const Outcome alone = execute_trial(failing, backend, seq);
   // A longer replay alone, 4096 ops of one thread over 512 words, half of its operands
   // and initial values special (NaNs, zeros of both signs, infinities,

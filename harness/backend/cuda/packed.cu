@@ -88,7 +88,7 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   g.retries = B.retries.as<uint32_t>();
   g.gave = B.gave.as<uint8_t>();
   g.rs = B.rs.as<prim::RetryShared>();
-  g.budget = opt.retry_budget;
+  g.budget = opt.knobs.retry_budget;
   const uint64_t watchdog_ms = effective_watchdog_ms(opt, ops);
   Event e0, e1;
   AS_CUDA_TRY(e0.create());
@@ -121,7 +121,7 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
     for (uint64_t e = 0; e < elems; ++e) std::memcpy(&h.final_mem[e], hmem + (in.mem_base + e) * elem_bytes, elem_bytes);
     h.kernel_ms = double(ms) / double(n);  // its share of the launch
     h.block_scope_calls = rs_after.block_scope_calls != 0;
-    h.resident = false;
+    h.home = HistoryHome::Host;
   }
   return true;
 }
