@@ -3,30 +3,20 @@
 // bit patterns (never floats) and counts retries against the trial's budget.
 #pragma once
 
-#include "atomics_under_test/spec.cuh"
+#include "atomics_under_test/atomic_head.cuh"
 
 namespace atomstress::emulated {
 
 // An emulated fetch-and-phi: the implementation *is* the CAS loop around the
 // device arithmetic; the oracle phi is written separately (plain code the
 // host runs, and the GPU checker on the device once it agrees with the host).
-#define AS_CAS(Struct, Name, OpTag, Type, Dom, Sem, Phi, NewValue)                    \
-  struct Struct {                                                              \
-    using T = Type;                                                            \
-    static constexpr const char* name = Name;                                  \
-    static constexpr Op op = Op::OpTag;                                         \
-    static constexpr Domain domain = Dom;                                      \
-    static constexpr Semantics sem = Sem;                                      \
-    static constexpr bool phi_on_device = true;                                \
-    AS_HD static T phi(T old, T a, T b) {                                            \
-      (void)a;                                                                 \
-      (void)b;                                                                 \
-      return Phi;                                                              \
-    }                                                                          \
-    AS_HD T operator()(T* p, T a, T b, prim::Retry& r) const {                 \
-      (void)b;                                                                 \
-      return prim::cas_loop(p, r, [a](T old) { return NewValue; });            \
-    }                                                                          \
+#define AS_CAS(Struct, Name, OpTag, Type, Dom, Sem, Phi, NewValue)       \
+  struct Struct {                                                     \
+    AS_ATOMIC_HEAD(Name, OpTag, Type, Dom, Sem, Phi)                  \
+    AS_HD T operator()(T* p, T a, T b, prim::Retry& r) const {        \
+      (void)b;                                                        \
+      return prim::cas_loop(p, r, [a](T old) { return NewValue; });   \
+    }                                                                 \
   };
 
 inline constexpr const char* kKeptSub = "kept (CAS loop around plain arithmetic, no flushing)";

@@ -2,28 +2,18 @@
 // behaviour, written independently of the intrinsic it checks.
 #pragma once
 
-#include "atomics_under_test/spec.cuh"
+#include "atomics_under_test/atomic_head.cuh"
 
 namespace atomstress::native {
 
-#define AS_NATIVE(Struct, Name, OpTag, Type, Dom, Sem, Phi, Call)                      \
-  struct Struct {                                                               \
-    using T = Type;                                                             \
-    static constexpr const char* name = Name;                                   \
-    static constexpr Op op = Op::OpTag;                                         \
-    static constexpr Domain domain = Dom;                                       \
-    static constexpr Semantics sem = Sem;                                       \
-    static constexpr bool phi_on_device = true;                                 \
-    AS_HD static T phi(T old, T a, T b) {                                             \
-      (void)a;                                                                  \
-      (void)b;                                                                  \
-      return Phi;                                                               \
-    }                                                                           \
-    AS_HD T operator()(T* p, T a, T b, prim::Retry& r) const {                  \
-      (void)b;                                                                  \
-      (void)r;                                                                  \
-      return Call;                                                              \
-    }                                                                           \
+#define AS_NATIVE(Struct, Name, OpTag, Type, Dom, Sem, Phi, Call)   \
+  struct Struct {                                                 \
+    AS_ATOMIC_HEAD(Name, OpTag, Type, Dom, Sem, Phi)              \
+    AS_HD T operator()(T* p, T a, T b, prim::Retry& r) const {    \
+      (void)b;                                                    \
+      (void)r;                                                    \
+      return Call;                                                \
+    }                                                             \
   };
 
 // Integer arithmetic wraps: compute it in the unsigned type of the same width.

@@ -72,7 +72,7 @@ HostHist make(size_t n, uint32_t elems, Shape shape, uint64_t seed) {
 struct DeviceCopy {
   std::tuple<size_t, uint32_t, Shape> key{0, 0, Shape::I32Add};
   void* p[5] = {};
-  gc::DeviceHistory h;
+  atomstress::DeviceHistory h;
   void release() {
     for (auto& q : p) {
       if (q) cudaFree(q);
@@ -95,7 +95,7 @@ struct DeviceCopy {
       }
     }
     key = std::make_tuple(n, elems, shape);
-    h = gc::DeviceHistory{static_cast<const uint32_t*>(p[0]), static_cast<const uint64_t*>(p[1]),
+    h = atomstress::DeviceHistory{static_cast<const uint32_t*>(p[0]), static_cast<const uint64_t*>(p[1]),
                           static_cast<const uint64_t*>(p[2]), n, static_cast<const uint64_t*>(p[3]),
                           static_cast<const uint64_t*>(p[4]), elems};
     return true;
@@ -166,7 +166,7 @@ using atomstress::CheckerKind;
 
 void run_trials(benchmark::State& st, atomstress::TrialSpec s, CheckerKind checker) {
   atomstress::RunOptions o;
-  o.checker = checker;
+  o.policy.checker = checker;
   uint64_t ops = 0, trials = 0, on_gpu = 0;
   double run_ms = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -285,7 +285,7 @@ void BM_HostCheckedTrials(benchmark::State& st, const char* impl, bool pipelined
   constexpr size_t kTrials = 16;
   std::vector<atomstress::TrialSpec> specs(kTrials);
   atomstress::RunOptions o;
-  o.checker = CheckerKind::Cpu;
+  o.policy.checker = CheckerKind::Cpu;
   uint64_t seed = 1, trials = 0, ops = 0;
   double run_ms = 0;
   bool failed = false;

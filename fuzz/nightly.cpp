@@ -127,7 +127,7 @@ reports::FuzzSliceRecord slice_record(const NightlyConfig& cfg, const FuzzState&
   if (!c.found || c.verdict == Verdict::Error) return s;
   s.verdict = c.verdict;
   s.why = c.why;
-  s.token = encode_token(c.shrunk, knobs_of(cfg.run));
+  s.token = encode_token(c.shrunk, cfg.run.knobs);
   s.spec = describe(c.shrunk);
   s.time_to_catch_s = result.seconds + c.time_to_catch_s;
   s.rate_failures = c.rate_failures;

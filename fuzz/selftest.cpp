@@ -29,7 +29,7 @@ reports::CampaignRecord campaign_record(const Entry& impl, const fuzz::SelftestC
           .verdict = r.verdict,
           .why = r.why,
           .shrunk = r.shrunk,
-          .knobs = knobs_of(cfg.run),
+          .knobs = cfg.run.knobs,
           .time_to_catch_s = r.time_to_catch_s,
           .specs = r.specs,
           .rate_failures = r.rate_failures,
@@ -59,7 +59,7 @@ bool correct_catalogue_passes(const fuzz::SelftestConfig& cfg, reports::Printer&
     if (rc.found) {
       ok = false;
       printer.note(fmt::format("      {}\n      repro: {}", rc.why,
-                               reports::repro_command(encode_token(rc.shrunk, knobs_of(cfg.run)), cfg.backend)));
+                               reports::repro_command(encode_token(rc.shrunk, cfg.run.knobs), cfg.backend)));
     }
   }
   return ok;

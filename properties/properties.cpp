@@ -76,8 +76,8 @@ DiffResult differential(const DiffPair& pair, BackendKind backend, Space space, 
   wn.impl = n;
   wn.spec.impl = n->name;
   RunOptions opt;
-  opt.cpu_threads = 1;
-  opt.yield_permille = 0;
+  opt.knobs.cpu_threads = 1;
+  opt.knobs.yield_permille = 0;
   History he, hn;
   if (!run_workload(*we, backend, opt, he, err) || !run_workload(wn, backend, opt, hn, err)) {
     res.ok = false;

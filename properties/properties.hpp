@@ -10,7 +10,7 @@
 //                predict where they do not.
 // A GPU interleaving does not repeat on demand, so a spec is run up to
 // `reruns` times and fails if any run fails.  Every run goes through
-// execute_trial (in a worker process when RunOptions::isolate says so).
+// execute_trial (in a worker process when RunOptions::policy.isolate says so).
 #pragma once
 
 #include <limits>

@@ -50,14 +50,7 @@ INTERNALS = {
 
 # Known offences, each with the reason it is still here; remove a line when
 # its include goes.  (file, included path)
-EXCEPTIONS = {
-    # The resident path checks on the GPU by calling the GPU checker: the
-    # backend is to offer the GPU-checked run as a call (issue 29, item 2).
-    ("harness/backend/cuda/resident.cu", "harness/check/gpu_checker.hpp"),
-    # profile's bare baseline kernels are CUDA code kept in pipeline/
-    # (issue 29, item 5: separate launchers for timing).
-    ("harness/pipeline/bare_kernels.cu", "harness/backend/cuda/util.cuh"),
-}
+EXCEPTIONS = set()
 
 SOURCE_ENDINGS = (".cpp", ".hpp", ".cu", ".cuh", ".inc", ".h")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

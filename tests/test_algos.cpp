@@ -354,7 +354,7 @@ RC_GTEST_PROP(Algorithms, CorrectAlgorithmsPassGeneratedSpecsOnCpu, ()) {
   static const auto cfg = properties::default_config(BackendKind::Cpu, match_impls("algorithms"));
   const TrialSpec spec = *properties::gen_trial_spec(cfg);
   RunOptions opt;
-  opt.cpu_threads = 2;
+  opt.knobs.cpu_threads = 2;
   const auto t = run_trial(spec, BackendKind::Cpu, opt);
   RC_ASSERT(t.verdict == Verdict::Pass);
 }
@@ -368,8 +368,8 @@ TEST(Algorithms, WriteBeforeReserveAppendIsCaughtOnCpu) {
   spec.ops_per_thread = 4;
   spec.zipf_s = 4;
   RunOptions opt;
-  opt.yield_permille = 200;
-  opt.cpu_threads = 8;  // more host threads than cores: the OS interleaves them too
+  opt.knobs.yield_permille = 200;
+  opt.knobs.cpu_threads = 8;  // more host threads than cores: the OS interleaves them too
   int failures = 0;
   // Up to 200 seeds, stopping at the first failure: on a loaded 2-core
   // machine the host threads may run one after another for many trials.

@@ -238,8 +238,8 @@ TEST(ConcurrentWorker, AHangAndACrashBesideOthersCostOnlyTheirOwnVerdicts) {
       {small("outside.add.u32", 4), small("test.fault.u32", 5), small("outside.add.u32", 6)},
       {small("outside.add.u32", 7), small("outside.add.u32", 8), small("outside.add.u32", 9)}};
   RunOptions opt;
-  opt.isolate = true;
-  opt.watchdog_ms = 300;
+  opt.policy.isolate = true;
+  opt.knobs.watchdog_ms = 300;
   WorkerTrials runner(BackendKind::Cpu, opt, 0, 3);
   std::vector<std::pair<size_t, Outcome>> got;
   std::vector<std::pair<size_t, bool>> closed;
@@ -283,7 +283,7 @@ TEST(ConcurrentWorker, ANonsenseAnswerLosesTheTrialsInFlight) {
     fs::permissions(script, fs::perms::owner_all);
     set_worker_program(script.string());
     RunOptions opt;
-    opt.isolate = true;
+    opt.policy.isolate = true;
     WorkerTrials runner(BackendKind::Cpu, opt, 0, 2);
     runner.start(7, small("outside.add.u32", 1));
     const auto ended = runner.collect();

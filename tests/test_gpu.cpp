@@ -95,8 +95,8 @@ TEST_P(CpuCudaAgree, SingleThreadHistoriesAreBitwiseEqual) {
       auto w = expand(s, err);
       if (!w) GTEST_SKIP() << err;
       RunOptions opt;
-      opt.cpu_threads = 1;
-      opt.yield_permille = 0;
+      opt.knobs.cpu_threads = 1;
+      opt.knobs.yield_permille = 0;
       History hc, hg;
       ASSERT_TRUE(run_workload(*w, BackendKind::Cpu, opt, hc, err)) << err;
       ASSERT_TRUE(run_workload(*w, BackendKind::Cuda, opt, hg, err)) << err;
@@ -172,7 +172,7 @@ TEST(Bounds, NanSpinningLoopIsReportedAsAHang) {
   s.special_permille = 1000;  // NaNs in memory and operands
   s.seed = 3;
   RunOptions opt;
-  opt.watchdog_ms = 500;
+  opt.knobs.watchdog_ms = 500;
   const auto t = run_trial(s, BackendKind::Cuda, opt);
   EXPECT_EQ(t.verdict, Verdict::Hang) << t.why();
   // The device still works.

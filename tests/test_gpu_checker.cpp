@@ -568,10 +568,10 @@ TEST(Resident, DeviceExpansionIsTheHostExpansion) {
       auto setup = e->family->setup(*shape, err);
       ASSERT_TRUE(setup) << err;
       RunOptions o;
-      o.device_resident = true;
       History h;
+      h.home = HistoryHome::Device;
       ASSERT_TRUE(run_workload(*shape, *setup, BackendKind::Cuda, o, h, err)) << describe(*spec) << ": " << err;
-      ASSERT_TRUE(h.resident) << describe(*spec);
+      ASSERT_EQ(h.home, HistoryHome::Device) << describe(*spec);
       ASSERT_TRUE(cuda::copy_back_resident(*shape, h, err)) << err;
       const auto host = expand(*spec, err);
       ASSERT_TRUE(host) << err;
@@ -592,8 +592,8 @@ TEST(Resident, DeviceExpansionIsTheHostExpansion) {
 TEST(Resident, BothCheckersJudgeEveryHistoryAlike) {
   std::mt19937_64 rng(11);
   RunOptions o;
-  o.checker = CheckerKind::Both;
-  o.retry_budget = 4096;  // the buggy loops that never settle give up soon
+  o.policy.checker = CheckerKind::Both;
+  o.knobs.retry_budget = 4096;  // the buggy loops that never settle give up soon
   size_t pass = 0, fail = 0, other = 0, gpu = 0;
   for (const Entry* e : single_atomics(true)) {
     for (int i = 0; i < 30; ++i) {
@@ -625,7 +625,7 @@ TEST(Resident, LargeTrialsAgreeAndPass) {
     s.k = 4096;
     s.seed = 3;
     RunOptions o;
-    o.checker = CheckerKind::Both;
+    o.policy.checker = CheckerKind::Both;
     const Outcome out = run_trial(s, BackendKind::Cuda, o);
     EXPECT_EQ(out.verdict, Verdict::Pass) << impl << ": " << out.why();
     EXPECT_TRUE(out.checked_on_gpu) << impl;
@@ -648,7 +648,7 @@ std::vector<const Entry*> packed_atomics(bool with_buggy) {
 TEST(Packed, OneThreadInstancesHaveTheirOwnHistory) {
   std::mt19937_64 rng(21);
   RunOptions o;
-  o.retry_budget = 4096;
+  o.knobs.retry_budget = 4096;
   size_t compared = 0, entries = 0;
   for (const Entry* e : packed_atomics(true)) {
     std::vector<std::optional<Workload>> ws;
@@ -726,7 +726,7 @@ TEST(Packed, CorrectCatalogueFailsNothingPacked) {
 TEST(Packed, RacyBugsFailPacked) {
   std::mt19937_64 rng(29);
   RunOptions o;
-  o.retry_budget = 4096;
+  o.knobs.retry_budget = 4096;
   size_t failing = 0, judged = 0;
   for (const char* name : {"buggy.exch_store.add.i32", "buggy.plain_rmw.add.i32"}) {
     const Entry* e = find_impl(name);

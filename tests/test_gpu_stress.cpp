@@ -97,7 +97,7 @@ TEST(Stress, TheShrunkWeakMemoryCasesFailAgainUnderTheirStress) {
     TrialSpec s = r->spec;
     ASSERT_TRUE(s.stress.any()) << token;
     RunOptions opt;
-    if (r->knobs) apply_knobs(*r->knobs, opt);
+    if (r->knobs) opt.knobs = *r->knobs;
     uint32_t failed = 0, runs = 0;
     for (; runs < 50 && failed == 0; ++runs) {
       const auto t = run_trial(s, BackendKind::Cuda, opt);

@@ -126,26 +126,26 @@ TEST(TrialJson, AnOutcomeComesBackWithEveryField) {
 
 TEST(TrialJson, ARequestComesBackWithItsOptions) {
   TrialRequest r{every_field_set().spec, BackendKind::Cuda, {}, 17};
-  r.run.retry_budget = 3;
-  r.run.watchdog_ms = 3600000;
-  r.run.cpu_threads = 256;
-  r.run.yield_permille = 1000;
-  r.run.bench_reps = 9;
-  r.run.isolate = true;
-  r.run.checker = CheckerKind::Both;
+  r.run.knobs.retry_budget = 3;
+  r.run.knobs.watchdog_ms = 3600000;
+  r.run.knobs.cpu_threads = 256;
+  r.run.knobs.yield_permille = 1000;
+  r.run.timing.bench_reps = 9;
+  r.run.policy.isolate = true;
+  r.run.policy.checker = CheckerKind::Both;
   TrialRequest back;
   std::string error;
   ASSERT_TRUE(from_json(json::parse(to_json(r).dump()), back, error)) << error;
   EXPECT_EQ(back.spec, r.spec);
   EXPECT_EQ(back.backend, r.backend);
   EXPECT_EQ(back.hotspots, 17u);
-  EXPECT_EQ(back.run.retry_budget, 3u);
-  EXPECT_EQ(back.run.watchdog_ms, 3600000u);
-  EXPECT_EQ(back.run.cpu_threads, 256u);
-  EXPECT_EQ(back.run.yield_permille, 1000u);
-  EXPECT_EQ(back.run.bench_reps, 9u);
-  EXPECT_TRUE(back.run.isolate);
-  EXPECT_EQ(back.run.checker, CheckerKind::Both);
+  EXPECT_EQ(back.run.knobs.retry_budget, 3u);
+  EXPECT_EQ(back.run.knobs.watchdog_ms, 3600000u);
+  EXPECT_EQ(back.run.knobs.cpu_threads, 256u);
+  EXPECT_EQ(back.run.knobs.yield_permille, 1000u);
+  EXPECT_EQ(back.run.timing.bench_reps, 9u);
+  EXPECT_TRUE(back.run.policy.isolate);
+  EXPECT_EQ(back.run.policy.checker, CheckerKind::Both);
 }
 
 // Three specs with every field set, seeds 0, 1, 2.
@@ -162,14 +162,14 @@ TEST(TrialJson, APackAndItsResultsComeBack) {
   PackRequest r;
   r.specs = three_specs();
   r.backend = BackendKind::Cuda;
-  r.run.watchdog_ms = 777;
+  r.run.knobs.watchdog_ms = 777;
   r.seed = ~0ull;
   PackRequest back;
   std::string error;
   ASSERT_TRUE(from_json(json::parse(to_json(r).dump()), back, error)) << error;
   EXPECT_EQ(back.specs, r.specs);
   EXPECT_EQ(back.backend, r.backend);
-  EXPECT_EQ(back.run.watchdog_ms, 777u);
+  EXPECT_EQ(back.run.knobs.watchdog_ms, 777u);
   EXPECT_EQ(back.seed, ~0ull);
   // A packed outcome carries what its reader does not know already.
   const Outcome o = every_field_set();
@@ -192,7 +192,7 @@ TEST(TrialJson, ASequenceRequestComesBack) {
   SequenceRequest r;
   r.specs = three_specs();
   r.backend = BackendKind::Cuda;
-  r.run.watchdog_ms = 555;
+  r.run.knobs.watchdog_ms = 555;
   r.hotspots = 4;
   r.until_failure = true;
   r.pipelined = false;
@@ -201,7 +201,7 @@ TEST(TrialJson, ASequenceRequestComesBack) {
   ASSERT_TRUE(from_json(json::parse(to_json(r).dump()), back, error)) << error;
   EXPECT_EQ(back.specs, r.specs);
   EXPECT_EQ(back.backend, r.backend);
-  EXPECT_EQ(back.run.watchdog_ms, 555u);
+  EXPECT_EQ(back.run.knobs.watchdog_ms, 555u);
   EXPECT_EQ(back.hotspots, 4u);
   EXPECT_TRUE(back.until_failure);
   EXPECT_FALSE(back.pipelined);
@@ -316,7 +316,7 @@ TEST(InProcess, AfterALostCudaContextTheNextTrialStopsTheRunWithOneLine) {
   TrialSpec s;
   s.impl = "no.such.entry";  // this program registers none: Error, but it runs
   const RunOptions in_process;
-  ASSERT_FALSE(in_process.isolate);
+  ASSERT_FALSE(in_process.policy.isolate);
   EXPECT_EQ(execute_trial(s, BackendKind::Cpu, in_process).verdict, Verdict::Error);
   // What a faulting kernel leaves behind (run_program.cuh): the next trial
   // in this process is not run.
@@ -461,8 +461,8 @@ TEST(Isolation, ASequenceGoesOnPastAHangAndACrashInItsMiddle) {
   }
   SequenceConfig cfg;
   cfg.backend = BackendKind::Cpu;
-  cfg.run.isolate = true;
-  cfg.run.watchdog_ms = 300;
+  cfg.run.policy.isolate = true;
+  cfg.run.knobs.watchdog_ms = 300;
   std::vector<Outcome> got;
   const auto t0 = Clock::now();
   run_sequence_isolated(specs, cfg, [&](Outcome&& o) { got.push_back(std::move(o)); });

@@ -244,7 +244,7 @@ namespace {
 // the pipeline (check, tokens, shrinking, diagnosis) is exercised on the CPU.
 bool host_lossy_histogram(const Workload& w, const Setup&, const RunOptions& o, History& h, std::string&) {
   TrialSpec s = w.spec;
-  if (o.sequential) s.grid = s.block = 1;
+  if (o.policy.sequential) s.grid = s.block = 1;
   const uint64_t n = draw_size(s, "n"), bins = draw_range(s, "bins");
   const std::vector<uint64_t> keys = draw_keys(s, "keys", n, bins);
   std::vector<uint64_t> got(bins, 0);
@@ -339,5 +339,5 @@ TEST(KernelEntries, ShrinkingThroughThePipelineReachesAMinimalCase) {
   std::printf("from:   %s\nshrunk: %s (%llu candidates, %llu steps)\nwhy:    %s\nclass:  %s (%s)\ntoken:  %s\n",
               describe(*failing).c_str(), describe(shrunk.spec).c_str(), (unsigned long long)shrunk.candidates,
               (unsigned long long)shrunk.steps, o.why().c_str(), to_string(d.cls),
-              d.trace.empty() ? "" : d.trace.front().c_str(), encode_token(shrunk.spec, knobs_of(run)).c_str());
+              d.trace.empty() ? "" : d.trace.front().c_str(), encode_token(shrunk.spec, run.knobs).c_str());
 }

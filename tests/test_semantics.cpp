@@ -42,8 +42,8 @@ void sequential_matches_phi(const Entry& info, std::mt19937_64& rng) {
     w.init.push_back(nb);
   }
   RunOptions opt;
-  opt.cpu_threads = 1;
-  opt.yield_permille = 0;
+  opt.knobs.cpu_threads = 1;
+  opt.knobs.yield_permille = 0;
   History h;
   std::string err;
   ASSERT_TRUE(run_workload(w, BackendKind::Cpu, opt, h, err)) << err;

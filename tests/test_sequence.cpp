@@ -40,8 +40,8 @@ std::vector<TrialSpec> mixed_specs() {
 
 RunOptions cpu_options() {
   RunOptions o;
-  o.cpu_threads = 4;
-  o.yield_permille = 20;
+  o.knobs.cpu_threads = 4;
+  o.knobs.yield_permille = 20;
   return o;
 }
 

@@ -11,6 +11,7 @@
 #include "harness/trial/spec.hpp"
 #include "harness/backend/backend.hpp"
 #include "harness/backend/packed.hpp"
+#include "harness/backend/run_settings.hpp"
 #include "harness/trial/token.hpp"
 #include "harness/registry/bits.hpp"
 #include "harness/workload/workload.hpp"
@@ -207,10 +208,13 @@ TEST(Token, CarriesTheKnobsAndTheToolVersion) {
   ASSERT_TRUE(r->knobs);
   EXPECT_EQ(*r->knobs, k);
   EXPECT_EQ(r->tool_version, tool_version());
-  // RunOptions round trip through the knobs.
-  RunOptions o;
-  apply_knobs(k, o);
-  EXPECT_EQ(knobs_of(o), k);
+  // The run settings a token carries are RunOptions' knobs: copied through
+  // the table's in-token rows, every knob arrives in its own field.
+  RunOptions with_k, o;
+  with_k.knobs = k;
+  for (const RunSetting& setting : run_settings())
+    if (setting.in_token) setting.set(o, setting.get(with_k));
+  EXPECT_EQ(o.knobs, k);
   // Knobs past the command line's bounds are refused like any bad field.
   const std::string bad = encode_token(s, TrialKnobs{1001, 4, 0, 1});
   EXPECT_FALSE(decode_repro_token(bad, err));

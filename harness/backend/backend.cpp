@@ -42,7 +42,7 @@ std::string nvidia_module_version(const std::string& line) {
 }
 
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops) {
-  return o.watchdog_ms != 0 ? o.watchdog_ms : 1000 + ops / 50;
+  return o.knobs.watchdog_ms != 0 ? o.knobs.watchdog_ms : 1000 + ops / 50;
 }
 
 }  // namespace atomstress

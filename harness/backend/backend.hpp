@@ -23,6 +23,10 @@ struct Finding;
 
 enum class GaveUp : uint8_t { No = 0, Budget = 1, Watchdog = 2, Aborted = 3 };
 
+// Where a trial's history is: in History's arrays (Host), or left in the
+// cuda runner's device buffers for the GPU checker (Device).
+enum class HistoryHome : uint8_t { Host, Device };
+
 // Why a runner that returned false failed, when the code under test caused
 // it: a kernel stopped past its watchdog (trapped) or still running at the
 // host's deadline (Hang), or a kernel faulted (Crash: illegal address, trap,
@@ -40,9 +44,12 @@ struct History {
   RunFault fault = RunFault::None;  // set by a runner that returns false
   uint32_t stopped_retries = 0;     // a Hang: the retries of the loop its bound stopped (0: unknown)
   bool block_scope_calls = false;   // a user's code called a block-scope intrinsic (RetryShared)
-  // cuda, RunOptions::device_resident: the arrays above are empty, the
-  // inputs and results are in the runner's device buffers (cuda/resident.hpp).
-  bool resident = false;
+  // Where the history lives.  The pipeline decides it before the run (a
+  // single atomic checked on the GPU: gpu_checked.hpp) and the cuda runner
+  // honours it; Device: the per-op arrays and final_mem above stay empty,
+  // the inputs and results are in the runner's device buffers until
+  // copy_history_back brings them here (and sets Host).
+  HistoryHome home = HistoryHome::Host;
   // A kernel entry (harness/kernel/): what its property found; null when it held.
   std::shared_ptr<const Finding> own_finding;
 };
@@ -60,19 +67,14 @@ std::optional<CheckerKind> parse_checker(std::string_view s);
 const char* to_string(BackendKind b);
 std::optional<BackendKind> parse_backend(std::string_view s);
 
-struct RunOptions {
-  uint32_t retry_budget = 1u << 20;
-  uint64_t watchdog_ms = 0;      // 0: derived from the op count
-  uint32_t cpu_threads = 4;      // host threads of the CPU backend
-  uint32_t yield_permille = 20;  // CPU backend: chance of a yield at interleaving points
-  uint32_t bench_reps = 0;       // cuda: >0 times this many launches, records nothing
-  bool flush_l2 = false;         // cuda, with bench_reps: L2 flushed before each timed launch (cold)
-  // The pipeline's choice, not the runners': run each trial in a supervised
-  // worker process (harness/pipeline/execute_trial.hpp), so that a hang,
-  // trap or fault costs one verdict.
+// How the pipeline runs a trial; none of it changes what the trial does, so
+// a token does not carry it.
+struct ExecutionPolicy {
+  // Run each trial in a supervised worker process
+  // (harness/pipeline/execute_trial.hpp), so that a hang, trap or fault
+  // costs one verdict.
   bool isolate = false;
   CheckerKind checker = CheckerKind::Auto;
-  bool device_resident = false;  // set by the pipeline for the gpu checker (History::resident)
   // The diagnosis replay (harness/pipeline/diagnose.hpp): the trial's ops run
   // one at a time, in ascending op order (each thread's program order), on
   // one thread, in global memory, and the judge says which op went wrong.
@@ -80,16 +82,20 @@ struct RunOptions {
   uint32_t trace_rows = 0;  // with sequential: the first this many ops as a table (Outcome::trace_table)
 };
 
-// The options a reproduction token carries (harness/trial/token.hpp).
-inline TrialKnobs knobs_of(const RunOptions& o) {
-  return {o.yield_permille, o.cpu_threads, o.watchdog_ms, o.retry_budget};
-}
-inline void apply_knobs(const TrialKnobs& k, RunOptions& o) {
-  o.yield_permille = k.yield_permille;
-  o.cpu_threads = k.cpu_threads;
-  o.watchdog_ms = k.watchdog_ms;
-  o.retry_budget = k.retry_budget;
-}
+// profile's timing runs (cuda): the launches time the code, record nothing.
+struct LaunchTiming {
+  uint32_t bench_reps = 0;  // >0: times this many launches after a warm-up
+  bool flush_l2 = false;    // with bench_reps: L2 flushed before each timed launch (cold)
+};
+
+// The options a trial runs under: what a reproduction token carries (the
+// knobs change what the trial does), how the pipeline runs it, and profile's
+// timing.  The run-settings table (run_settings.hpp) reads and writes them.
+struct RunOptions {
+  TrialKnobs knobs;
+  ExecutionPolicy policy;
+  LaunchTiming timing;
+};
 
 // Watchdog deadline for a trial when none is given: 1 s plus 20 us per op.
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);

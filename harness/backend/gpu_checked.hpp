@@ -1,9 +1,13 @@
 // The GPU-checked run as the backend offers it to the backend-neutral
 // pipeline (harness/pipeline/run_trial.cpp): whether an entry's trial may be
 // expanded, run and checked on the device, the device's verdict on the
-// history such a run (RunOptions::device_resident) left there, and that
-// history copied back for the host's checker.  The cuda backend implements
-// it (cuda/resident.hpp); the pipeline knows no backend's internals.
+// history such a run (History::home Device) left there, and that history
+// copied back for the host's checker.  The cuda backend implements it
+// (cuda/resident.hpp); the pipeline knows no backend's internals.
+//
+// The backend prepares each element's edges on the device and hands them to
+// a DeviceJudge it does not know: the pipeline passes the GPU checker
+// (check/gpu_checker.hpp), so the backend depends on no checker.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +17,32 @@
 
 namespace atomstress {
 
+// A history as edges between canonical states, in DEVICE memory.  Op i is an
+// edge from[i] -> to[i] at element addr[i] (addr[i] < elems; an op outside
+// is a failure, as on the CPU).
+struct DeviceHistory {
+  const uint32_t* addr = nullptr;
+  const uint64_t* from = nullptr;
+  const uint64_t* to = nullptr;
+  uint64_t ops = 0;
+  const uint64_t* init = nullptr;         // per element, canonical states
+  const uint64_t* final_state = nullptr;  // per element, canonical states
+  uint32_t elems = 0;
+};
+
+// What decides a DeviceHistory on the device.
+class DeviceJudge {
+ public:
+  virtual ~DeviceJudge() = default;
+  // Whether a sequential order explains every element's edges
+  // (`explained`); false with a one-line `error` on a CUDA error.
+  virtual bool explains(const DeviceHistory& h, bool& explained, std::string& error) = 0;
+  // The largest history it takes on this device (0 without one).
+  virtual uint64_t max_ops() const = 0;
+};
+
 struct DeviceVerdict {
-  bool ok = false;          // the GPU checker explained every element
+  bool ok = false;          // the judge explained every element
   bool needs_host = false;  // a loop gave up, a block-scope op in global memory, or a wrap counter out of range
   uint64_t total_retries = 0;
   uint32_t max_retries = 0;
@@ -23,15 +51,15 @@ struct DeviceVerdict {
 
 // Whether entry e's trials of `ops` ops can be checked on the device: its
 // device oracle agrees with its host phi (decided once per entry) and the
-// GPU checker takes that many ops.
-bool gpu_checkable(const Entry& e, uint64_t ops);
+// judge takes that many ops.
+bool gpu_checkable(const Entry& e, uint64_t ops, const DeviceJudge& judge);
 
-// The device's verdict on the history the last GPU-checked run of workload
-// w left on the device.
-bool judge_on_device(const Workload& w, DeviceVerdict& out, std::string& error);
+// The device's verdict, by `judge`, on the history the last GPU-checked run
+// of workload w left on the device.
+bool judge_on_device(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, std::string& error);
 
 // That run's inputs into w and its history into h, as a run that was not
-// GPU-checked would have left them.
+// GPU-checked would have left them (h.home becomes Host).
 bool copy_history_back(Workload& w, History& h, std::string& error);
 
 }  // namespace atomstress

@@ -13,23 +13,25 @@ constexpr uint32_t kTrialCommands = kRunCommands | kCommandSelftest;
 
 const std::array<RunSetting, 6> kSettings = {{
     {"budget", "retry_budget", "retries per op before a hang", SettingForm::Count, 0, UINT32_MAX, kRunCommands, true,
-     [](const RunOptions& o) -> uint64_t { return o.retry_budget; },
-     [](RunOptions& o, uint64_t v) { o.retry_budget = uint32_t(v); }},
+     [](const RunOptions& o) -> uint64_t { return o.knobs.retry_budget; },
+     [](RunOptions& o, uint64_t v) { o.knobs.retry_budget = uint32_t(v); }},
     {"watchdog-ms", "watchdog_ms", "per-trial watchdog in ms, at most 3600000 (0: 1 s + 20 us per op)",
      SettingForm::Count, 0, kMaxWatchdogMs, kTrialCommands, true,
-     [](const RunOptions& o) -> uint64_t { return o.watchdog_ms; },
-     [](RunOptions& o, uint64_t v) { o.watchdog_ms = v; }},
+     [](const RunOptions& o) -> uint64_t { return o.knobs.watchdog_ms; },
+     [](RunOptions& o, uint64_t v) { o.knobs.watchdog_ms = v; }},
     {"cpu-threads", "cpu_threads", "host threads of the cpu backend (1 to 256)", SettingForm::Count, 1,
-     kMaxCpuThreads, kRunCommands, true, [](const RunOptions& o) -> uint64_t { return o.cpu_threads; },
-     [](RunOptions& o, uint64_t v) { o.cpu_threads = uint32_t(v); }},
+     kMaxCpuThreads, kRunCommands, true, [](const RunOptions& o) -> uint64_t { return o.knobs.cpu_threads; },
+     [](RunOptions& o, uint64_t v) { o.knobs.cpu_threads = uint32_t(v); }},
     {"yield", "yield_permille", "cpu backend: per mille chance of yielding at an interleaving point (0 to 1000)",
-     SettingForm::Count, 0, 1000, kRunCommands, true, [](const RunOptions& o) -> uint64_t { return o.yield_permille; },
-     [](RunOptions& o, uint64_t v) { o.yield_permille = uint32_t(v); }},
+     SettingForm::Count, 0, 1000, kRunCommands, true,
+     [](const RunOptions& o) -> uint64_t { return o.knobs.yield_permille; },
+     [](RunOptions& o, uint64_t v) { o.knobs.yield_permille = uint32_t(v); }},
     {"isolate", "isolate",
      "on, off or auto (on): run each trial in a worker process, so that a hang, trap or fault costs one verdict "
      "(HANG, CRASH) and the run goes on; off runs them in this process (for debugging)",
      SettingForm::OnOffAuto, 0, 1, kTrialCommands & ~kCommandProfile, false,
-     [](const RunOptions& o) -> uint64_t { return o.isolate; }, [](RunOptions& o, uint64_t v) { o.isolate = v != 0; }},
+     [](const RunOptions& o) -> uint64_t { return o.policy.isolate; },
+     [](RunOptions& o, uint64_t v) { o.policy.isolate = v != 0; }},
     {"checker", "checker",
      "auto, cpu, gpu or both (auto): which checker judges a single atomic's trial on the cuda backend. gpu expands, "
      "runs and checks it on the device and copies back only a trial it cannot pass (the host's checker explains "
@@ -37,8 +39,8 @@ const std::array<RunSetting, 6> kSettings = {{
      "error; auto is gpu for trials of 2048 ops or more where the entry's device oracle agrees with its host phi "
      "and the history fits the GPU checker. Algorithms and the cpu backend always use the host's checker",
      SettingForm::Checker, 0, 3, kTrialCommands & ~kCommandProfile, false,
-     [](const RunOptions& o) -> uint64_t { return uint64_t(o.checker); },
-     [](RunOptions& o, uint64_t v) { o.checker = CheckerKind(v); }},
+     [](const RunOptions& o) -> uint64_t { return uint64_t(o.policy.checker); },
+     [](RunOptions& o, uint64_t v) { o.policy.checker = CheckerKind(v); }},
 }};
 
 }  // namespace

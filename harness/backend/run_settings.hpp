@@ -1,7 +1,8 @@
 // The run settings, declared once: the options of every command that runs
 // trials, the isolated worker's request, the fuzz run record and repro's
-// overrides of a token all read this table.  A new run setting is its
-// RunOptions field (backend.hpp) and one row in run_settings.cpp.
+// overrides of a token all read this table.  A new run setting is its field
+// in RunOptions (backend.hpp: the policy or the timing; TrialKnobs when a
+// token carries it) and one row in run_settings.cpp.
 #pragma once
 
 #include <cstdint>

@@ -551,6 +551,28 @@ bool Checker::Impl::check(const DeviceHistory& h, Verdict& out, std::string& err
   return true;
 }
 
+namespace {
+class CheckerJudge final : public DeviceJudge {
+ public:
+  bool explains(const DeviceHistory& h, bool& explained, std::string& error) override {
+    Verdict v;
+    if (!checker_.check(h, v, error)) return false;
+    explained = v.ok;
+    return true;
+  }
+  uint64_t max_ops() const override { return checker_.max_ops(); }
+
+ private:
+  Checker checker_;
+};
+}  // namespace
+
+DeviceJudge& device_judge() {
+  // Leaked on purpose: its destructor would call CUDA after main returns.
+  thread_local CheckerJudge* judge = new CheckerJudge;
+  return *judge;
+}
+
 Checker::Checker() : impl_(new Impl) {}
 Checker::~Checker() { delete impl_; }
 

@@ -10,6 +10,9 @@
 // trail condition the CPU checker tests (out - in = [init] - [final], every
 // edge reachable from init).
 //
+// The history (DeviceHistory) is declared by the backend, which prepares it
+// on the device (backend/gpu_checked.hpp).
+//
 // Host-only header: no CUDA types (the stream is an opaque pointer).
 #pragma once
 
@@ -17,20 +20,9 @@
 #include <span>
 #include <string>
 
-namespace atomstress::gpu_check {
+#include "harness/backend/gpu_checked.hpp"
 
-// All pointers are DEVICE pointers.  Op i is an edge from[i] -> to[i] at
-// element addr[i] (addr[i] < elems; an op outside is a failure with
-// bad_addr == -1, as on the CPU).
-struct DeviceHistory {
-  const uint32_t* addr = nullptr;
-  const uint64_t* from = nullptr;
-  const uint64_t* to = nullptr;
-  uint64_t ops = 0;
-  const uint64_t* init = nullptr;         // per element, canonical states
-  const uint64_t* final_state = nullptr;  // per element, canonical states
-  uint32_t elems = 0;
-};
+namespace atomstress::gpu_check {
 
 struct Verdict {
   bool ok = true;
@@ -68,5 +60,9 @@ class Checker {
 bool check_host_arrays(Checker& checker, std::span<const uint32_t> addr, std::span<const uint64_t> from,
                        std::span<const uint64_t> to, std::span<const uint64_t> init,
                        std::span<const uint64_t> final_state, Verdict& out, std::string& error);
+
+// This thread's GPU checker as the backend's DeviceJudge (the pipeline hands
+// it to judge_on_device).  One per thread, like the backend's buffers.
+DeviceJudge& device_judge();
 
 }  // namespace atomstress::gpu_check

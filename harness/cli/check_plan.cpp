@@ -236,7 +236,7 @@ ImplSummary run_impl(const CheckPlan& plan, const Entry& impl, const std::functi
 }
 
 size_t check_jobs(const CheckPlan& plan) {
-  if (!plan.opt.run.isolate) return 1;  // concurrent trials run in a worker
+  if (!plan.opt.run.policy.isolate) return 1;  // concurrent trials run in a worker
   if (plan.opt.jobs != 0) return plan.opt.jobs;
   // Timings for --profile are taken alone.  The cpu backend's trials each
   // run --cpu-threads host threads already.

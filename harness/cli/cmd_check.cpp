@@ -75,7 +75,7 @@ reports::ShrunkCase shrink_failure(const CheckPlan& plan, const ImplSummary& sum
   cfg.max_seconds = plan.opt.shrink_s;
   const auto& f = sum.first_failure;
   reports::ShrunkCase c = fuzz::shrink_spec(f.spec, f.verdict, f.why(), cfg);
-  c.knobs = knobs_of(plan.opt.run);
+  c.knobs = plan.opt.run.knobs;
   return c;
 }
 

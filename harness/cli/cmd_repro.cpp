@@ -93,9 +93,9 @@ void note_class(const TrialSpec& spec, const Reruns& reruns, BackendKind backend
 // --trace: the case replayed alone, one op at a time, as a table.
 void note_trace(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, reports::Printer& printers) {
   RunOptions seq = opt;
-  seq.sequential = true;
-  seq.checker = CheckerKind::Cpu;
-  seq.trace_rows = 256;
+  seq.policy.sequential = true;
+  seq.policy.checker = CheckerKind::Cpu;
+  seq.policy.trace_rows = 256;
   const Outcome alone = execute_trial(spec, backend, seq);
   if (alone.trace_table.empty())
     printers.note("trace: " + (alone.verdict == Verdict::Error
@@ -120,7 +120,7 @@ void note_shrunk(const TrialSpec& spec, const Reruns& reruns, double shrink_s, B
                             describe(r.spec), r.candidates, r.steps, r.seconds,
                             r.timed_out ? ", stopped at --shrink-time" : "", r.rate_failures, r.rate_runs));
   printers.note("  " + r.why);
-  printers.note("  repro: " + reports::repro_command(encode_token(r.spec, knobs_of(opt)), backend));
+  printers.note("  repro: " + reports::repro_command(encode_token(r.spec, opt.knobs), backend));
 }
 
 }  // namespace
@@ -164,7 +164,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   // The token's own options, unless the command line names them.
   if (decoded->knobs) {
     const RunOptions given = opt;
-    apply_knobs(*decoded->knobs, opt);
+    opt.knobs = *decoded->knobs;
     keep_given_settings(vm, given, opt);
   }
   const BackendKind backend = resolve_backend(backend_name, note, error);

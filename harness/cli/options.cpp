@@ -69,25 +69,34 @@ class NonEmptyString : public po::typed_value<std::string> {
 po::typed_value<std::string>* non_empty(std::string* store) { return new NonEmptyString(store); }
 
 namespace {
-// on or off (and, where `auto_means` is set, auto: that value).
+
+// The one reading of on|off|auto: on is true, off false, and auto (where
+// `auto_means` is set) that value; nullopt with `why` otherwise.
+std::optional<bool> parse_switch(const std::string& token, std::optional<bool> auto_means, std::string& why) {
+  if (token == "on" || token == "off") return token == "on";
+  if (token == "auto" && auto_means) return *auto_means;
+  why = auto_means ? "is not on, off or auto" : "is not on or off";
+  return std::nullopt;
+}
+
+// A switch spelled on|off.
 class SwitchValue : public po::typed_value<bool> {
  public:
-  SwitchValue(bool* store, std::optional<bool> auto_means) : po::typed_value<bool>(store), auto_(auto_means) {}
+  explicit SwitchValue(bool* store) : po::typed_value<bool>(store) {}
   void xparse(boost::any& out, const std::vector<std::string>& tokens) const override {
     po::validators::check_first_occurrence(out);
     const std::string& token = po::validators::get_single_string(tokens);
-    if (token == "on" || token == "off") out = token == "on";
-    else if (token == "auto" && auto_) out = *auto_;
-    else throw bad_number(token, auto_ ? "is not on, off or auto" : "is not on or off");
+    std::string why;
+    const auto on = parse_switch(token, std::nullopt, why);
+    if (!on) throw bad_number(token, why);
+    out = *on;
   }
-
- private:
-  std::optional<bool> auto_;
 };
+
 }  // namespace
 
 po::typed_value<bool>* on_off(bool* store, bool default_on) {
-  auto* v = new SwitchValue(store, std::nullopt);
+  auto* v = new SwitchValue(store);
   v->default_value(default_on, default_on ? "on" : "off");
   return v;
 }
@@ -106,9 +115,7 @@ class SettingValue : public po::typed_value<uint64_t> {
     switch (setting_.form) {
       case SettingForm::Count: v = parse_unsigned(token, setting_.lo, setting_.hi, why); break;
       case SettingForm::OnOffAuto:
-        if (token == "on" || token == "auto") v = 1;
-        else if (token == "off") v = 0;
-        else why = "is not on, off or auto";
+        if (const auto on = parse_switch(token, true, why)) v = *on;  // auto is on
         break;
       case SettingForm::Checker:
         if (const auto c = parse_checker(token)) v = uint64_t(*c);

@@ -29,7 +29,7 @@ struct SweepOptions {
   // a profile times the code under test, so the cpu backend yields only when asked.
   RunOptions run = [] {
     RunOptions r;
-    r.yield_permille = 0;
+    r.knobs.yield_permille = 0;
     return r;
   }();
 };

@@ -56,13 +56,13 @@ bool run_kernel_entry(const Workload& w, const Setup&, const RunOptions& o, Hist
     error = std::string("kernel entry '") + w.impl->name + "' has no property (registered elsewhere?)";
     return false;
   }
-  if (o.bench_reps != 0) {  // profile's timing runs: a property launches what it likes, so it has no per-op time
+  if (o.timing.bench_reps != 0) {  // profile's timing runs: a property launches what it likes, so it has no per-op time
     error = std::string(w.impl->name) + ": kernel entries are not profiled yet (check and fuzz them)";
     return false;
   }
   CaseOptions opt;
   opt.watchdog_ms = effective_watchdog_ms(o, w.spec.ops());
-  opt.sequential = o.sequential;
+  opt.sequential = o.policy.sequential;
   KernelCase c(w.spec, opt);
   try {
     it->second(c);
@@ -76,7 +76,7 @@ bool run_kernel_entry(const Workload& w, const Setup&, const RunOptions& o, Hist
   // property that launches its own geometry (cover(n), a fixed Geometry)
   // still runs threads at once there, and its verdict says nothing of the
   // kernel alone.
-  if (o.sequential && c.most_threads() > 1) {
+  if (o.policy.sequential && c.most_threads() > 1) {
     error = "the property launched " + std::to_string(c.most_threads()) +
             " threads at once (its own geometry, not the case's 1 x 1)";
     return false;

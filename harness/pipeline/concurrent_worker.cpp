@@ -16,7 +16,7 @@ using Clock = WorkerProcess::Clock;
 
 WorkerTrials::WorkerTrials(BackendKind backend, const RunOptions& opt, size_t hotspots, size_t jobs)
     : backend_(backend), opt_(opt), hotspots_(hotspots), jobs_(std::max<size_t>(1, jobs)) {
-  opt_.isolate = false;  // the worker runs them in its own process
+  opt_.policy.isolate = false;  // the worker runs them in its own process
 }
 
 void WorkerTrials::start(size_t ticket, const TrialSpec& spec) {

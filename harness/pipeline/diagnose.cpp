@@ -97,8 +97,8 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
   if (e == nullptr) return d;
   if (classed_without_replay(e, backend, d)) return d;
   RunOptions seq = opt;
-  seq.sequential = true;
-  seq.checker = CheckerKind::Cpu;
+  seq.policy.sequential = true;
+  seq.policy.checker = CheckerKind::Cpu;
   const Replay replay{*e, failing, backend, seq};
   const Outcome alone = execute_trial(failing, backend, replay.seq);
   switch (alone.verdict) {

@@ -1,7 +1,7 @@
 // The class of a failure (check/finding.hpp FailureClass), decided the way
 // docs/diagnosing.md says: what the oracle found (a hang, a crash, the scope rule),
 // what the entry is (a weak-memory bug), and otherwise the failing case
-// replayed alone (RunOptions::sequential: its ops one at a time in program
+// replayed alone (RunOptions::policy.sequential: its ops one at a time in program
 // order, on the same backend, isolated as the run is).  Wrong alone: a
 // `semantics` or `return-value` bug (or `neighbour`), told as the op that
 // went wrong with its operands, and which semantics the code implements

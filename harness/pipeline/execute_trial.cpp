@@ -28,14 +28,14 @@ namespace {
 }  // namespace
 
 Outcome execute_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
-  if (opt.isolate) return run_trial_isolated(spec, backend, opt, hotspots);
+  if (opt.policy.isolate) return run_trial_isolated(spec, backend, opt, hotspots);
   if (std::string why; cuda_context_lost(why)) stop_in_process(why);
   return run_trial(spec, backend, opt, hotspots);
 }
 
 SequenceStats execute_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
                                const std::function<void(Outcome&&)>& each) {
-  if (cfg.run.isolate) return run_sequence_isolated(specs, cfg, each);
+  if (cfg.run.policy.isolate) return run_sequence_isolated(specs, cfg, each);
   const SequenceStats stats = run_trial_sequence(specs, cfg, each);
   // The trials after one that lost the context did not run (execute_trial
   // would stop before the next one too).
@@ -46,7 +46,7 @@ SequenceStats execute_sequence(std::span<const TrialSpec> specs, const SequenceC
 std::vector<std::optional<Outcome>> execute_packed(std::span<const TrialSpec> specs, BackendKind backend,
                                                    const RunOptions& opt, uint64_t seed, bool until_failure) {
   std::vector<std::optional<Outcome>> results;
-  if (opt.isolate) {
+  if (opt.policy.isolate) {
     results = run_packed_isolated(specs, backend, opt, seed);
   } else {
     if (std::string why; cuda_context_lost(why)) stop_in_process(why);

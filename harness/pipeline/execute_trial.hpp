@@ -1,6 +1,6 @@
 // How a command runs a trial: the one seam between the commands (check,
 // repro, selftest, the property campaigns of fuzz) and the two ways to run
-// one.  RunOptions::isolate: in a supervised worker process
+// one.  RunOptions::policy.isolate: in a supervised worker process
 // (run_trial_isolated), so that a hang, trap or fault costs one verdict;
 // otherwise in this process (run_trial: for debugging, and for the tests
 // that call the pipeline directly).
@@ -22,13 +22,13 @@ namespace atomstress {
 Outcome execute_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
 
 // Trials one after another, pipelined (run_sequence.hpp), in a worker or in
-// this process as RunOptions::isolate says: `each` gets every outcome in
+// this process as RunOptions::policy.isolate says: `each` gets every outcome in
 // order, as execute_trial would give it.
 SequenceStats execute_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
                                const std::function<void(Outcome&&)>& each);
 
 // Many small trials at once, packed into few launches (run_packed.hpp), in
-// a worker or in this process as RunOptions::isolate says, then the trials
+// a worker or in this process as RunOptions::policy.isolate says, then the trials
 // the packs could not judge run alone through execute_trial, in order: one
 // result per spec.  With `until_failure`, once any result is not a pass
 // nothing more runs, and what did not run stays empty (a pack that hung as

@@ -26,7 +26,7 @@ constexpr auto kStartLimit = std::chrono::seconds(120);
 Outcome unanswered(const TrialSpec& spec, BackendKind backend, const RunOptions& opt) {
   Outcome out;
   out.spec = spec;
-  out.knobs = knobs_of(opt);
+  out.knobs = opt.knobs;
   out.backend = backend;
   out.ops = spec.ops();
   return out;
@@ -149,7 +149,7 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
                         int retries) {
   Outcome out = unanswered(spec, backend, opt);
   TrialRequest request{spec, backend, opt, hotspots};
-  request.run.isolate = false;  // the worker runs it in its own process
+  request.run.policy.isolate = false;  // the worker runs it in its own process
   const std::string line_out = to_json(request).dump();
   std::string error;
   if (!deliver(line_out, backend, error))
@@ -241,7 +241,7 @@ size_t Supervisor::sequence_part(std::span<const TrialSpec> specs, const Sequenc
   SequenceReport report{each, stats};
   SequenceRequest request{{specs.begin(), specs.end()}, cfg.backend, cfg.run, cfg.hotspots, cfg.until_failure,
                           cfg.pipelined};
-  request.run.isolate = false;  // the worker runs them in its own process
+  request.run.policy.isolate = false;  // the worker runs them in its own process
   std::string error, line_in;
   if (!deliver(to_json(request).dump(), cfg.backend, error)) {
     report(with_finding(unanswered(specs[0], cfg.backend, cfg.run), Verdict::Error, FindingKind::BackendError, error));
@@ -365,7 +365,7 @@ std::vector<std::optional<Outcome>> Supervisor::run_pack(std::span<const TrialSp
                                                          const RunOptions& opt, uint64_t seed) {
   std::vector<std::optional<Outcome>> results(specs.size());
   PackRequest request{{specs.begin(), specs.end()}, backend, opt, seed};
-  request.run.isolate = false;
+  request.run.policy.isolate = false;
   std::string error, line_in;
   if (!deliver(to_json(request).dump(), backend, error)) return results;
   // Each launch gets its watchdog and the grace of its share; the worker

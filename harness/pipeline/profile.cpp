@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "harness/backend/bare_kernel.hpp"
 #include "harness/registry/family.hpp"
 
 namespace atomstress {
@@ -111,8 +112,8 @@ bool time_point(const Workload& w, const Setup& setup, const ProfileSettings& se
   auto timed_batch = [&](uint32_t reps, double& s_per_launch, std::string& err) {
     RunOptions opt = settings.run;
     if (cuda) {
-      opt.bench_reps = reps;
-      opt.flush_l2 = out.cold;
+      opt.timing.bench_reps = reps;
+      opt.timing.flush_l2 = out.cold;
       History h;
       if (!run_workload(w, setup, settings.backend, opt, h, err)) return false;
       s_per_launch = h.kernel_ms / 1e3;

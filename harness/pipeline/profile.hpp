@@ -1,6 +1,6 @@
 // The contention profiler's engine (`atomstress profile`): one point of a
 // sweep is one (entry, TrialSpec); it is measured in two passes.
-//  (a) timing, uninstrumented on cuda (RunOptions::bench_reps: launches
+//  (a) timing, uninstrumented on cuda (RunOptions::timing.bench_reps: launches
 //      timed with CUDA events, nothing recorded), wall time of run_workload
 //      on cpu; batches are repeated until the relative noise of the
 //      per-batch times is under a bound or the point's time cap is spent;
@@ -94,14 +94,6 @@ uint32_t percentile(std::vector<uint32_t>& v, double q);
 bool measure(const ProfileSettings& settings,
              const std::function<bool(uint32_t reps, double& s_per_launch, std::string& error)>& batch,
              Timing& out, std::string& error);
-
-// Whether a bare kernel of `impl`'s operation exists for this spec.
-bool has_bare_kernel(const Entry& impl, const TrialSpec& spec);
-// Times `reps` launches of the bare kernel (plus a warm-up) on `w`'s
-// addresses and operands, L2 flushed before each when `cold`; defined in
-// bare_kernels.cu.
-bool time_bare_kernel(const Workload& w, uint32_t reps, uint64_t watchdog_ms, bool cold, double& s_per_launch,
-                      std::string& error);
 
 // Both passes (and the baseline) of one point.  False with a one-line
 // `error` when the point cannot run (expand or the backend refused); a point

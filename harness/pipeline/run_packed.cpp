@@ -103,7 +103,7 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
       }
       Outcome out;
       out.spec = specs[members[j]];
-      out.knobs = knobs_of(opt);
+      out.knobs = opt.knobs;
       out.backend = backend;
       out.ops = p.w->ops();
       out.run_ms = p.h.kernel_ms;

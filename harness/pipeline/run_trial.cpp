@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "harness/backend/gpu_checked.hpp"
+#include "harness/check/gpu_checker.hpp"
 #include "harness/check/sequential.hpp"
 
 namespace atomstress {
@@ -78,7 +79,7 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
         FindingKind::Hang,
         "op #" + std::to_string(o) + " (thread " + std::to_string(w.thread_of(o)) + ", address " +
             std::to_string(w.addr[o]) + ") " +
-            (g == GaveUp::Budget ? "exceeded its retry budget of " + std::to_string(opt.retry_budget)
+            (g == GaveUp::Budget ? "exceeded its retry budget of " + std::to_string(opt.knobs.retry_budget)
                                  : "was still retrying when the " + std::to_string(effective_watchdog_ms(opt, w.ops())) +
                                        " ms watchdog fired, after " + std::to_string(h.retries[o]) + " retries") +
             ": " + w.impl->family->hang_cause(),
@@ -124,7 +125,7 @@ void note_cpu_ignores_stress() {
 
 bool run_workload(const Workload& w, const Setup& s, BackendKind backend, const RunOptions& opt, History& h,
                   std::string& error) {
-  if (w.arrays_elsewhere && !(backend == BackendKind::Cuda && opt.device_resident && !w.impl->algo)) {
+  if (w.arrays_elsewhere && !(backend == BackendKind::Cuda && h.home == HistoryHome::Device && !w.impl->algo)) {
     error = "a workload expanded without its arrays (expand_shape) runs only resident on the cuda backend";
     return false;
   }
@@ -179,19 +180,19 @@ bool judge_on_host(Workload& w, const Setup& s, const History& h, const RunOptio
     w.impl = &host_float_entry;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  if (opt.sequential && !entry.algo) {
+  if (opt.policy.sequential && !entry.algo) {
     // The diagnosis replay: judged op by op (check/sequential.hpp), after
     // the scope rule (a block-scope atomic shared across blocks is a scope
     // bug, whatever one thread alone returns).
     out.finding = check_trial(w, s, h);
     const SequentialReplay replay = judge_sequential(w, s, h);
     if (out.finding.kind != FindingKind::ScopeViolation) out.finding = replay.finding;
-    if (opt.trace_rows) out.trace_table = sequential_table(w, replay, opt.trace_rows);
+    if (opt.policy.trace_rows) out.trace_table = sequential_table(w, replay, opt.policy.trace_rows);
   } else {
     out.finding = check_trial(w, s, h);
     if (!entry.algo && !out.finding.ok()) out.finding.operands = operand_lines(w, h, out.finding.ops);
     // An algorithm that fails alone is wrong in its own logic.
-    if (opt.sequential && !out.finding.ok() && out.finding.cls == FailureClass::None)
+    if (opt.policy.sequential && !out.finding.ok() && out.finding.cls == FailureClass::None)
       out.finding.cls = FailureClass::Semantics;
   }
   out.check_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -211,11 +212,12 @@ namespace {
 constexpr uint64_t kResidentMinOps = 2048;
 
 bool use_resident(const Entry& entry, BackendKind backend, const RunOptions& opt, size_t hotspots, uint64_t ops) {
-  if (backend != BackendKind::Cuda || opt.checker == CheckerKind::Cpu || opt.bench_reps || hotspots || opt.sequential)
+  if (backend != BackendKind::Cuda || opt.policy.checker == CheckerKind::Cpu || opt.timing.bench_reps || hotspots ||
+      opt.policy.sequential)
     return false;
-  if (opt.checker == CheckerKind::Auto && ops < kResidentMinOps) return false;
+  if (opt.policy.checker == CheckerKind::Auto && ops < kResidentMinOps) return false;
   if (entry.algo || !entry.device_edges) return false;
-  return gpu_checkable(entry, ops);
+  return gpu_checkable(entry, ops, gpu_check::device_judge());
 }
 
 }  // namespace
@@ -223,7 +225,7 @@ bool use_resident(const Entry& entry, BackendKind backend, const RunOptions& opt
 void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots, RanTrial& r) {
   Outcome& out = r.out;
   out.spec = spec;
-  out.knobs = knobs_of(opt);
+  out.knobs = opt.knobs;
   out.backend = backend;
   r.opt = opt;
   r.hotspots = hotspots;
@@ -238,13 +240,14 @@ void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions
   const Family& family = *entry.family;
   if (!(backend == BackendKind::Cuda ? entry.run_cuda : entry.run_cpu))
     return refuse(FindingKind::InvalidTrial, std::string(entry.name) + " uses warp intrinsics: it needs the cuda backend");
-  RunOptions run_opt = opt;
-  run_opt.device_resident = use_resident(entry, backend, opt, hotspots, w.ops());
-  if (!run_opt.device_resident) expand_arrays(w);
+  // Where the history lives: on the device (expanded, run and checked
+  // there), or here.
+  History& h = r.h;
+  h.home = use_resident(entry, backend, opt, hotspots, w.ops()) ? HistoryHome::Device : HistoryHome::Host;
+  if (h.home == HistoryHome::Host) expand_arrays(w);
   r.setup = family.setup(w, error);
   if (!r.setup) return refuse(FindingKind::InvalidTrial, error);
-  History& h = r.h;
-  if (!run_workload(w, *r.setup, backend, run_opt, h, error)) {
+  if (!run_workload(w, *r.setup, backend, opt, h, error)) {
     // A fault of the code under test is a found failure; anything else is
     // a trial that could not run.
     if (h.fault == RunFault::None) return refuse(FindingKind::BackendError, error);
@@ -257,14 +260,14 @@ void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions
   out.run_ms = h.kernel_ms;
   // The device's verdict; a trial it cannot pass alone (and every trial
   // under --checker both) is copied back for the host's checker.
-  if (h.resident) {
+  if (h.home == HistoryHome::Device) {
     DeviceVerdict device;
-    if (!judge_on_device(w, device, error)) return refuse(FindingKind::BackendError, error);
+    if (!judge_on_device(w, gpu_check::device_judge(), device, error)) return refuse(FindingKind::BackendError, error);
     out.checked_on_gpu = true;
     out.check_ms = device.check_ms;
     out.total_retries = device.total_retries;
     out.max_retries = device.max_retries;
-    if (device.ok && !device.needs_host && opt.checker != CheckerKind::Both) return;
+    if (device.ok && !device.needs_host && opt.policy.checker != CheckerKind::Both) return;
     if (!copy_history_back(w, h, error)) return refuse(FindingKind::BackendError, error);
     r.setup = family.setup(w, error);
     if (!r.setup) return refuse(FindingKind::BackendError, error);

@@ -40,11 +40,11 @@ struct Outcome {
   Finding finding;  // what the oracle (or the hang rule, or the input check) found; kind None on a pass
   uint64_t ops = 0;
   double run_ms = 0, check_ms = 0;
-  bool checked_on_gpu = false;  // the GPU checker judged it (RunOptions::checker)
+  bool checked_on_gpu = false;  // the GPU checker judged it (RunOptions::policy.checker)
   uint64_t total_retries = 0;
   uint32_t max_retries = 0;
   std::vector<Hotspot> hotspots;  // the busiest addresses, most cycles (or retries) first
-  std::vector<std::string> trace_table;  // RunOptions::trace_rows: the sequential replay as a table
+  std::vector<std::string> trace_table;  // RunOptions::policy.trace_rows: the sequential replay as a table
 
   const std::string& why() const { return finding.explanation; }
 };
@@ -84,6 +84,9 @@ std::optional<Setup> setup_trial(const Workload& w, std::string& error);
 // process (stderr), not per trial.
 void note_cpu_ignores_stress();
 // False with a one-line `error` when the backend cannot run the entry or fails.
+// h.home says where the run is to keep the history: Device (a single atomic
+// on the cuda backend, `w` from expand_shape) runs it GPU-checked
+// (backend/gpu_checked.hpp), leaving the history on the device.
 bool run_workload(const Workload& w, const Setup& s, BackendKind backend, const RunOptions& opt, History& h,
                   std::string& error);
 bool run_workload(const Workload& w, BackendKind backend, const RunOptions& opt, History& h, std::string& error);

@@ -31,7 +31,7 @@ void get_spec(const json& j, TrialSpec& spec, TrialKnobs* knobs, std::string& er
 }  // namespace
 
 json to_json(const TrialRequest& r) {
-  return {{"token", encode_token(r.spec, knobs_of(r.run))}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)},
+  return {{"token", encode_token(r.spec, r.run.knobs)}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)},
           {"hotspots", r.hotspots}};
 }
 
@@ -39,7 +39,7 @@ namespace {
 // Specs as tokens (with the run's knobs), the form every request carries.
 json spec_tokens(const std::vector<TrialSpec>& specs, const RunOptions& run) {
   auto tokens = json::array();
-  for (const TrialSpec& s : specs) tokens.push_back(encode_token(s, knobs_of(run)));
+  for (const TrialSpec& s : specs) tokens.push_back(encode_token(s, run.knobs));
   return tokens;
 }
 void read_spec_tokens(const json& j, const char* key, std::vector<TrialSpec>& specs, std::string& error) {
@@ -135,9 +135,9 @@ json to_json(const RunOptions& o) {
     else if (s.form == SettingForm::Checker) j[s.key] = setting_text(s, v);
     else j[s.key] = v;
   }
-  j["bench_reps"] = o.bench_reps;
-  j["sequential"] = o.sequential;
-  j["trace_rows"] = o.trace_rows;
+  j["bench_reps"] = o.timing.bench_reps;
+  j["sequential"] = o.policy.sequential;
+  j["trace_rows"] = o.policy.trace_rows;
   return j;
 }
 
@@ -219,9 +219,9 @@ bool from_json(const json& j, RunOptions& o, std::string& error) {
     }
     s.set(o, v);
   }
-  get(j, "bench_reps", o.bench_reps, error);
-  get(j, "sequential", o.sequential, error);
-  get(j, "trace_rows", o.trace_rows, error);
+  get(j, "bench_reps", o.timing.bench_reps, error);
+  get(j, "sequential", o.policy.sequential, error);
+  get(j, "trace_rows", o.policy.trace_rows, error);
   return error.empty();
 }
 

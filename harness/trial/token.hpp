@@ -14,8 +14,7 @@ namespace atomstress {
 
 // The runtime options a token carries: they change the trial (the CPU
 // backend's interleavings, when a loop counts as a hang), so a failure
-// replays only with them.  RunOptions holds them (backend/backend.hpp:
-// knobs_of, apply_knobs).
+// replays only with them.  RunOptions::knobs (backend/backend.hpp) holds them.
 struct TrialKnobs {
   uint32_t yield_permille = 20;  // cpu: chance of a yield at interleaving points
   uint32_t cpu_threads = 4;      // cpu: host threads

@@ -24,7 +24,7 @@ bool run_host_workers(uint32_t workers, const RunOptions& opt, uint64_t seed, ui
   std::atomic<uint32_t> ready{0};
   std::atomic<bool> abandoned{false};  // a thread failed to start: the others run nothing
   auto worker = [&](uint32_t wid) {
-    prim::set_host_interleave(opt.yield_permille, shared_space, counter_rng(seed, stream, wid) | 1);
+    prim::set_host_interleave(opt.knobs.yield_permille, shared_space, counter_rng(seed, stream, wid) | 1);
     ready.fetch_add(1);
     while (ready.load() < workers) {
       if (abandoned.load()) return;

@@ -47,17 +47,17 @@ bool run_cpu_program(const Workload& w, const Setup& s, const RunOptions& opt, H
   g.retries = h.retries.data();
   g.gave = h.gave_up.data();
   g.rs = &rs;
-  g.budget = opt.retry_budget;
+  g.budget = opt.knobs.retry_budget;
   g.deadline_ns = prim::deadline_after_ms(prim::now_ns(), effective_watchdog_ms(opt, n));
   g.param = s.param;
 
   bool ok;
   // The diagnosis replay: one worker, so ops run in ascending op order, in
   // global memory's semantics.
-  const bool shared_space = spec.space == Space::Shared && !opt.sequential;
+  const bool shared_space = spec.space == Space::Shared && !opt.policy.sequential;
   if constexpr (P::thread_scheduled) {
     const uint32_t workers =
-        opt.sequential ? 1u : std::max<uint32_t>(1, std::min<uint64_t>(opt.cpu_threads, threads));
+        opt.policy.sequential ? 1u : std::max<uint32_t>(1, std::min<uint64_t>(opt.knobs.cpu_threads, threads));
     auto body = [&](uint32_t wid) {
       // Virtual GPU threads wid, wid + workers, ...; each keeps its program
       // order (its k-th op before its (k+1)-th).
@@ -66,7 +66,8 @@ bool run_cpu_program(const Workload& w, const Setup& s, const RunOptions& opt, H
     };
     ok = run_host_workers(workers, opt, spec.seed, P::host_stream, shared_space, body, h.kernel_ms, error);
   } else {
-    const uint32_t workers = opt.sequential ? 1u : std::max<uint32_t>(1, std::min<uint32_t>(opt.cpu_threads, spec.grid));
+    const uint32_t workers =
+        opt.policy.sequential ? 1u : std::max<uint32_t>(1, std::min<uint32_t>(opt.knobs.cpu_threads, spec.grid));
     auto body = [&](uint32_t wid) {
       std::vector<uint64_t> smem((s.smem_bytes + 7) / 8 + 1);
       for (uint32_t b = wid; b < spec.grid; b += workers) {

@@ -99,7 +99,7 @@ PackedArgs packed_args(PackedBuffers& B, const RunOptions& opt) {
   g.retries = B.retries.as<uint32_t>();
   g.gave = B.gave.as<uint8_t>();
   g.rs = B.rs.as<prim::RetryShared>();
-  g.budget = opt.retry_budget;
+  g.budget = opt.knobs.retry_budget;
   return g;
 }
 
@@ -148,7 +148,7 @@ void scatter_histories(PackedBuffers& B, const PackItem* items, size_t n, const 
     for (uint64_t e = 0; e < elems; ++e) std::memcpy(&h.final_mem[e], hmem + (in.mem_base + e) * elem_bytes, elem_bytes);
     h.kernel_ms = double(ms) / double(n);  // its share of the launch
     h.block_scope_calls = rs_after.block_scope_calls != 0;
-    h.resident = false;
+    h.home = HistoryHome::Host;
   }
 }
 

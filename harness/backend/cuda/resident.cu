@@ -1,7 +1,6 @@
 // The resident path (resident.hpp).  Every kernel here is a grid-stride loop
 // bounded by its counts.
 #include "harness/backend/cuda/resident.hpp"
-#include "harness/backend/gpu_checked.hpp"
 
 #include <cuda_runtime.h>
 
@@ -14,7 +13,6 @@
 
 #include "harness/backend/cuda/run_program.cuh"
 #include "harness/backend/cuda/util.cuh"
-#include "harness/check/gpu_checker.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace atomstress::cuda {
@@ -63,13 +61,6 @@ Scratch& scratch() {
   thread_local Scratch s;
   return s;
 }
-// Leaked on purpose: its destructor would call CUDA after main returns.
-// One per thread, like the buffers.
-gpu_check::Checker& checker() {
-  thread_local gpu_check::Checker* c = new gpu_check::Checker;
-  return *c;
-}
-
 struct Summary {
   unsigned long long total_retries;
   unsigned int max_retries;
@@ -179,7 +170,7 @@ bool expand_inputs(const Workload& w, unsigned elem_bytes, std::string& error) {
   return true;
 }
 
-bool check_resident(const Workload& w, ResidentVerdict& out, std::string& error) {
+bool check_resident(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, std::string& error) {
   const auto t0 = std::chrono::steady_clock::now();
   auto& B = trial_buffers();
   auto& S = scratch();
@@ -229,7 +220,7 @@ bool check_resident(const Workload& w, ResidentVerdict& out, std::string& error)
   args.to = S.to.as<uint64_t>();
   if (!e.device_edges(args, error)) return false;
 
-  gpu_check::DeviceHistory h;
+  DeviceHistory h;
   h.addr = B.key.as<uint32_t>();
   h.from = args.from;
   h.to = args.to;
@@ -237,11 +228,11 @@ bool check_resident(const Workload& w, ResidentVerdict& out, std::string& error)
   h.init = S.init_c.as<uint64_t>();
   h.final_state = S.final_c.as<uint64_t>();
   h.elems = uint32_t(elems);
-  gpu_check::Verdict v;
-  if (!checker().check(h, v, error)) return false;
+  bool explained = false;
+  if (!judge.explains(h, explained, error)) return false;
   Summary s{};
   AS_CUDA_TRY(cudaMemcpy(&s, sum, sizeof s, cudaMemcpyDeviceToHost));
-  out.ok = v.ok;
+  out.ok = explained;
   out.needs_host = s.flags != 0;
   out.total_retries = s.total_retries;
   out.max_retries = s.max_retries;
@@ -273,7 +264,7 @@ bool copy_back_resident(Workload& w, History& h, std::string& error) {
   h.final_mem.assign(elems, 0);
   for (uint64_t i = 0; i < elems; ++i) std::memcpy(&h.final_mem[i], mem.data() + i * bytes, bytes);  // little-endian
   w.arrays_elsewhere = false;
-  h.resident = false;
+  h.home = HistoryHome::Host;
   return true;
 }
 
@@ -347,23 +338,18 @@ bool device_oracle_agrees(const Entry& e, std::string& why) {
   return true;
 }
 
-uint64_t gpu_checker_max_ops() { return checker().max_ops(); }
-
 }  // namespace atomstress::cuda
 
 // ------------------------------------------- the backend's offer (gpu_checked.hpp)
 namespace atomstress {
 
-bool gpu_checkable(const Entry& e, uint64_t ops) {
+bool gpu_checkable(const Entry& e, uint64_t ops, const DeviceJudge& judge) {
   std::string why;
-  return cuda::device_oracle_agrees(e, why) && ops <= cuda::gpu_checker_max_ops();
+  return cuda::device_oracle_agrees(e, why) && ops <= judge.max_ops();
 }
 
-bool judge_on_device(const Workload& w, DeviceVerdict& out, std::string& error) {
-  cuda::ResidentVerdict v;
-  if (!cuda::check_resident(w, v, error)) return false;
-  out = {v.ok, v.needs_host, v.total_retries, v.max_retries, v.check_ms};
-  return true;
+bool judge_on_device(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, std::string& error) {
+  return cuda::check_resident(w, judge, out, error);
 }
 
 bool copy_history_back(Workload& w, History& h, std::string& error) { return cuda::copy_back_resident(w, h, error); }

@@ -2,7 +2,7 @@
 // checker: the inputs are expanded on the device by the host's own functions
 // (workload/draw.hpp), the history stays in the runner's buffers, and the
 // verdict comes from the entry's device oracle (registry/device_edges.hpp) and
-// the GPU checker (check/gpu_checker.hpp).  Only a trial the device cannot
+// the DeviceJudge the caller hands in (the GPU checker).  Only a trial the device cannot
 // pass alone (the checker found no explanation, a loop gave up, a rule only
 // the host words) is copied back, to be explained by the host's checker.
 //
@@ -13,6 +13,7 @@
 #include <string>
 
 #include "harness/backend/backend.hpp"
+#include "harness/backend/gpu_checked.hpp"
 
 namespace atomstress::cuda {
 
@@ -21,17 +22,9 @@ namespace atomstress::cuda {
 // patterns) and pristine (elem_bytes wide).
 bool expand_inputs(const Workload& w, unsigned elem_bytes, std::string& error);
 
-struct ResidentVerdict {
-  bool ok = false;          // the GPU checker explained every element
-  bool needs_host = false;  // a loop gave up, a block-scope op in global memory, or a wrap counter out of range
-  uint64_t total_retries = 0;
-  uint32_t max_retries = 0;
-  double check_ms = 0;      // the device's checking, host-timed
-};
-
-// The verdict for the history the last resident run left in the buffers
-// (run_cuda_program under RunOptions::device_resident) of workload w.
-bool check_resident(const Workload& w, ResidentVerdict& out, std::string& error);
+// The verdict, by `judge`, for the history the last resident run left in the
+// buffers (run_cuda_program with History::home Device) of workload w.
+bool check_resident(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, std::string& error);
 
 // Copies the last resident run's inputs into w and its history into h, as a
 // run that was not resident would have left them.
@@ -43,8 +36,5 @@ bool copy_back_resident(Workload& w, History& h, std::string& error);
 // and process; false with `why` (the first disagreement) or with no device
 // oracle at all.
 bool device_oracle_agrees(const Entry& e, std::string& why);
-
-// The largest history the GPU checker takes on this device (0 without one).
-uint64_t gpu_checker_max_ops();
 
 }  // namespace atomstress::cuda

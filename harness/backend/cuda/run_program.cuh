@@ -5,8 +5,8 @@
 // device is bounded (harness/prim/retry.cuh) and the host waits with a
 // deadline.  A kernel that faults, traps or outlives that deadline returns
 // false with History::fault saying which (a Crash or a Hang).  With
-// RunOptions::bench_reps it times launches instead (memory restored before
-// each, nothing recorded; with RunOptions::flush_l2 the L2 flushed before
+// RunOptions::timing.bench_reps it times launches instead (memory restored before
+// each, nothing recorded; with RunOptions::timing.flush_l2 the L2 flushed before
 // each, outside the timed region), for the profiler and the benchmarks.
 //
 // Include this only from the unit that registers the entries (so each
@@ -44,7 +44,7 @@ __global__ void program_kernel(Args g, uint64_t watchdog_ms, cuda::StressLaunch 
   cuda::stress_after_test(st);
 }
 
-// The diagnosis replay (RunOptions::sequential): one thread runs the trial's
+// The diagnosis replay (RunOptions::policy.sequential): one thread runs the trial's
 // ops one at a time, single atomics in ascending op order in global memory,
 // algorithms block after block, each block's threads in turn up to each
 // sync (prim::HostBlock on the device), as the CPU backend's one worker does.
@@ -162,7 +162,7 @@ bool prepare_launch(const Workload& w, const Setup& s, const RunOptions& opt, bo
   g.cycles = P::records_cycles && !resident ? B.cycles.as<uint32_t>() : nullptr;
   g.gave = B.gave.as<uint8_t>();
   g.rs = B.rs.as<prim::RetryShared>();
-  g.budget = opt.retry_budget;
+  g.budget = opt.knobs.retry_budget;
   g.param = s.param;
   return true;
 }
@@ -202,7 +202,7 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
   if (flush && !flush_l2(error)) return false;
   AS_CUDA_TRY(cudaEventRecord(e0.e));
   const auto launched = std::chrono::steady_clock::now();
-  if (opt.sequential) {
+  if (opt.policy.sequential) {
     if constexpr (!P::thread_scheduled) {
       if constexpr (P::gpu_only) {
         error = std::string(P::name) + " uses warp intrinsics: it is not replayed one thread at a time";
@@ -269,8 +269,8 @@ bool run_recorded(const Workload& w, const Setup& s, const RunOptions& opt, Hist
   return true;
 }
 
-// Timing (RunOptions::bench_reps): a warm-up launch, then bench_reps timed
-// ones, each from the pristine memory (with RunOptions::flush_l2, the L2
+// Timing (RunOptions::timing.bench_reps): a warm-up launch, then bench_reps timed
+// ones, each from the pristine memory (with RunOptions::timing.flush_l2, the L2
 // flushed before each, outside the timed region); nothing recorded.
 template <class P>
 bool run_timed(const Workload& w, const Setup& s, const RunOptions& opt, History& h, std::string& error) {
@@ -278,16 +278,16 @@ bool run_timed(const Workload& w, const Setup& s, const RunOptions& opt, History
   cuda::ProgramLaunch L;
   if (!cuda::prepare_launch<P>(w, s, opt, false, false, mem, L, error)) return false;
   double total_ms = 0;
-  for (uint32_t rep = 0; rep < opt.bench_reps + 1; ++rep) {
+  for (uint32_t rep = 0; rep < opt.timing.bench_reps + 1; ++rep) {
     float ms = 0;
-    if (!cuda::launch_program<P>(L, opt, opt.flush_l2, h, ms, error)) return false;
+    if (!cuda::launch_program<P>(L, opt, opt.timing.flush_l2, h, ms, error)) return false;
     if (rep > 0) total_ms += ms;
   }
-  h.kernel_ms = total_ms / opt.bench_reps;
+  h.kernel_ms = total_ms / opt.timing.bench_reps;
   return true;
 }
 
-// GPU-checked (RunOptions::device_resident, resident.hpp): the inputs are
+// GPU-checked (History::home Device, resident.hpp): the inputs are
 // expanded on the device and the history stays there, for the GPU checker.
 template <class P>
 bool run_gpu_checked(const Workload& w, const Setup& s, const RunOptions& opt, History& h, std::string& error) {
@@ -298,16 +298,19 @@ bool run_gpu_checked(const Workload& w, const Setup& s, const RunOptions& opt, H
   if (!cuda::launch_program<P>(L, opt, false, h, ms, error)) return false;
   h.kernel_ms = ms;
   if (!cuda::read_block_scope_calls(h.block_scope_calls, error)) return false;
-  h.resident = true;
+  h.home = HistoryHome::Device;
   return true;
 }
 
 // The CUDA backend's runner of a trial program: the launcher the options
-// ask for.
+// (timing) and the history's home (the pipeline's choice) ask for.
 template <class P>
 bool run_cuda_program(const Workload& w, const Setup& s, const RunOptions& opt, History& h, std::string& error) {
-  if (opt.bench_reps > 0) return run_timed<P>(w, s, opt, h, error);
-  if (opt.device_resident && P::resident_capable && s.key.empty()) return run_gpu_checked<P>(w, s, opt, h, error);
+  if (opt.timing.bench_reps > 0) return run_timed<P>(w, s, opt, h, error);
+  if (h.home == HistoryHome::Device) {
+    if (P::resident_capable && s.key.empty()) return run_gpu_checked<P>(w, s, opt, h, error);
+    h.home = HistoryHome::Host;  // not this program: recorded, as a run on the host asks
+  }
   return run_recorded<P>(w, s, opt, h, error);
 }
 

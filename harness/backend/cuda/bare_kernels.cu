@@ -12,12 +12,13 @@
 // Cold timing flushes L2 before each launch exactly as the runner does.
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
+#include "harness/backend/bare_kernel.hpp"
 #include "harness/backend/cuda/util.cuh"
-#include "harness/pipeline/profile.hpp"
 #include "harness/registry/bits.hpp"
 
 namespace atomstress {
