@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace atomstress::gpu_check {
 
@@ -30,6 +31,13 @@ struct DeviceHistory {
   const uint64_t* init = nullptr;         // per element, canonical states
   const uint64_t* final_state = nullptr;  // per element, canonical states
   uint32_t elems = 0;
+  // Optional (null: not asked): one byte per element, set to 1 at every
+  // element whose history is not explainable and 0 elsewhere.  Each element
+  // is judged alone (its records occupy the same positions in both sorted
+  // lists, and no union joins two elements), so this is exact per element:
+  // a packed launch's instances, each its own elements, are judged by it.
+  // Not written when an op lies outside the memory (bad_addr == -1).
+  uint8_t* bad_elems = nullptr;
 };
 
 struct Verdict {
@@ -60,13 +68,16 @@ class Checker {
   Impl* impl_;
   friend bool check_host_arrays(Checker&, std::span<const uint32_t>, std::span<const uint64_t>,
                                 std::span<const uint64_t>, std::span<const uint64_t>, std::span<const uint64_t>,
-                                Verdict&, std::string&);
+                                Verdict&, std::string&, std::vector<uint8_t>*);
 };
 
 // Convenience for tests and benchmarks: copies host arrays to the device
-// (into buffers the checker keeps) and checks, on the default stream.
+// (into buffers the checker keeps) and checks, on the default stream;
+// `bad_elems` non-null: the per-element verdicts (DeviceHistory::bad_elems)
+// copied back, one per element (empty when an op lies outside the memory).
 bool check_host_arrays(Checker& checker, std::span<const uint32_t> addr, std::span<const uint64_t> from,
                        std::span<const uint64_t> to, std::span<const uint64_t> init,
-                       std::span<const uint64_t> final_state, Verdict& out, std::string& error);
+                       std::span<const uint64_t> final_state, Verdict& out, std::string& error,
+                       std::vector<uint8_t>* bad_elems = nullptr);
 
 }  // namespace atomstress::gpu_check
