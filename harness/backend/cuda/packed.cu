@@ -1,12 +1,15 @@
 // The packed runner's body (cuda/packed_program.cuh), compiled once: the
 // plan, the copies in and out through pinned staging buffers, the launch and
-// its bounded wait.  Buffers grow and are reused across launches.
+// its bounded wait, the device's judging when asked (packed_judge.hpp).
+// Buffers grow and are reused across launches.
 #include <cuda_runtime.h>
 
 #include <chrono>
 #include <cstring>
 #include <utility>
+#include <vector>
 
+#include "harness/backend/cuda/packed_judge.hpp"
 #include "harness/backend/cuda/packed_program.cuh"
 #include "harness/backend/cuda/run_program.cuh"
 
@@ -21,6 +24,53 @@ struct PackedBuffers {
 PackedBuffers& packed_buffers() {
   static PackedBuffers b;
   return b;
+}
+
+// Each instance's history out of the launch's arrays, for the host's
+// judging: all of them, or (a pack judged on the device) those it did not
+// pass, every one under CheckerKind::Both.  Few come back one by one.
+bool copy_histories_back(const PackItem* items, size_t n, const PackPlan& plan, PackedBuffers& B, uint32_t elem_bytes,
+                         const RunOptions& opt, std::string& error) {
+  std::vector<size_t> to_host;
+  for (size_t i = 0; i < n; ++i)
+    if (host_judges(items[i].device, opt.checker)) to_host.push_back(i);
+  if (to_host.empty()) return true;
+  unsigned char* const hmem = B.h_mem.as<unsigned char>();
+  auto copy = [&](uint64_t op_base, uint64_t ops, uint64_t mem_base, uint64_t words) {
+    AS_CUDA_TRY(cudaMemcpyAsync(B.h_old.as<uint64_t>() + op_base, B.old.as<uint64_t>() + op_base, ops * 8,
+                                cudaMemcpyDeviceToHost));
+    AS_CUDA_TRY(cudaMemcpyAsync(B.h_retries.as<uint32_t>() + op_base, B.retries.as<uint32_t>() + op_base, ops * 4,
+                                cudaMemcpyDeviceToHost));
+    AS_CUDA_TRY(cudaMemcpyAsync(B.h_gave.as<uint8_t>() + op_base, B.gave.as<uint8_t>() + op_base, ops,
+                                cudaMemcpyDeviceToHost));
+    AS_CUDA_TRY(cudaMemcpyAsync(hmem + mem_base * elem_bytes, B.mem.as<unsigned char>() + mem_base * elem_bytes,
+                                words * elem_bytes, cudaMemcpyDeviceToHost));
+    return true;
+  };
+  if (copy_back_in_bulk(to_host.size(), n)) {
+    if (!copy(0, plan.ops, 0, plan.mem_elems)) return false;
+  } else {
+    for (size_t i : to_host)
+      if (!copy(plan.instances[i].op_base, items[i].w->ops(), plan.instances[i].mem_base, items[i].s->mem_init.size()))
+        return false;
+  }
+  prim::RetryShared rs_after{};
+  AS_CUDA_TRY(cudaMemcpy(&rs_after, B.rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));  // waits for the copies
+  for (size_t i : to_host) {
+    History& h = *items[i].h;
+    const PackInstance& in = plan.instances[i];
+    const uint64_t m = items[i].w->ops(), elems = items[i].s->mem_init.size();
+    h.old.assign(B.h_old.as<uint64_t>() + in.op_base, B.h_old.as<uint64_t>() + in.op_base + m);
+    h.retries.assign(B.h_retries.as<uint32_t>() + in.op_base, B.h_retries.as<uint32_t>() + in.op_base + m);
+    h.gave_up.assign(B.h_gave.as<uint8_t>() + in.op_base, B.h_gave.as<uint8_t>() + in.op_base + m);
+    h.cycles.clear();
+    h.out.clear();
+    h.final_mem.assign(elems, 0);
+    for (uint64_t e = 0; e < elems; ++e) std::memcpy(&h.final_mem[e], hmem + (in.mem_base + e) * elem_bytes, elem_bytes);
+    h.block_scope_calls = rs_after.block_scope_calls != 0;
+    h.resident = false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -102,28 +152,16 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   float ms = 0;
   AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
 
-  AS_CUDA_TRY(cudaMemcpyAsync(B.h_old.p, B.old.p, ops * 8, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpyAsync(B.h_retries.p, B.retries.p, ops * 4, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpyAsync(B.h_gave.p, B.gave.p, ops, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpyAsync(hmem, B.mem.p, words * elem_bytes, cudaMemcpyDeviceToHost));
-  prim::RetryShared rs_after{};
-  AS_CUDA_TRY(cudaMemcpy(&rs_after, B.rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));  // waits for the copies
-  for (size_t i = 0; i < n; ++i) {
-    History& h = *items[i].h;
-    const PackInstance& in = plan->instances[i];
-    const uint64_t m = items[i].w->ops(), elems = items[i].s->mem_init.size();
-    h.old.assign(B.h_old.as<uint64_t>() + in.op_base, B.h_old.as<uint64_t>() + in.op_base + m);
-    h.retries.assign(B.h_retries.as<uint32_t>() + in.op_base, B.h_retries.as<uint32_t>() + in.op_base + m);
-    h.gave_up.assign(B.h_gave.as<uint8_t>() + in.op_base, B.h_gave.as<uint8_t>() + in.op_base + m);
-    h.cycles.clear();
-    h.out.clear();
-    h.final_mem.assign(elems, 0);
-    for (uint64_t e = 0; e < elems; ++e) std::memcpy(&h.final_mem[e], hmem + (in.mem_base + e) * elem_bytes, elem_bytes);
-    h.kernel_ms = double(ms) / double(n);  // its share of the launch
-    h.block_scope_calls = rs_after.block_scope_calls != 0;
-    h.resident = false;
+  for (size_t i = 0; i < n; ++i) items[i].h->kernel_ms = double(ms) / double(n);  // its share of the launch
+  if (items[0].device != nullptr) {
+    const PackedLaunchArrays launch_arrays{g.instances, g.key, g.x, g.y, g.old, g.retries, g.gave, g.mem};
+    // A judging that failed leaves every instance to the host's judging:
+    // the run itself succeeded, and the copies below see a lost context.
+    std::string judging_error;
+    if (!judge_pack(items, n, *plan, launch_arrays, elem_bytes, judging_error))
+      for (size_t i = 0; i < n; ++i) *items[i].device = PackDeviceVerdict{kPackNotJudged, 0, 0, 0};
   }
-  return true;
+  return copy_histories_back(items, n, *plan, B, elem_bytes, opt, error);
 }
 
 }  // namespace atomstress::cuda

@@ -349,6 +349,23 @@ bool device_oracle_agrees(const Entry& e, std::string& why) {
 
 uint64_t gpu_checker_max_ops() { return checker().max_ops(); }
 
+bool check_edges(const DeviceEdgeHistory& e, bool& ok, bool& outside, std::string& error) {
+  gpu_check::DeviceHistory h;
+  h.addr = e.addr;
+  h.from = e.from;
+  h.to = e.to;
+  h.ops = e.ops;
+  h.init = e.init;
+  h.final_state = e.final_state;
+  h.elems = e.elems;
+  h.bad_elems = e.bad_elems;
+  gpu_check::Verdict v;
+  if (!checker().check(h, v, error)) return false;
+  ok = v.ok;
+  outside = !v.ok && v.bad_addr < 0;
+  return true;
+}
+
 }  // namespace atomstress::cuda
 
 // ------------------------------------------- the backend's offer (gpu_checked.hpp)

@@ -47,4 +47,21 @@ bool device_oracle_agrees(const Entry& e, std::string& why);
 // The largest history the GPU checker takes on this device (0 without one).
 uint64_t gpu_checker_max_ops();
 
+// Edges already in device memory, for the GPU checker this thread's
+// resident path holds (check/gpu_checker.hpp's DeviceHistory, restated so
+// that the backend's headers need not include the check layer).  All device
+// pointers; bad_elems: one byte per element, set to 1 at every element the
+// checker cannot explain (exact per element) and 0 elsewhere.
+struct DeviceEdgeHistory {
+  const uint32_t* addr = nullptr;
+  const uint64_t *from = nullptr, *to = nullptr;
+  uint64_t ops = 0;
+  const uint64_t *init = nullptr, *final_state = nullptr;  // canonical states
+  uint32_t elems = 0;
+  uint8_t* bad_elems = nullptr;
+};
+// ok: every element explained.  outside: an op lay outside the memory
+// (bad_elems then not written).  False with `error` on a CUDA error.
+bool check_edges(const DeviceEdgeHistory& h, bool& ok, bool& outside, std::string& error);
+
 }  // namespace atomstress::cuda
