@@ -37,10 +37,14 @@ void parallel_for(size_t n, Fn&& fn) {
   for (auto& t : pool) t.join();
 }
 
-// Whether the device can judge a launch of the entry (gpu_checked.hpp: its
-// device oracle agrees with its host phi, the checker takes the launch).
-bool device_judging_supported(const Entry& entry, uint64_t launch_ops) {
-  return !entry.algo && entry.device_edges && gpu_checkable(entry, launch_ops);
+// Whether the device can judge launches of the entry (gpu_checked.hpp: its
+// device oracle agrees with its host phi, the checker takes a launch of
+// kPackLaunchOps ops), asked once per entry and call: the checker's limit
+// asks the device for its free memory.
+bool device_judging_supported(const Entry& entry, std::map<const Entry*, bool>& known) {
+  const auto [it, fresh] = known.try_emplace(&entry, false);
+  if (fresh) it->second = !entry.algo && entry.device_edges && gpu_checkable(entry, kPackLaunchOps);
+  return it->second;
 }
 
 }  // namespace
@@ -87,9 +91,9 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
     }
   }
   // Launch n+1 runs while launch n is judged (the GPU and the host's cores
-  // overlap); a launch that failed as a whole judges nothing.
-  // An instance the device passed takes a moment: only those the host
-  // judges are spread over its cores.
+  // overlap); a launch that failed as a whole judges nothing.  An instance
+  // the device passed takes a moment: only those the host judges are spread
+  // over its cores.
   auto judge_one = [&](size_t i) {
     results[i] = judge_packed_trial(specs[i], trials[i], backend, opt);
     trials[i] = PackedTrial{};  // its arrays are no longer needed
@@ -104,14 +108,13 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
   };
   std::thread judging;
   std::vector<PackItem> items;
+  std::map<const Entry*, bool> device_judging;
   for (size_t l = 0; l < launches.size(); ++l) {
     const auto& members = launches[l];
     items.clear();
     const Entry& entry = *trials[members.front()].w->impl;
-    uint64_t launch_ops = 0;
-    for (size_t i : members) launch_ops += trials[i].w->ops();
     const bool on_device =
-        packs_judged_on_device(opt.checker, [&] { return device_judging_supported(entry, launch_ops); });
+        packs_judged_on_device(opt.checker, [&] { return device_judging_supported(entry, device_judging); });
     for (size_t i : members) {
       trials[i].device_judged = on_device;
       items.push_back(PackItem{&*trials[i].w, &*trials[i].s, &trials[i].h, on_device ? &trials[i].device : nullptr});
