@@ -226,13 +226,19 @@ BENCHMARK_CAPTURE(BM_SmallTrials, gpu_checker, CheckerKind::Gpu)->Arg(32)->Arg(2
 
 // Small trials packed (run_packed.hpp): a batch of 4096 instances of
 // `threads` ops per iteration, run in few launches and each judged as its own
-// trial on the host's cores (this process, not isolated: the benchmark has
-// no worker command).
-void BM_PackedInstances(benchmark::State& st) {
+// trial (this process, not isolated: the benchmark has no worker command),
+// on the host's cores (--checker cpu) or on the device (--checker gpu: only
+// a failing instance's history comes back), side by side.  gpu_busy: the
+// share of the wall time the GPU ran the code under test; gpu_judging: the
+// share it spent judging (host-timed, copies included); host_judged: the
+// share of instances the host judged.
+void BM_PackedInstances(benchmark::State& st, CheckerKind checker) {
   constexpr size_t kBatch = 4096;
   std::vector<atomstress::TrialSpec> specs(kBatch);
-  uint64_t seed = 1, instances = 0, ops = 0;
-  double run_ms = 0;
+  atomstress::RunOptions opt;
+  opt.policy.checker = checker;
+  uint64_t seed = 1, instances = 0, ops = 0, host_judged = 0;
+  double run_ms = 0, judging_ms = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (auto _ : st) {
     for (auto& s : specs) {
@@ -243,7 +249,7 @@ void BM_PackedInstances(benchmark::State& st) {
       s.k = 4;
       s.seed = seed++;
     }
-    const auto results = atomstress::run_packed_trials(specs, atomstress::BackendKind::Cuda, {}, seed);
+    const auto results = atomstress::run_packed_trials(specs, atomstress::BackendKind::Cuda, opt, seed);
     for (const auto& r : results) {
       if (!r || r->verdict != atomstress::Verdict::Pass) {
         st.SkipWithError(r ? ("not a pass: " + r->why()).c_str() : "an instance was not judged in its pack");
@@ -252,14 +258,21 @@ void BM_PackedInstances(benchmark::State& st) {
       ++instances;
       ops += r->ops;
       run_ms += r->run_ms;  // its share of its launch
+      if (r->checked_on_gpu) judging_ms += r->check_ms;  // its share of its launch's judging
+      else ++host_judged;
     }
   }
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   st.counters["instances_per_s"] = benchmark::Counter(double(instances), benchmark::Counter::kIsRate);
   st.counters["verified_ops_per_s"] = benchmark::Counter(double(ops), benchmark::Counter::kIsRate);
   st.counters["gpu_busy"] = wall_ms > 0 ? run_ms / wall_ms : 0;
+  st.counters["gpu_judging"] = wall_ms > 0 ? judging_ms / wall_ms : 0;
+  st.counters["host_judged"] = instances ? double(host_judged) / double(instances) : 0;
 }
-BENCHMARK(BM_PackedInstances)->Arg(32)->Arg(256)->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PackedInstances, host_judging, CheckerKind::Cpu)
+    ->Arg(32)->Arg(256)->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PackedInstances, gpu_judging, CheckerKind::Gpu)
+    ->Arg(32)->Arg(256)->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

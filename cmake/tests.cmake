@@ -15,6 +15,11 @@ set_tests_properties(gpu PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 add_test(NAME gpu_checker COMMAND atomstress_gpu_checker_tests)
 set_tests_properties(gpu_checker PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 
+# Packs judged on the GPU against packs judged on the host: the same verdicts
+# over the packable catalogue and the buggy entries.
+add_test(NAME gpu_pack_judging COMMAND atomstress_gpu_pack_judging_tests)
+set_tests_properties(gpu_pack_judging PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
+
 # End to end on the CPU backend: the whole catalogue, every pattern, both
 # memory spaces, a small geometry.
 atomstress_add_entry_tests(atomstress PREFIX "e2e_cpu." ARGS --backend cpu --trials 2 --grid 3 --block 40

@@ -28,6 +28,12 @@ struct DeviceHistory {
   const uint64_t* init = nullptr;         // per element, canonical states
   const uint64_t* final_state = nullptr;  // per element, canonical states
   uint32_t elems = 0;
+  // Optional (null: not asked): one byte per element, set to 1 at every
+  // element whose history is not explainable and 0 elsewhere.  Each element
+  // is judged alone, so this is exact per element: a packed launch's
+  // instances, each its own elements, are judged by it.  Not written when
+  // an op lies outside the memory.
+  uint8_t* bad_elems = nullptr;
 };
 
 // What decides a DeviceHistory on the device.
@@ -35,8 +41,9 @@ class DeviceJudge {
  public:
   virtual ~DeviceJudge() = default;
   // Whether a sequential order explains every element's edges
-  // (`explained`); false with a one-line `error` on a CUDA error.
-  virtual bool explains(const DeviceHistory& h, bool& explained, std::string& error) = 0;
+  // (`explained`; `outside`: an op lay outside the memory); false with a
+  // one-line `error` on a CUDA error.
+  virtual bool explains(const DeviceHistory& h, bool& explained, bool& outside, std::string& error) = 0;
   // The largest history it takes on this device (0 without one).
   virtual uint64_t max_ops() const = 0;
 };

@@ -41,6 +41,13 @@ bool packable(const Workload& w) {
          w.mem_elems() * vk_bytes(w.impl->kind) <= kPackMaxInstanceBytes;
 }
 
+bool copy_back_in_bulk(size_t to_host, size_t instances) {
+  // Each copy costs a few microseconds whatever its size; the whole launch's
+  // arrays (at most kPackLaunchOps ops) take about as long as a few dozen.
+  constexpr size_t kMostSingleCopies = 16;
+  return to_host > kMostSingleCopies || (instances > 0 && to_host * 4 > instances);
+}
+
 std::optional<PackPlan> plan_pack(std::span<const PackItem> items, uint32_t elem_bytes, uint64_t seed,
                                   uint64_t max_smem_bytes, std::string& error) {
   PackPlan plan;

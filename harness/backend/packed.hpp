@@ -14,15 +14,50 @@
 #include <vector>
 
 #include "harness/backend/backend.hpp"
+#include "harness/backend/gpu_checked.hpp"
 
 namespace atomstress {
 
+// The device's judgement of one packed instance, when a pack is judged on
+// the GPU (PackItem::device): the same rules the resident path applies to a
+// single trial (cuda/resident.cu).  No flag: the GPU checker explained every
+// element and no host-only rule applies, so the instance passes without its
+// history leaving the device.  Any flag: the host judges it in full.
+struct PackDeviceVerdict {
+  uint8_t flags = 0;
+  uint32_t max_retries = 0;
+  uint64_t total_retries = 0;
+  double check_ms = 0;  // its share of the launch's judging, host-timed
+};
+inline constexpr uint8_t kPackUnexplained = 1;        // the GPU checker found no explanation
+inline constexpr uint8_t kPackGaveUp = 2;             // a loop gave up (the hang rule, or stopped by another's)
+inline constexpr uint8_t kPackBlockScopeGlobal = 4;   // a block-scope op in global memory (the scope rule)
+inline constexpr uint8_t kPackWrapRange = 8;          // a wrap counter out of range (the wrap rule words it)
+inline constexpr uint8_t kPackNotJudged = 16;         // the device could not judge it
+inline bool passed_on_device(const PackDeviceVerdict& v) { return v.flags == 0; }
+// Whether the GPU checker's verdict alone was the device's word (no host-only
+// rule applied): then the host's checker must agree with it.
+inline bool trail_test_alone(const PackDeviceVerdict& v) { return (v.flags & ~kPackUnexplained) == 0; }
+
+// Whether the host judges an instance (and so needs its history back):
+// always without a device verdict, always under CheckerKind::Both (the two
+// checkers are compared), else when the device did not pass it.
+inline bool host_judges(const PackDeviceVerdict* device, CheckerKind checker) {
+  return device == nullptr || checker == CheckerKind::Both || !passed_on_device(*device);
+}
+
 // One instance to pack: its expanded workload and family arrays, and where
-// its history goes.
+// its history goes.  `device` non-null (on every item of a launch, or on
+// none): the pack is judged on the device (the entry's device oracle and the
+// GPU checker) into *device, and `h` receives the history only of an
+// instance the device did not pass (of every instance under
+// CheckerKind::Both); kernel_ms is set on all.
 struct PackItem {
   const Workload* w = nullptr;
   const Setup* s = nullptr;
   History* h = nullptr;
+  PackDeviceVerdict* device = nullptr;
+  DeviceJudge* judge = nullptr;  // with `device`: what judges the launch's edges (the pipeline's GPU checker)
 };
 
 // What one physical thread of a packed launch does: logical thread `thread`
@@ -68,6 +103,11 @@ bool packable(const Workload& w);
 // memory.  Nothing when an item cannot be packed (error says why).
 std::optional<PackPlan> plan_pack(std::span<const PackItem> items, uint32_t elem_bytes, uint64_t seed,
                                   uint64_t max_smem_bytes, std::string& error);
+
+// After a pack judged on the device: whether the histories of the `to_host`
+// instances (of `instances`) come back in one copy of the whole launch's
+// arrays rather than instance by instance (four small copies each).
+bool copy_back_in_bulk(size_t to_host, size_t instances);
 
 // The cuda backend's packed runner of an entry: RunPackedFn (registry.hpp).
 

@@ -37,7 +37,9 @@ const std::array<RunSetting, 6> kSettings = {{
      "runs and checks it on the device and copies back only a trial it cannot pass (the host's checker explains "
      "it); cpu copies every history back; both checks every history with each and makes a disagreement an "
      "error; auto is gpu for trials of 2048 ops or more where the entry's device oracle agrees with its host phi "
-     "and the history fits the GPU checker. Algorithms and the cpu backend always use the host's checker",
+     "and the history fits the GPU checker. Packed small trials (campaigns) are judged on the device under auto, gpu "
+     "and both wherever the entry's device oracle agrees; only cpu judges them on the host. Algorithms and the cpu "
+     "backend always use the host's checker",
      SettingForm::Checker, 0, 3, kTrialCommands & ~kCommandProfile, false,
      [](const RunOptions& o) -> uint64_t { return uint64_t(o.policy.checker); },
      [](RunOptions& o, uint64_t v) { o.policy.checker = CheckerKind(v); }},

@@ -159,7 +159,8 @@ __global__ void __launch_bounds__(kThreads) prep_ops(const uint32_t* __restrict_
 // Touched ones: init and final join the range of states.
 __global__ void __launch_bounds__(kThreads) prep_elems(const uint64_t* __restrict__ init,
                                                        const uint64_t* __restrict__ fin, uint32_t elems,
-                                                       const uint8_t* __restrict__ flags, Stats* st) {
+                                                       const uint8_t* __restrict__ flags, uint8_t* bad_elems,
+                                                       Stats* st) {
   __shared__ BR64::TempStorage t64;
   unsigned long long smin = kNone64, smax = 0, bad = kNone64;
   for (uint64_t e = gtid(); e < elems; e += gstride()) {
@@ -169,6 +170,7 @@ __global__ void __launch_bounds__(kThreads) prep_elems(const uint64_t* __restric
       smax = max(smax, max((unsigned long long)x, (unsigned long long)y));
     } else if (x != y) {
       bad = min(bad, (unsigned long long)e);
+      if (bad_elems) bad_elems[e] = 1;
     }
   }
   block_to_global(t64, smin, MinOp{}, &st->smin);
@@ -256,7 +258,7 @@ __global__ void __launch_bounds__(kThreads)
 template <class Codec>
 __global__ void __launch_bounds__(kThreads)
     heads(Codec c, const typename Codec::Key* __restrict__ ka, const typename Codec::Key* __restrict__ kb, uint32_t R,
-          uint32_t* hv, uint32_t* parent, Stats* st) {
+          uint32_t* hv, uint32_t* parent, uint8_t* bad_elems, Stats* st) {
   __shared__ BR64::TempStorage t64;
   unsigned long long bad = kNone64;
   for (uint64_t i = gtid(); i < R; i += gstride()) {
@@ -264,7 +266,10 @@ __global__ void __launch_bounds__(kThreads)
     const bool head = i == 0 || !Codec::eq(ka[i - 1], x);
     hv[i] = head ? uint32_t(i) : 0u;
     parent[i] = uint32_t(i);
-    if (!Codec::eq(x, y)) bad = min(bad, (unsigned long long)min(c.addr(x), c.addr(y)));
+    if (!Codec::eq(x, y)) {
+      bad = min(bad, (unsigned long long)min(c.addr(x), c.addr(y)));
+      if (bad_elems) bad_elems[c.addr(x)] = bad_elems[c.addr(y)] = 1;  // one element: see bad_elems
+    }
   }
   block_to_global(t64, bad, MinOp{}, &st->bad);
 }
@@ -352,12 +357,15 @@ __global__ void __launch_bounds__(kThreads)
 // Every op's source in its element's closing edge's component.
 __global__ void __launch_bounds__(kThreads)
     check_ops(const uint32_t* __restrict__ u, const uint32_t* __restrict__ addr, uint64_t n,
-              const uint32_t* __restrict__ comp, uint32_t R, uint32_t* parent, Stats* st) {
+              const uint32_t* __restrict__ comp, uint32_t R, uint32_t* parent, uint8_t* bad_elems, Stats* st) {
   __shared__ BR64::TempStorage t64;
   unsigned long long bad = kNone64;
   for (uint64_t o = gtid(); o < n; o += gstride()) {
     const uint32_t a = addr[o];
-    if (find(parent, u[o], R, st) != comp[a]) bad = min(bad, (unsigned long long)a);
+    if (find(parent, u[o], R, st) != comp[a]) {
+      bad = min(bad, (unsigned long long)a);
+      if (bad_elems) bad_elems[a] = 1;
+    }
   }
   block_to_global(t64, bad, MinOp{}, &st->bad);
 }
@@ -393,7 +401,7 @@ struct DevBuf {
 struct Checker::Impl {
   DevBuf flags, comp, touched, stats, temp;
   DevBuf ka[2], kb[2], ia[2], ib[2], vid, u, v, parent;
-  DevBuf up_addr, up_from, up_to, up_init, up_fin;  // check_host_arrays
+  DevBuf up_addr, up_from, up_to, up_init, up_fin, up_bad;  // check_host_arrays
   Stats* host_stats = nullptr;                      // pinned
   int sms = 0;
 
@@ -461,7 +469,8 @@ bool Checker::Impl::run(const DeviceHistory& h, Codec c, int end_bit, uint32_t T
 
   // The alternate key buffer of A is free after the sort: the head positions.
   uint32_t* hv = reinterpret_cast<uint32_t*>(dka.Alternate());
-  GC_LAUNCH(heads<Codec>, blocks(R), c, dka.Current(), dkb.Current(), R, hv, parent.as<uint32_t>(), ds);
+  GC_LAUNCH(heads<Codec>, blocks(R), c, dka.Current(), dkb.Current(), R, hv, parent.as<uint32_t>(), h.bad_elems,
+            ds);
   bytes = temp.bytes;
   GC_TRY(cub::DeviceScan::InclusiveScan(temp.p, bytes, hv, vid.as<uint32_t>(), MaxOp{}, R, st));
   GC_LAUNCH(endpoints<Codec>, blocks(R), dka.Current(), dkb.Current(), dia.Current(), dib.Current(),
@@ -469,7 +478,8 @@ bool Checker::Impl::run(const DeviceHistory& h, Codec c, int end_bit, uint32_t T
   GC_LAUNCH(unite_edges, blocks(R), u.as<uint32_t>(), v.as<uint32_t>(), R, parent.as<uint32_t>(), ds);
   GC_LAUNCH(closing_roots, blocks(T), u.as<uint32_t>(), n, R, touched.as<uint32_t>(), parent.as<uint32_t>(),
             comp.as<uint32_t>(), ds);
-  GC_LAUNCH(check_ops, blocks(n), u.as<uint32_t>(), h.addr, n, comp.as<uint32_t>(), R, parent.as<uint32_t>(), ds);
+  GC_LAUNCH(check_ops, blocks(n), u.as<uint32_t>(), h.addr, n, comp.as<uint32_t>(), R, parent.as<uint32_t>(),
+            h.bad_elems, ds);
   return true;
 }
 
@@ -505,8 +515,9 @@ bool Checker::Impl::check(const DeviceHistory& h, Verdict& out, std::string& err
   }
   GC_LAUNCH(init_stats, 1, ds);
   if (E > 0) GC_TRY(cudaMemsetAsync(fl, 0, E, st));
+  if (E > 0 && h.bad_elems) GC_TRY(cudaMemsetAsync(h.bad_elems, 0, E, st));
   if (n > 0) GC_LAUNCH(prep_ops, blocks(n), h.addr, h.from, h.to, n, E, fl, ds);
-  if (E > 0) GC_LAUNCH(prep_elems, blocks(E), h.init, h.final_state, E, fl, ds);
+  if (E > 0) GC_LAUNCH(prep_elems, blocks(E), h.init, h.final_state, E, fl, h.bad_elems, ds);
   if (n > 0 && E > 0) {
     size_t bytes = temp.bytes;
     GC_TRY(cub::DeviceSelect::Flagged(temp.p, bytes, thrust::counting_iterator<uint32_t>(0), fl,
@@ -554,10 +565,11 @@ bool Checker::Impl::check(const DeviceHistory& h, Verdict& out, std::string& err
 namespace {
 class CheckerJudge final : public DeviceJudge {
  public:
-  bool explains(const DeviceHistory& h, bool& explained, std::string& error) override {
+  bool explains(const DeviceHistory& h, bool& explained, bool& outside, std::string& error) override {
     Verdict v;
     if (!checker_.check(h, v, error)) return false;
     explained = v.ok;
+    outside = !v.ok && v.bad_addr < 0;
     return true;
   }
   uint64_t max_ops() const override { return checker_.max_ops(); }
@@ -600,7 +612,8 @@ uint64_t Checker::max_ops() const {
 
 bool check_host_arrays(Checker& checker, std::span<const uint32_t> addr, std::span<const uint64_t> from,
                        std::span<const uint64_t> to, std::span<const uint64_t> init,
-                       std::span<const uint64_t> final_state, Verdict& out, std::string& error) {
+                       std::span<const uint64_t> final_state, Verdict& out, std::string& error,
+                       std::vector<uint8_t>* bad_elems) {
   if (from.size() != addr.size() || to.size() != addr.size() || final_state.size() != init.size() ||
       init.size() > 0xffffffffu) {
     error = "gpu checker: host arrays have inconsistent sizes";
@@ -630,7 +643,18 @@ bool check_host_arrays(Checker& checker, std::span<const uint32_t> addr, std::sp
   h.init = m.up_init.as<uint64_t>();
   h.final_state = m.up_fin.as<uint64_t>();
   h.elems = uint32_t(init.size());
-  return m.check(h, out, error, st);
+  if (bad_elems) {
+    GC_TRY(m.up_bad.ensure(std::max<size_t>(init.size(), 1)));
+    h.bad_elems = m.up_bad.as<uint8_t>();
+  }
+  if (!m.check(h, out, error, st)) return false;
+  if (bad_elems) {
+    const bool outside = !out.ok && out.bad_addr < 0;
+    bad_elems->assign(outside ? 0 : init.size(), 0);
+    if (!bad_elems->empty())
+      GC_TRY(cudaMemcpy(bad_elems->data(), h.bad_elems, bad_elems->size(), cudaMemcpyDeviceToHost));
+  }
+  return true;
 }
 
 }  // namespace atomstress::gpu_check

@@ -5,7 +5,10 @@
 #include <map>
 #include <thread>
 
+#include "harness/backend/gpu_checked.hpp"
 #include "harness/backend/packed.hpp"
+#include "harness/check/gpu_checker.hpp"
+#include "harness/pipeline/pack_judging.hpp"
 
 namespace atomstress {
 
@@ -35,11 +38,15 @@ void parallel_for(size_t n, Fn&& fn) {
   for (auto& t : pool) t.join();
 }
 
-struct Packed {
-  std::optional<Workload> w;
-  std::optional<Setup> s;
-  History h;
-};
+// Whether the device can judge launches of the entry (gpu_checked.hpp: its
+// device oracle agrees with its host phi, the checker takes a launch of
+// kPackLaunchOps ops), asked once per entry and call: the checker's limit
+// asks the device for its free memory.
+bool device_judging_supported(const Entry& entry, std::map<const Entry*, bool>& known) {
+  const auto [it, fresh] = known.try_emplace(&entry, false);
+  if (fresh) it->second = !entry.algo && entry.device_edges && gpu_checkable(entry, kPackLaunchOps);
+  return it->second;
+}
 
 }  // namespace
 
@@ -57,7 +64,7 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
                                                       const std::function<void(size_t, size_t)>& launched) {
   std::vector<std::optional<Outcome>> results(specs.size());
   if (backend != BackendKind::Cuda || specs.empty()) return results;
-  std::vector<Packed> trials(specs.size());
+  std::vector<PackedTrial> trials(specs.size());
   parallel_for(specs.size(), [&](size_t i) {
     std::string error;
     auto w = expand_shape(specs[i], error);
@@ -85,41 +92,35 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
     }
   }
   // Launch n+1 runs while launch n is judged (the GPU and the host's cores
-  // overlap); a launch that failed as a whole judges nothing.
+  // overlap); a launch that failed as a whole judges nothing.  An instance
+  // the device passed takes a moment: only those the host judges are spread
+  // over its cores.
+  auto judge_one = [&](size_t i) {
+    results[i] = judge_packed_trial(specs[i], trials[i], backend, opt);
+    trials[i] = PackedTrial{};  // its arrays are no longer needed
+  };
   auto judge = [&](const std::vector<size_t>& members) {
-    parallel_for(members.size(), [&](size_t j) {
-      Packed& p = trials[members[j]];
-      // A loop that gave up stops every loop of its launch (prim::Retry):
-      // an instance stopped by another's is not judged here.
-      bool own = false, stopped = false;
-      for (const uint8_t g : p.h.gave_up) {
-        const auto why = static_cast<GaveUp>(g & ~kBlockScopeBit);
-        own |= why == GaveUp::Budget || why == GaveUp::Watchdog;
-        stopped |= why == GaveUp::Aborted;
-      }
-      if (stopped && !own) {
-        p = Packed{};
-        return;
-      }
-      Outcome out;
-      out.spec = specs[members[j]];
-      out.knobs = opt.knobs;
-      out.backend = backend;
-      out.ops = p.w->ops();
-      out.run_ms = p.h.kernel_ms;
-      add_retries(p.h, out);
-      judge_on_host(*p.w, *p.s, p.h, opt, out);
-      results[members[j]] = std::move(out);
-      p = Packed{};  // its arrays are no longer needed
-    });
+    std::vector<size_t> on_host;
+    for (const size_t i : members) {
+      if (host_judges(trials[i].device_judged ? &trials[i].device : nullptr, opt.policy.checker)) on_host.push_back(i);
+      else judge_one(i);
+    }
+    parallel_for(on_host.size(), [&](size_t j) { judge_one(on_host[j]); });
   };
   std::thread judging;
   std::vector<PackItem> items;
+  std::map<const Entry*, bool> device_judging;
   for (size_t l = 0; l < launches.size(); ++l) {
     const auto& members = launches[l];
     items.clear();
-    for (size_t i : members) items.push_back(PackItem{&*trials[i].w, &*trials[i].s, &trials[i].h});
     const Entry& entry = *trials[members.front()].w->impl;
+    const bool on_device =
+        packs_judged_on_device(opt.policy.checker, [&] { return device_judging_supported(entry, device_judging); });
+    for (size_t i : members) {
+      trials[i].device_judged = on_device;
+      items.push_back(PackItem{&*trials[i].w, &*trials[i].s, &trials[i].h, on_device ? &trials[i].device : nullptr,
+                               on_device ? &gpu_check::device_judge() : nullptr});
+    }
     std::string error, lost;
     const bool ran = entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);
     if (launched) launched(l + 1, launches.size());

@@ -1,7 +1,9 @@
 // Packed trials: many small single-atomic trials run in few launches
 // (backend/packed.hpp) and each judged as its own trial, by the same rules
-// as run_trial (the hang rule, then the family's oracle on the host, whose
-// cost is spread over the host's cores).  What a pack cannot judge is left
+// as run_trial: on the device where RunOptions::checker and the entry allow
+// it (only an instance it does not pass comes back), else the hang rule
+// and the family's oracle on the host, whose cost is spread over its cores
+// (pack_judging.hpp).  What a pack cannot judge is left
 // for the caller to run alone: a trial that is not packable (an algorithm,
 // too many ops, the cpu backend, a bad spec), and every trial of a launch
 // that failed as a whole (a fault or a hang in any one of them: only a run

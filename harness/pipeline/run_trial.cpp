@@ -288,15 +288,17 @@ Outcome judge_ran_trial(RanTrial& r) {
   // Where only the trail test decides (no host-only rule applied), both
   // checkers judged the same history: they must agree.
   if (r.device_ok && *r.device_ok != out.finding.ok()) {
-    const bool ok = *r.device_ok;
     out.verdict = Verdict::Error;
-    out.finding = make_finding(FindingKind::BackendError,
-                               std::string("the GPU checker ") + (ok ? "passed" : "failed") +
-                                   " a history the host's checker " + (ok ? "failed" : "passed") +
-                                   " (a fault of atomstress; please report it with the repro line): " +
-                                   out.finding.explanation);
+    out.finding = checkers_disagree(*r.device_ok, out.finding);
   }
   return std::move(out);
+}
+
+Finding checkers_disagree(bool gpu_ok, const Finding& host) {
+  return make_finding(FindingKind::BackendError,
+                      std::string("the GPU checker ") + (gpu_ok ? "passed" : "failed") + " a history the host's checker " +
+                          (gpu_ok ? "failed" : "passed") +
+                          " (a fault of atomstress; please report it with the repro line): " + host.explanation);
 }
 
 Outcome run_trial(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {

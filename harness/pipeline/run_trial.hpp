@@ -98,6 +98,11 @@ void add_retries(const History& h, Outcome& out);
 // oracle, timed into check_ms.
 bool judge_on_host(Workload& w, const Setup& s, const History& h, const RunOptions& opt, Outcome& out);
 
+// The GPU checker and the host's judged the same history (the trail test
+// alone deciding) and disagree: a fault of atomstress, reported as a
+// BackendError naming both verdicts and the host's finding.
+Finding checkers_disagree(bool gpu_ok, const Finding& host);
+
 // Picks the backend for "auto": cuda when a device is usable, else cpu.
 BackendKind resolve_backend(const std::string& name, std::string& note, std::string& error);
 

@@ -33,8 +33,10 @@ using RunFn = bool (*)(const Workload& w, const Setup& s, const RunOptions& o, H
 
 // A backend's packed runner (cuda, single atomics; backend/packed.hpp): runs
 // `n` small trials of the entry in one launch and fills each item's History
-// (old, retries, gave_up, final_mem; kernel_ms is the launch's), the layout
-// shuffled by `seed`.  False when the launch as a whole failed: the first
+// (old, retries, gave_up, final_mem; kernel_ms is its share of the launch's),
+// the layout shuffled by `seed`; where the items ask (PackItem::device), it
+// judges them on the device and fills the History only of those the host
+// judges.  False when the launch as a whole failed: the first
 // item's History::fault says whether the code under test caused it (then the
 // caller runs the instances one by one to find whose).
 struct PackItem;

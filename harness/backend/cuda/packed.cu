@@ -1,12 +1,15 @@
 // The packed runner's body (cuda/packed_program.cuh), compiled once: the
 // plan, the copies in and out through pinned staging buffers, the launch and
-// its bounded wait.  Buffers grow and are reused across launches.
+// its bounded wait, the device's judging when asked (packed_judge.hpp).
+// Buffers grow and are reused across launches.
 #include <cuda_runtime.h>
 
 #include <chrono>
 #include <cstring>
 #include <utility>
+#include <vector>
 
+#include "harness/backend/cuda/packed_judge.hpp"
 #include "harness/backend/cuda/packed_program.cuh"
 #include "harness/backend/cuda/run_program.cuh"
 
@@ -119,25 +122,39 @@ bool launch_timed(PackedLaunchFn launch, const PackedArgs& g, const PackPlan* pl
   return true;
 }
 
-// The outputs back into the staging buffers, and the shared retry state.
-bool copy_outputs_out(PackedBuffers& B, const PackSizes& sizes, prim::RetryShared& rs_after, std::string& error) {
-  const auto [ops, words, elem_bytes] = sizes;
+// Each instance's history out of the launch's arrays, for the host's
+// judging: all of them, or (a pack judged on the device) those it did not
+// pass, every one under CheckerKind::Both.  Few come back one by one.
+bool copy_histories_back(const PackItem* items, size_t n, const PackPlan& plan, PackedBuffers& B, uint32_t elem_bytes,
+                         const RunOptions& opt, std::string& error) {
+  std::vector<size_t> to_host;
+  for (size_t i = 0; i < n; ++i)
+    if (host_judges(items[i].device, opt.policy.checker)) to_host.push_back(i);
+  if (to_host.empty()) return true;
   unsigned char* const hmem = B.h_mem.as<unsigned char>();
-  AS_CUDA_TRY(cudaMemcpyAsync(B.h_old.p, B.old.p, ops * 8, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpyAsync(B.h_retries.p, B.retries.p, ops * 4, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpyAsync(B.h_gave.p, B.gave.p, ops, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpyAsync(hmem, B.mem.p, words * elem_bytes, cudaMemcpyDeviceToHost));
+  auto copy = [&](uint64_t op_base, uint64_t ops, uint64_t mem_base, uint64_t words) {
+    AS_CUDA_TRY(cudaMemcpyAsync(B.h_old.as<uint64_t>() + op_base, B.old.as<uint64_t>() + op_base, ops * 8,
+                                cudaMemcpyDeviceToHost));
+    AS_CUDA_TRY(cudaMemcpyAsync(B.h_retries.as<uint32_t>() + op_base, B.retries.as<uint32_t>() + op_base, ops * 4,
+                                cudaMemcpyDeviceToHost));
+    AS_CUDA_TRY(cudaMemcpyAsync(B.h_gave.as<uint8_t>() + op_base, B.gave.as<uint8_t>() + op_base, ops,
+                                cudaMemcpyDeviceToHost));
+    AS_CUDA_TRY(cudaMemcpyAsync(hmem + mem_base * elem_bytes, B.mem.as<unsigned char>() + mem_base * elem_bytes,
+                                words * elem_bytes, cudaMemcpyDeviceToHost));
+    return true;
+  };
+  if (copy_back_in_bulk(to_host.size(), n)) {
+    if (!copy(0, plan.ops, 0, plan.mem_elems)) return false;
+  } else {
+    for (size_t i : to_host)
+      if (!copy(plan.instances[i].op_base, items[i].w->ops(), plan.instances[i].mem_base, items[i].s->mem_init.size()))
+        return false;
+  }
+  prim::RetryShared rs_after{};
   AS_CUDA_TRY(cudaMemcpy(&rs_after, B.rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));  // waits for the copies
-  return true;
-}
-
-// Each instance's History from its part of the staging buffers.
-void scatter_histories(PackedBuffers& B, const PackItem* items, size_t n, const PackPlan* plan, uint32_t elem_bytes,
-                       float ms, const prim::RetryShared& rs_after) {
-  unsigned char* const hmem = B.h_mem.as<unsigned char>();
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i : to_host) {
     History& h = *items[i].h;
-    const PackInstance& in = plan->instances[i];
+    const PackInstance& in = plan.instances[i];
     const uint64_t m = items[i].w->ops(), elems = items[i].s->mem_init.size();
     h.old.assign(B.h_old.as<uint64_t>() + in.op_base, B.h_old.as<uint64_t>() + in.op_base + m);
     h.retries.assign(B.h_retries.as<uint32_t>() + in.op_base, B.h_retries.as<uint32_t>() + in.op_base + m);
@@ -146,10 +163,20 @@ void scatter_histories(PackedBuffers& B, const PackItem* items, size_t n, const 
     h.out.clear();
     h.final_mem.assign(elems, 0);
     for (uint64_t e = 0; e < elems; ++e) std::memcpy(&h.final_mem[e], hmem + (in.mem_base + e) * elem_bytes, elem_bytes);
-    h.kernel_ms = double(ms) / double(n);  // its share of the launch
     h.block_scope_calls = rs_after.block_scope_calls != 0;
     h.home = HistoryHome::Host;
   }
+  return true;
+}
+
+// A pack judged on the device: each instance's verdict into its item; a
+// judging that failed leaves every instance to the host's judging (the run
+// itself succeeded, and the copies after it see a lost context).
+void judge_on_device(const PackItem* items, size_t n, const PackPlan& plan, const PackedArgs& g, uint32_t elem_bytes) {
+  const PackedLaunchArrays launch_arrays{g.instances, g.key, g.x, g.y, g.old, g.retries, g.gave, g.mem};
+  std::string judging_error;
+  if (!judge_pack(items, n, plan, launch_arrays, elem_bytes, judging_error))
+    for (size_t i = 0; i < n; ++i) *items[i].device = PackDeviceVerdict{kPackNotJudged, 0, 0, 0};
 }
 
 }  // namespace
@@ -171,10 +198,10 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   const uint64_t watchdog_ms = effective_watchdog_ms(opt, sizes.ops);
   float ms = 0;
   if (!launch_timed(launch, g, &*plan, elem_bytes, watchdog_ms, name, *items[0].h, ms, error)) return false;
-  prim::RetryShared rs_after{};
-  if (!copy_outputs_out(B, sizes, rs_after, error)) return false;
-  scatter_histories(B, items, n, &*plan, elem_bytes, ms, rs_after);
-  return true;
+  for (size_t i = 0; i < n; ++i) items[i].h->kernel_ms = double(ms) / double(n);  // its share of the launch
+  if (items[0].device != nullptr) judge_on_device(items, n, *plan, g, elem_bytes);
+  return copy_histories_back(items, n, *plan, B, elem_bytes, opt, error);
+
 }
 
 }  // namespace atomstress::cuda

@@ -78,7 +78,9 @@ using PackedLaunchFn = cudaError_t (*)(const PackedArgs& g, uint32_t blocks, uin
                                        uint64_t watchdog_ms);
 // The runner's body, shared by every entry (cuda/packed.cu): plans, copies
 // the instances' inputs in, launches with `launch`, waits with a deadline,
-// and copies each instance's history out.
+// judges the pack on the device where its items ask (PackItem::device,
+// cuda/packed_judge.hpp), and copies out the history of each instance the
+// host judges.
 bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaunchFn launch, const char* name,
                 const RunOptions& opt, uint64_t seed, std::string& error);
 }  // namespace cuda

@@ -229,7 +229,8 @@ bool check_resident(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, s
   h.final_state = S.final_c.as<uint64_t>();
   h.elems = uint32_t(elems);
   bool explained = false;
-  if (!judge.explains(h, explained, error)) return false;
+  bool outside = false;
+  if (!judge.explains(h, explained, outside, error)) return false;
   Summary s{};
   AS_CUDA_TRY(cudaMemcpy(&s, sum, sizeof s, cudaMemcpyDeviceToHost));
   out.ok = explained;

@@ -1,0 +1,36 @@
+// Judging a packed launch on the device (backend/packed.hpp,
+// PackItem::device): each op's edge from the entry's device oracle, each
+// instance's retries and host-only rules (the resident path's, per
+// instance), and the GPU checker over the launch's memory as one address
+// space (element = the instance's mem_base + its word), whose per-element
+// verdicts are folded into one per instance.  Only those verdicts come back.
+//
+// Host-only header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "harness/backend/packed.hpp"
+
+namespace atomstress::cuda {
+
+// The launch's arrays as the packed runner left them on the device.
+struct PackedLaunchArrays {
+  const PackInstance* instances = nullptr;
+  const uint32_t* key = nullptr;  // instance-local words
+  const uint64_t *x = nullptr, *y = nullptr, *old = nullptr;
+  const uint32_t* retries = nullptr;
+  const uint8_t* gave = nullptr;
+  const void* mem = nullptr;  // the launch's memory after the run, elem_bytes a word
+};
+
+// Fills *items[i].device for the n instances of `plan` (one entry's, run by
+// the launch just waited for).  An instance the device cannot judge (the
+// entry has no device oracle, the launch's memory is beyond the checker)
+// gets kPackNotJudged.  False with `error` on a CUDA error.
+bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const PackedLaunchArrays& d,
+                uint32_t elem_bytes, std::string& error);
+
+}  // namespace atomstress::cuda

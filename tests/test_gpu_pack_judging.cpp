@@ -1,0 +1,219 @@
+// Packs judged on the GPU (harness/backend/cuda/packed_judge.cu) against
+// packs judged on the host, over every packable entry of the catalogue and
+// every buggy one: the same verdicts.  Exits 77 (CTest: skipped) where no
+// CUDA device is usable.
+//
+//   ctest --test-dir build -R '^gpu_pack_judging$' --output-on-failure
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "harness/backend/gpu_checked.hpp"
+#include "harness/backend/packed.hpp"
+#include "harness/check/gpu_checker.hpp"
+#include "harness/pipeline/run_packed.hpp"
+#include "harness/pipeline/run_trial.hpp"
+#include "harness/workload/workload.hpp"
+
+using namespace atomstress;
+namespace gc = atomstress::gpu_check;
+
+namespace {
+
+// Every single atomic with a packed runner, buggy ones included.
+std::vector<const Entry*> packable_entries() {
+  std::vector<const Entry*> out;
+  for (const Entry& e : catalogue())
+    if (!e.algo && e.run_cuda && e.run_cuda_packed) out.push_back(&e);
+  return out;
+}
+
+// Small instances of every entry: every pattern, both spaces, one and two
+// blocks, several seeds; those that pack.
+std::vector<TrialSpec> pack_specs(const std::vector<const Entry*>& entries, int seeds, uint64_t salt) {
+  std::mt19937_64 rng(salt);
+  std::vector<TrialSpec> specs;
+  for (const Entry* e : entries)
+    for (int seed = 0; seed < seeds; ++seed)
+      for (int p = 0; p < kNumPatterns; ++p)
+        for (const Space space : {Space::Global, Space::Shared})
+          for (const uint32_t grid : {1u, 2u}) {
+            TrialSpec s;
+            s.impl = e->name;
+            s.grid = grid;
+            s.block = 32 / grid;
+            s.ops_per_thread = 1 + uint32_t(rng() % 2);
+            s.pattern = Pattern(p);
+            s.k = 1 + uint32_t(rng() % 8);
+            s.space = space;
+            s.dist = rng() % 2 ? Dist::Full : Dist::Small;
+            s.special_permille = rng() % 3 == 0 ? 300 : 0;
+            s.init = rng() % 4 == 0 ? Init::Zero : Init::Random;
+            s.seed = rng();
+            if (packs(s, BackendKind::Cuda)) specs.push_back(s);
+          }
+  return specs;
+}
+
+RunOptions with_checker(CheckerKind c) {
+  RunOptions o;
+  o.policy.checker = c;
+  o.knobs.retry_budget = 4096;  // the buggy loops that never settle give up soon
+  return o;
+}
+
+bool found_failure(const std::optional<Outcome>& r) {
+  return r && (r->verdict == Verdict::Fail || r->verdict == Verdict::Hang || r->verdict == Verdict::Crash);
+}
+
+// A bug packs of 32 ops must show: not one the hardware may never show, nor
+// a weak-memory one (those need stress, which packs never carry).
+bool must_be_caught(const Entry& e) { return e.buggy() && !e.rate_only && !e.weak_memory; }
+
+}  // namespace
+
+// --checker both: each instance judged on the device and by the host, on the
+// same history; where the device's checker alone decided, a disagreement is
+// an Error naming both.  So no Error, and each bug caught.
+TEST(PackJudgingOnGpu, BothCheckersJudgeEveryInstanceAlike) {
+  const auto entries = packable_entries();
+  const auto specs = pack_specs(entries, 3, 41);
+  const auto results = run_packed_trials(specs, BackendKind::Cuda, with_checker(CheckerKind::Both), 7);
+  std::map<std::string, size_t> caught;
+  size_t judged = 0, on_gpu = 0, failing = 0;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const auto& r = results[i];
+    if (!r) continue;  // stopped by another instance's loop: it runs alone
+    ++judged;
+    on_gpu += r->checked_on_gpu;
+    EXPECT_NE(r->verdict, Verdict::Error) << describe(specs[i]) << ": " << r->why();
+    if (found_failure(r)) {
+      ++failing;
+      ++caught[specs[i].impl];
+    }
+    const Entry* e = find_impl(specs[i].impl);
+    if (!e->buggy()) {
+      EXPECT_EQ(r->verdict, Verdict::Pass) << describe(specs[i]) << ": " << r->why();
+    }
+  }
+  for (const Entry* e : entries) {
+    if (must_be_caught(*e)) {
+      EXPECT_GT(caught[e->name], 0u) << e->name << " was not caught packed";
+    }
+  }
+  std::printf("both ways: %zu instances of %zu entries, %zu judged, %zu on the GPU, %zu failing (agreeing)\n",
+              specs.size(), entries.size(), judged, on_gpu, failing);
+  // (A buggy loop that never settles stops the rest of its entry's launch.)
+  EXPECT_GT(judged, specs.size() / 2);
+  EXPECT_GT(on_gpu, judged / 2);
+}
+
+// --checker gpu against --checker cpu, two runs of the same specs: the
+// correct entries pass both ways, every instance the device judged says so,
+// and every bug that must show is caught both ways.
+TEST(PackJudgingOnGpu, GpuJudgingGivesTheHostsVerdicts) {
+  const auto entries = packable_entries();
+  const auto specs = pack_specs(entries, 2, 43);
+  const auto on_gpu = run_packed_trials(specs, BackendKind::Cuda, with_checker(CheckerKind::Gpu), 11);
+  const auto on_host = run_packed_trials(specs, BackendKind::Cuda, with_checker(CheckerKind::Cpu), 11);
+  std::map<std::string, std::pair<size_t, size_t>> caught;  // gpu, host
+  size_t device_judged = 0, compared = 0;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const Entry* e = find_impl(specs[i].impl);
+    const auto &g = on_gpu[i], &h = on_host[i];
+    if (g) {
+      EXPECT_EQ(g->checked_on_gpu, e->device_edges != nullptr && gpu_checkable(*e, 1)) << describe(specs[i]);
+      device_judged += g->checked_on_gpu;
+    }
+    if (h) {
+      EXPECT_FALSE(h->checked_on_gpu) << describe(specs[i]);
+    }
+    caught[e->name].first += found_failure(g);
+    caught[e->name].second += found_failure(h);
+    if (!g || !h || e->buggy()) continue;
+    EXPECT_EQ(g->verdict, h->verdict) << describe(specs[i]) << ": " << g->why() << " / " << h->why();
+    EXPECT_EQ(g->verdict, Verdict::Pass) << describe(specs[i]) << ": " << g->why();
+    ++compared;
+  }
+  for (const Entry* e : entries)
+    if (must_be_caught(*e)) {
+      EXPECT_GT(caught[e->name].first, 0u) << e->name << " was not caught judged on the GPU";
+      EXPECT_GT(caught[e->name].second, 0u) << e->name << " was not caught judged on the host";
+    }
+  for (const auto& [name, c] : caught)
+    if (c.first || c.second)
+      std::printf("  %s: %zu caught judged on the GPU, %zu on the host\n", name.c_str(), c.first, c.second);
+  std::printf("gpu against cpu judging: %zu correct instances compared, %zu judged on the device\n", compared,
+              device_judged);
+  EXPECT_GT(compared, 1000u);
+  EXPECT_GT(device_judged, compared / 2);
+}
+
+// The checker's per-element verdicts (DeviceHistory::bad_elems), by which a
+// pack's instances are judged apart: each element's flag is its verdict
+// checked alone.  Random add histories over many elements, some corrupted.
+TEST(PackJudgingOnGpu, PerElementVerdictsAreEachElementAlone) {
+  static gc::Checker* checker = new gc::Checker;  // leaked: no CUDA calls after main returns
+  std::mt19937_64 rng(47);
+  size_t bad_seen = 0, elements_seen = 0;
+  for (int round = 0; round < 40; ++round) {
+    const uint32_t elems = 1 + uint32_t(rng() % 120);
+    const size_t ops = rng() % 2000;
+    std::vector<uint32_t> addr(ops);
+    std::vector<uint64_t> from(ops), to(ops), init(elems), fin(elems);
+    for (auto& x : init) x = rng() % 5;
+    fin = init;
+    for (size_t o = 0; o < ops; ++o) {  // program order per element: explainable
+      addr[o] = uint32_t(rng() % elems);
+      from[o] = fin[addr[o]];
+      to[o] = from[o] + rng() % 3;
+      fin[addr[o]] = to[o];
+    }
+    for (uint32_t k = 0; k < elems / 10 + 1; ++k) {  // some elements made unexplainable, most not
+      const uint32_t e = uint32_t(rng() % elems);
+      if (rng() % 2) fin[e] += 1000;
+      else if (ops) to[rng() % ops] += 1000;
+    }
+    std::vector<uint8_t> flags;
+    gc::Verdict v;
+    std::string err;
+    ASSERT_TRUE(gc::check_host_arrays(*checker, addr, from, to, init, fin, v, err, &flags)) << err;
+    ASSERT_EQ(flags.size(), elems);
+    for (uint32_t e = 0; e < elems; ++e) {
+      std::vector<uint32_t> a1;
+      std::vector<uint64_t> f1, t1;
+      for (size_t o = 0; o < ops; ++o)
+        if (addr[o] == e) {
+          a1.push_back(0);
+          f1.push_back(from[o]);
+          t1.push_back(to[o]);
+        }
+      const std::vector<uint64_t> i1{init[e]}, z1{fin[e]};
+      gc::Verdict alone;
+      ASSERT_TRUE(gc::check_host_arrays(*checker, a1, f1, t1, i1, z1, alone, err)) << err;
+      EXPECT_EQ(flags[e] != 0, !alone.ok) << "round " << round << ", element " << e;
+      bad_seen += !alone.ok;
+      ++elements_seen;
+    }
+    bool any = false;
+    for (uint8_t f : flags) any |= f != 0;
+    EXPECT_EQ(any, !v.ok) << "round " << round;
+  }
+  std::printf("per-element verdicts: %zu of %zu elements unexplainable\n", bad_seen, elements_seen);
+  EXPECT_GT(bad_seen, 100u);
+}
+
+int main(int argc, char** argv) {
+  std::string why;
+  if (!cuda_available(why)) {
+    std::printf("no usable CUDA device (%s): packs judged on the GPU skipped\n", why.c_str());
+    return 77;
+  }
+  std::printf("packs judged on the GPU, on %s\n", cuda_device_name().c_str());
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
