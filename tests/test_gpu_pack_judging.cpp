@@ -126,7 +126,7 @@ TEST(PackJudgingOnGpu, GpuJudgingGivesTheHostsVerdicts) {
     const Entry* e = find_impl(specs[i].impl);
     const auto &g = on_gpu[i], &h = on_host[i];
     if (g) {
-      EXPECT_EQ(g->checked_on_gpu, e->device_edges != nullptr && gpu_checkable(*e, 1)) << describe(specs[i]);
+      EXPECT_EQ(g->checked_on_gpu, e->device_edges != nullptr && gpu_checkable(*e, 1, gpu_check::device_judge())) << describe(specs[i]);
       device_judged += g->checked_on_gpu;
     }
     if (h) {

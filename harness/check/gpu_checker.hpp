@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "harness/backend/gpu_checked.hpp"
 
@@ -52,14 +53,15 @@ class Checker {
   Impl* impl_;
   friend bool check_host_arrays(Checker&, std::span<const uint32_t>, std::span<const uint64_t>,
                                 std::span<const uint64_t>, std::span<const uint64_t>, std::span<const uint64_t>,
-                                Verdict&, std::string&);
+                                Verdict&, std::string&, std::vector<uint8_t>*);
 };
 
 // Convenience for tests and benchmarks: copies host arrays to the device
 // (into buffers the checker keeps) and checks, on the default stream.
 bool check_host_arrays(Checker& checker, std::span<const uint32_t> addr, std::span<const uint64_t> from,
                        std::span<const uint64_t> to, std::span<const uint64_t> init,
-                       std::span<const uint64_t> final_state, Verdict& out, std::string& error);
+                       std::span<const uint64_t> final_state, Verdict& out, std::string& error,
+                       std::vector<uint8_t>* bad_elems = nullptr);
 
 // This thread's GPU checker as the backend's DeviceJudge (the pipeline hands
 // it to judge_on_device).  One per thread, like the backend's buffers.

@@ -44,7 +44,7 @@ void parallel_for(size_t n, Fn&& fn) {
 // asks the device for its free memory.
 bool device_judging_supported(const Entry& entry, std::map<const Entry*, bool>& known) {
   const auto [it, fresh] = known.try_emplace(&entry, false);
-  if (fresh) it->second = !entry.algo && entry.device_edges && gpu_checkable(entry, kPackLaunchOps);
+  if (fresh) it->second = !entry.algo && entry.device_edges && gpu_checkable(entry, kPackLaunchOps, gpu_check::device_judge());
   return it->second;
 }
 
