@@ -50,6 +50,16 @@ std::string last_words(const WorkerProcess& w) {
   return tail.empty() ? "" : "; its last lines on stderr: " + tail;
 }
 
+// The worker's next line, past any line of compute-sanitizer's own (its
+// "========= " lines belong in its log file; should a version print one on
+// the application's output, it is no reply).
+WorkerProcess::Read receive_reply(WorkerProcess& worker, std::string& line, Clock::time_point deadline) {
+  for (;;) {
+    const auto got = worker.receive(line, deadline);
+    if (got != WorkerProcess::Read::Line || line.rfind("=========", 0) != 0) return got;
+  }
+}
+
 std::string& worker_program_setting() {
   static std::string program = "/proc/self/exe";
   return program;
@@ -77,7 +87,7 @@ bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::
   if (!worker.start(program, argv, error)) return false;
   // It says it is ready once its start-up is done.
   std::string line;
-  switch (worker.receive(line, Clock::now() + kStartLimit)) {
+  switch (receive_reply(worker, line, Clock::now() + kStartLimit)) {
     case WorkerProcess::Read::Line: {
       const json j = json::parse(line, nullptr, false);
       if (j.is_object() && j.value("ready", false)) return true;
@@ -229,7 +239,7 @@ Outcome Supervisor::run_sanitized(const TrialSpec& spec, BackendKind backend, co
   const pid_t pid = worker_.pid();
   std::string line_in;
   const auto got = worker_.send(to_json(request).dump())
-                       ? worker_.receive(line_in, Clock::now() + std::chrono::milliseconds(watchdog + grace))
+                       ? receive_reply(worker_, line_in, Clock::now() + std::chrono::milliseconds(watchdog + grace))
                        : WorkerProcess::Read::Died;
   const json j = got == WorkerProcess::Read::Line ? json::parse(line_in, nullptr, false) : json();
   if (got == WorkerProcess::Read::TimedOut) {
