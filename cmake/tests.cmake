@@ -144,7 +144,7 @@ set_tests_properties(function_length PROPERTIES LABELS host)
 
 # Kernel entries' host parts (issue #30): draws, oracles, guard damage,
 # tokens, shrinking through the pipeline, the cpu backend's SKIP.
-add_executable(atomstress_kernel_tests tests/test_kernel_host.cpp)
+add_executable(atomstress_kernel_tests tests/test_kernel_host.cpp tests/test_sanitizer.cpp)
 target_link_libraries(atomstress_kernel_tests PRIVATE atomstress_cli GTest::gtest GTest::gtest_main)
 atomstress_link_engine(atomstress_kernel_tests)
 gtest_discover_tests(atomstress_kernel_tests TEST_PREFIX "kernel." DISCOVERY_MODE PRE_TEST)

@@ -4,6 +4,7 @@
 // offset; tokens of kernel entries round-trip to the same case; shrinking
 // through the real pipeline reaches a minimal case; a kernel entry SKIPs on
 // the cpu backend with its reason.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,8 @@
 
 #include "fuzz/shrink_spec.hpp"
 #include "harness/backend/backend.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/kernel/case_table.hpp"
 #include "harness/kernel/draws.hpp"
 #include "harness/kernel/guarded.hpp"
 #include "harness/kernel/kernel_entry.hpp"
@@ -251,7 +254,16 @@ bool host_lossy_histogram(const Workload& w, const Setup&, const RunOptions& o, 
   for (uint64_t k : keys) ++got[k];
   for (uint64_t& g : got)
     if (n >= 3 && g >= 2 && s.grid * s.block > 1) --g;  // lost only when threads race
-  if (auto f = check_counts("bins", VK::U32, got, keys, {})) h.own_finding = std::make_shared<Finding>(to_finding(*f));
+  const auto f = check_counts("bins", VK::U32, got, keys, {});
+  if (f) h.own_finding = std::make_shared<Finding>(to_finding(*f));
+  if (o.policy.trace_rows) {  // what KernelCase::record() gives for a device case
+    CaseRecord r;
+    r.draws = {{"n", n}, {"bins", bins}};
+    r.launches = {Geometry{s.grid, s.block, 0}};
+    r.buffers = {{"keys", VK::U32, keys}, {"bins", VK::U32, std::vector<uint64_t>(bins, 0)}};
+    r.failure = f;
+    h.case_table = case_table(r, o.policy.trace_rows);
+  }
   return true;
 }
 const bool host_entry_registered = [] {
@@ -340,4 +352,91 @@ TEST(KernelEntries, ShrinkingThroughThePipelineReachesAMinimalCase) {
               describe(*failing).c_str(), describe(shrunk.spec).c_str(), (unsigned long long)shrunk.candidates,
               (unsigned long long)shrunk.steps, o.why().c_str(), to_string(d.cls),
               d.trace.empty() ? "" : d.trace.front().c_str(), encode_token(shrunk.spec, run.knobs).c_str());
+}
+
+// ------------------------------------------------------- repro --trace
+TEST(KernelOracles, WindowsShowExpectedAndGotAroundTheFirstDifference) {
+  const std::vector<uint64_t> want{1, 2, 3, 4, 5, 6}, got{1, 2, 3, 9, 5, 6};
+  const auto f = check_equal("out", VK::U32, got, want);
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->window.size(), 5u);  // out[1] .. out[5]: two before the difference, the rest after
+  EXPECT_EQ(f->window[0].at, "out[1]");
+  EXPECT_EQ(f->window[2].at, "out[3]");
+  EXPECT_EQ(f->window[2].expected, "4");
+  EXPECT_EQ(f->window[2].got, "9");
+  EXPECT_TRUE(f->window[2].differs);
+  EXPECT_FALSE(f->window[1].differs);
+  const auto c = check_counts("bins", VK::U32, std::vector<uint64_t>{1, 1, 11}, std::vector<uint64_t>{0, 2, 2, 2, 1},
+                              std::vector<uint64_t>{0, 0, 10});
+  ASSERT_TRUE(c);
+  ASSERT_EQ(c->window.size(), 3u);
+  EXPECT_EQ(c->window[2].expected, "13");
+  EXPECT_EQ(c->window[2].got, "11");
+  const auto p = check_permutation("slots", VK::U32, std::vector<uint64_t>{3, 3, 2}, std::vector<uint64_t>{1, 2, 3});
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->window.size(), 2u);  // the counts of 1 (lost) and 3 (duplicated)
+  EXPECT_EQ(p->window[0].at, "count of 1");
+  EXPECT_EQ(p->window[1].got, "2");
+  // A sum has no window of its own: its one row comes from expected and got.
+  const auto sum = check_sum("total", VK::F32, f32(3.0f), 0, std::vector<uint64_t>{f32(1.0f)});
+  ASSERT_TRUE(sum);
+  ASSERT_EQ(window_of(*sum).size(), 1u);
+  EXPECT_EQ(window_of(*sum)[0].at, "total[0]");
+}
+
+TEST(KernelTrace, TheCaseTableShowsDrawsLaunchesBuffersAndTheWindow) {
+  CaseRecord r;
+  r.draws = {{"n", 5}, {"bins", 3}};
+  r.launches = {Geometry{2, 32, 0}, Geometry{1, 64, 256}};
+  r.buffers = {{"keys", VK::U32, {0, 2, 2, 2, 1}}, {"vals", VK::F32, {f32(0.5f)}}};
+  r.failure = check_counts("bins", VK::U32, std::vector<uint64_t>{1, 1, 2}, std::vector<uint64_t>{0, 2, 2, 2, 1}, {});
+  const std::vector<std::string> t = case_table(r, 3);
+  std::string all;
+  for (const auto& line : t) all += line + "\n";
+  EXPECT_NE(all.find("n                    5"), std::string::npos) << all;
+  EXPECT_NE(all.find("launch 2             grid 1 x block 64, 256 bytes of dynamic shared memory"), std::string::npos) << all;
+  EXPECT_NE(all.find("buffer 'keys' (5 elements of u32)"), std::string::npos) << all;
+  EXPECT_NE(all.find("... 2 more"), std::string::npos) << all;  // 3 of 5 rows shown
+  EXPECT_NE(all.find("0.5"), std::string::npos) << all;
+  EXPECT_NE(all.find("the oracle on 'bins', around the first difference:"), std::string::npos) << all;
+  EXPECT_NE(all.find("bins[2]              3             2  <-"), std::string::npos) << all;
+  r.failure.reset();
+  EXPECT_EQ(case_table(r, 3).back(), "the oracles: every check held");
+}
+
+TEST(KernelTrace, AFailingHostCaseCarriesItsTableThroughThePipeline) {
+  // The worked failure's case (docs/kernels.md): a lost increment, traced.
+  std::optional<TrialSpec> failing;
+  RunOptions run;
+  for (uint64_t seed = 1; seed < 200 && !failing; ++seed) {
+    TrialSpec s = spec_with(seed, 1, 2, 1);
+    s.pattern = Pattern::Single;
+    s.k = 1;
+    if (draw_size(s, "n") >= 3 && run_trial(s, BackendKind::Cpu, run).verdict == Verdict::Fail) failing = s;
+  }
+  ASSERT_TRUE(failing);
+  run.policy.trace_rows = 4;
+  const Outcome o = run_trial(*failing, BackendKind::Cpu, run);
+  ASSERT_EQ(o.verdict, Verdict::Fail);
+  std::string all;
+  for (const auto& line : o.trace_table) all += line + "\n";
+  EXPECT_NE(all.find("launch 1             grid 1 x block 2"), std::string::npos) << all;
+  EXPECT_NE(all.find("buffer 'keys' ("), std::string::npos) << all;
+  EXPECT_NE(all.find("bins[0]"), std::string::npos) << all;
+  EXPECT_NE(all.find("<-"), std::string::npos) << all;
+  const size_t n = draw_size(*failing, "n");
+  EXPECT_NE(all.find(fmt::format("n                    {}", n)), std::string::npos) << all;
+  // The same through `repro --trace` (in this process: the test entry
+  // lives in this binary, not in the worker's).
+  const std::string token = encode_token(*failing, knobs_of(RunOptions{}));
+  testing::internal::CaptureStdout();
+  const int status = cli::cmd_repro({token, "--backend", "cpu", "--isolate", "off", "--runs", "1", "--trace"},
+                                    "atomstress repro");
+  const std::string printed = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(status, 1);  // it fails
+  EXPECT_NE(printed.find("the case, as it ran (FAIL: bins[0] holds"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("buffer 'keys' ("), std::string::npos) << printed;
+  EXPECT_NE(printed.find("<-"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("a table is kept for single atomics only"), std::string::npos) << printed;
+  std::printf("%s", printed.c_str());
 }

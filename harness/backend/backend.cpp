@@ -42,7 +42,25 @@ std::string nvidia_module_version(const std::string& line) {
 }
 
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops) {
-  return o.knobs.watchdog_ms != 0 ? o.knobs.watchdog_ms : 1000 + ops / 50;
+  if (o.knobs.watchdog_ms != 0) return o.knobs.watchdog_ms;
+  const uint64_t plain = 1000 + ops / 50;
+  return o.policy.sanitize == SanitizeTool::None ? plain : plain * kSanitizeSlowdown;
+}
+
+const char* to_string(SanitizeTool t) {
+  switch (t) {
+    case SanitizeTool::None: return "none";
+    case SanitizeTool::Memcheck: return "memcheck";
+    case SanitizeTool::Racecheck: return "racecheck";
+    case SanitizeTool::Synccheck: return "synccheck";
+  }
+  return "none";
+}
+
+std::optional<SanitizeTool> parse_sanitize_tool(std::string_view s) {
+  for (SanitizeTool t : {SanitizeTool::None, SanitizeTool::Memcheck, SanitizeTool::Racecheck, SanitizeTool::Synccheck})
+    if (s == to_string(t)) return t;
+  return std::nullopt;
 }
 
 }  // namespace atomstress

@@ -33,6 +33,16 @@ enum class HistoryHome : uint8_t { Host, Device };
 // ...).  None: the trial could not run (bad geometry, out of memory, ...).
 enum class RunFault : uint8_t { None, Hang, Crash };
 
+// A device buffer a trial allocated, as compute-sanitizer sees addresses
+// (--sanitize): its elements [data, data + bytes) inside the allocation
+// [alloc_base, alloc_base + alloc_bytes).  Kernel entries record theirs.
+struct BufferExtent {
+  std::string name;
+  uint64_t data = 0, bytes = 0;
+  uint64_t alloc_base = 0, alloc_bytes = 0;
+  uint32_t elem_bytes = 1;
+};
+
 struct History {
   std::vector<uint64_t> old;        // per op: the value the atomic returned
   std::vector<uint32_t> retries;    // per op: CAS retries (0 for native atomics)
@@ -52,6 +62,10 @@ struct History {
   HistoryHome home = HistoryHome::Host;
   // A kernel entry (harness/kernel/): what its property found; null when it held.
   std::shared_ptr<const Finding> own_finding;
+  // A kernel entry: its buffers (for --sanitize's explanations) and, with
+  // RunOptions::trace_rows, the case as a table (repro --trace).
+  std::vector<BufferExtent> buffers;
+  std::vector<std::string> case_table;
 };
 
 enum class BackendKind : uint8_t { Cuda, Cpu };
@@ -64,6 +78,12 @@ enum class BackendKind : uint8_t { Cuda, Cpu };
 enum class CheckerKind : uint8_t { Auto, Cpu, Gpu, Both };
 const char* to_string(CheckerKind c);
 std::optional<CheckerKind> parse_checker(std::string_view s);
+
+// --sanitize: the compute-sanitizer tool a trial's worker runs under
+// (harness/pipeline/sanitizer.hpp).  An execution setting: no token carries it.
+enum class SanitizeTool : uint8_t { None, Memcheck, Racecheck, Synccheck };
+const char* to_string(SanitizeTool t);  // "none", "memcheck", ...
+std::optional<SanitizeTool> parse_sanitize_tool(std::string_view s);
 const char* to_string(BackendKind b);
 std::optional<BackendKind> parse_backend(std::string_view s);
 
@@ -80,6 +100,9 @@ struct ExecutionPolicy {
   // one thread, in global memory, and the judge says which op went wrong.
   bool sequential = false;
   uint32_t trace_rows = 0;  // with sequential: the first this many ops as a table (Outcome::trace_table)
+  // The pipeline's choice: each trial in a fresh worker under compute-sanitizer
+  // (isolated.hpp); kernel entries then allocate buffers without guard zones.
+  SanitizeTool sanitize = SanitizeTool::None;
 };
 
 // profile's timing runs (cuda): the launches time the code, record nothing.
@@ -97,7 +120,10 @@ struct RunOptions {
   LaunchTiming timing;
 };
 
-// Watchdog deadline for a trial when none is given: 1 s plus 20 us per op.
+// Watchdog deadline for a trial when none is given: 1 s plus 20 us per op;
+// under --sanitize kSanitizeSlowdown times that (the tools slow kernels
+// 10 to 100 times, and a slow kernel must not read as a hang).
+inline constexpr uint64_t kSanitizeSlowdown = 50;
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);
 
 // Whether a CUDA device is present and usable; `why` says why not.

@@ -38,6 +38,7 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
       "seed", bounded<uint64_t>(&o.seed)->default_value(1), "base seed")(
       "trials", bounded<uint32_t>(&o.trials, 1, cli::kMaxTrials)->default_value(2), "trials per pattern and space");
   cli::add_run_settings(desc, kCommandCheck, o.run);
+  cli::add_sanitize_option(desc, o.sanitize);
   desc.add_options()(
       "jobs", bounded<uint32_t>(&o.jobs, 0, 64)->default_value(0),
       "trials run at once, each on its own stream of one worker, reported in order (0: 4 on cuda, 1 on cpu; "
@@ -106,6 +107,7 @@ bool make_plan(const CheckOptions& o, CheckPlan& plan, std::string& error) {
   }
   plan.backend = resolve_backend(o.backend, plan.note, error);
   if (!error.empty()) return false;
+  if (!cli::apply_sanitize_option(o.sanitize, plan.backend, plan.opt.run, error)) return false;
   const bool cuda = plan.backend == BackendKind::Cuda;
   plan.auto_geometry = o.grid == 0 && o.block == 0 && o.ops_per_thread == 0;
   if (plan.opt.grid == 0) plan.opt.grid = cuda ? std::max(1, 2 * cuda_sm_count()) : 4;
@@ -237,6 +239,7 @@ ImplSummary run_impl(const CheckPlan& plan, const Entry& impl, const std::functi
 
 size_t check_jobs(const CheckPlan& plan) {
   if (!plan.opt.run.policy.isolate) return 1;  // concurrent trials run in a worker
+  if (plan.opt.run.policy.sanitize != SanitizeTool::None) return 1;  // one sanitized worker per trial
   if (plan.opt.jobs != 0) return plan.opt.jobs;
   // Timings for --profile are taken alone.  The cpu backend's trials each
   // run --cpu-threads host threads already.

@@ -22,6 +22,7 @@ struct CheckOptions {
   uint32_t jobs = 0;  // trials at once (0: check_jobs decides)
   std::optional<uint32_t> special;  // per mille; absent: vary by trial
   uint64_t seed = 1;
+  std::string sanitize;  // --sanitize, as given (make_plan sets run.sanitize)
   RunOptions run;
 };
 

@@ -1,8 +1,11 @@
 // atomstress repro TOKEN [--runs N] [--shrink] [--trace]: reruns a failure's
 // token with the options it carries and reports its failure rate and
 // reproducibility score, and a failure's class; --shrink then shrinks the
-// case; --trace prints the case replayed alone as a table.  TOKEN may also
-// name a fuzz corpus file (its token line is replayed).
+// case; --trace prints the case replayed alone as a table (a kernel entry's
+// case as it ran: draws, launches, buffers, the oracle's window);
+// --sanitize reruns under compute-sanitizer.  TOKEN may also name a fuzz
+// corpus file (its token line is replayed).
+#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -18,6 +21,7 @@
 #include "harness/pipeline/diagnose.hpp"
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/pipeline/footprint.hpp"
+#include "harness/registry/registry.hpp"
 #include "reports/repro_command.hpp"
 #include "reports/text_printer.hpp"
 
@@ -90,8 +94,34 @@ void note_class(const TrialSpec& spec, const Reruns& reruns, BackendKind backend
   if (!d.inference.empty()) printers.note(d.inference);
 }
 
+bool is_kernel_entry(const TrialSpec& spec) {
+  const Entry* e = find_impl(spec.impl);
+  return e && e->family && std::strcmp(e->family->name(), "kernel") == 0;
+}
+
+// Rows of each buffer a kernel case's table shows.
+constexpr uint32_t kKernelTraceRows = 8;
+
+// --trace of a kernel entry: the case as it ran (its geometry, not alone:
+// a kernel is not a list of ops), as a table: what it drew, each launch's
+// geometry, each buffer's first elements, the oracle's window onto the
+// first difference (harness/kernel/case_table.hpp).
+void note_kernel_trace(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, reports::Printer& printers) {
+  RunOptions traced = opt;
+  traced.trace_rows = kKernelTraceRows;
+  const Outcome o = execute_trial(spec, backend, traced);
+  if (o.trace_table.empty()) {
+    printers.note("trace: " + (o.verdict == Verdict::Error ? o.why() : "the case recorded no table (" + o.why() + ")"));
+    return;
+  }
+  printers.note(fmt::format("the case, as it ran ({}{}):", to_string(o.verdict),
+                            o.verdict == Verdict::Pass ? "" : ": " + o.why()));
+  for (const auto& row : o.trace_table) printers.note("  " + row);
+}
+
 // --trace: the case replayed alone, one op at a time, as a table.
 void note_trace(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, reports::Printer& printers) {
+  if (is_kernel_entry(spec)) return note_kernel_trace(spec, backend, opt, printers);
   RunOptions seq = opt;
   seq.policy.sequential = true;
   seq.policy.checker = CheckerKind::Cpu;
@@ -137,10 +167,14 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
       "runs", bounded<uint32_t>(&runs, 1, kMaxRuns)->default_value(10), "times to rerun");
   add_backend_options(desc, backend_name, skip_without_gpu);
   add_run_settings(desc, kCommandRepro, opt);
+  std::string sanitize;
+  add_sanitize_option(desc, sanitize);
   desc.add_options()(
       "shrink", "after the reruns, shrink a failing case (and print its token)")(
       "trace", "replay the case alone, one op at a time in program order, and print its history as a table: "
-               "op, block, thread, address, operands, returned and stored values, what the spec returns and stores")(
+               "op, block, thread, address, operands, returned and stored values, what the spec returns and stores. "
+               "A kernel entry's case prints as it ran: its draws, each launch's geometry, each buffer's first "
+               "elements and the oracle's expected and got around the first difference")(
       "shrink-time", seconds(&shrink_s, kMaxBudgetSeconds)->default_value(60),
       "seconds the shrinking may take, more than 0 and at most 3600");
   add_report_options(desc, reports_asked);
@@ -169,6 +203,7 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   }
   const BackendKind backend = resolve_backend(backend_name, note, error);
   if (!error.empty()) return usage_error(error);
+  if (!apply_sanitize_option(sanitize, backend, opt, error)) return usage_error(error);
   if (!footprint_fits(spec, backend, error)) return usage_error(error);
 
   reports::Multiplex printers;

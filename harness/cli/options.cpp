@@ -4,6 +4,7 @@
 
 #include "reports/terminal.hpp"
 
+#include "harness/pipeline/sanitizer.hpp"
 #include "harness/registry/registry.hpp"
 
 #include <optional>
@@ -147,6 +148,34 @@ void add_run_settings(po::options_description& desc, RunCommand command, RunOpti
 void keep_given_settings(const po::variables_map& vm, const RunOptions& given, RunOptions& run) {
   for (const RunSetting& s : run_settings())
     if (vm.count(s.option) && !vm[s.option].defaulted()) s.set(run, s.get(given));
+}
+
+void add_sanitize_option(po::options_description& desc, std::string& tool) {
+  desc.add_options()(
+      "sanitize", po::value<std::string>(&tool),
+      "memcheck, racecheck or synccheck: run each trial's worker under NVIDIA compute-sanitizer with that tool "
+      "(cuda only, one worker per trial, 10-100x slower) and make its report the failure's explanation: reads and "
+      "writes past a buffer (bounds), shared-memory races and barrier misuse (atomicity). Not part of a token");
+}
+
+bool apply_sanitize_option(const std::string& tool, BackendKind backend, RunOptions& run, std::string& error) {
+  if (tool.empty() || tool == "none") return true;
+  const auto t = parse_sanitize_tool(tool);
+  if (!t) {
+    error = "--sanitize '" + tool + "' is not memcheck, racecheck or synccheck";
+    return false;
+  }
+  if (backend != BackendKind::Cuda) {
+    error = "--sanitize runs compute-sanitizer on CUDA kernels: it needs --backend cuda";
+    return false;
+  }
+  if (!run.policy.isolate) {
+    error = "--sanitize runs each trial's worker under the tool: it needs --isolate on";
+    return false;
+  }
+  if (sanitizer::locate(error).empty()) return false;
+  run.policy.sanitize = *t;
+  return true;
 }
 
 ReportOptions::ReportOptions(reports::ReportCommand c) : command(c), values(reports::report_formats().size()) {}

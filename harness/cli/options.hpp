@@ -81,6 +81,13 @@ void add_run_settings(boost::program_options::options_description& desc, RunComm
 // into `run` (repro: a token's settings, unless the command line names them).
 void keep_given_settings(const boost::program_options::variables_map& vm, const RunOptions& given, RunOptions& run);
 
+// --sanitize memcheck|racecheck|synccheck (check, repro): bound to `tool`.
+void add_sanitize_option(boost::program_options::options_description& desc, std::string& tool);
+// Sets run.sanitize from the option's text ("" or "none": none); false with
+// a one-line `error` for an unknown tool, the cpu backend, --isolate off,
+// or no compute-sanitizer to be found (pipeline/sanitizer.hpp locate).
+bool apply_sanitize_option(const std::string& tool, BackendKind backend, RunOptions& run, std::string& error);
+
 // The report files a command writes (reports/sinks.hpp), as given.
 struct ReportOptions {
   explicit ReportOptions(reports::ReportCommand c);

@@ -18,13 +18,20 @@ struct GuardedBuffer {
   size_t bytes = 0;               // of the user's elements
   size_t offset_bytes = 0;        // between the aligned start and the first element (alignment draws)
   uint64_t salt = 0;              // varies the canary bytes between buffers
+  // false under --sanitize: the allocation is the offset and the data only,
+  // so the data's end is the allocation's and compute-sanitizer's memcheck
+  // sees the first byte past it (a guard zone inside the allocation would
+  // be in bounds for it).  No canaries then: memcheck sees the writes too.
+  bool guards = true;
+  size_t alloc_bytes() const { return (guards ? 2 * kGuardBytes : 0) + offset_bytes + bytes; }
 };
 
 // The canary byte at position i of a guard (both sides): varied, so that a
 // stray memset or a copied neighbour does not look like the guard.
 uint8_t canary_byte(uint64_t salt, size_t i);
 
-// Allocates `bytes` (zero allowed) with guards around it, canaries written.
+// Allocates `bytes` (zero allowed) with guards around it, canaries written
+// (without guards when !b.guards; nothing at all for an empty one then).
 bool guarded_alloc(GuardedBuffer& b, std::string& error);
 // Copies host bytes in / device bytes out (b.bytes of them).
 bool guarded_upload(const GuardedBuffer& b, const void* host, std::string& error);

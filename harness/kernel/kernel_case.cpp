@@ -24,6 +24,7 @@ KernelCase::~KernelCase() {
 }
 
 size_t KernelCase::note(std::string_view name, uint64_t v) {
+  if (draws_.size() < 64) draws_.push_back({std::string(name), v});
   if (drawn_.size() < 200) drawn_ += (drawn_.empty() ? "" : " ") + std::string(name) + "=" + std::to_string(v);
   return size_t(v);
 }
@@ -33,9 +34,11 @@ void KernelCase::stop_with_error(std::string why) {
   throw kernel::CaseStopped{};
 }
 
-size_t KernelCase::allocate(std::string_view name, size_t n, unsigned elem_bytes, const void* host) {
+size_t KernelCase::allocate(std::string_view name, size_t n, unsigned elem_bytes, VK kind, const void* host) {
   Slot& s = slots_.emplace_back();
   s.elem_bytes = elem_bytes;
+  s.kind = kind;
+  s.mem.guards = !opt_.exact_buffers;
   s.mem.name = std::string(name);
   s.mem.bytes = n * elem_bytes;
   s.mem.offset_bytes = keep_aligned_ ? 0 : size_t(kernel::draw_offset_elems(spec_, name)) * elem_bytes;
@@ -54,6 +57,7 @@ void KernelCase::download(size_t slot, void* host) {
 
 void KernelCase::launch_erased(const void* fn, void** args, Geometry g) {
   most_threads_ = std::max(most_threads_, uint64_t(g.grid) * g.block);
+  launches_.push_back(g);
   const kernel::LaunchResult r = kernel::launch_kernel(fn, args, g, spec_.stress, spec_.seed, opt_.watchdog_ms);
   kernel_ms_ += r.ms;
   if (!r.ok) {
@@ -75,6 +79,23 @@ void KernelCase::launch_erased(const void* fn, void** args, Geometry g) {
     failure_ = std::move(f);
     throw kernel::CaseStopped{};
   }
+}
+
+std::vector<BufferExtent> KernelCase::buffers() const {
+  std::vector<BufferExtent> out;
+  for (const Slot& s : slots_)
+    out.push_back({s.mem.name, uint64_t(reinterpret_cast<uintptr_t>(s.mem.data)), s.mem.bytes,
+                   uint64_t(reinterpret_cast<uintptr_t>(s.mem.base)), s.mem.alloc_bytes(), s.elem_bytes});
+  return out;
+}
+
+kernel::CaseRecord KernelCase::record() const {
+  kernel::CaseRecord r;
+  r.draws = draws_;
+  r.launches = launches_;
+  for (const Slot& s : slots_) r.buffers.push_back({s.mem.name, s.kind, s.initial});
+  r.failure = failure_;
+  return r;
 }
 
 void KernelCase::judge(std::optional<kernel::KernelFailure> f) {

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/kernel/case_table.hpp"
 #include "harness/kernel/draws.hpp"
 #include "harness/kernel/guarded.hpp"
 #include "harness/kernel/launch.hpp"
@@ -103,6 +104,9 @@ struct CaseStopped {};
 struct CaseOptions {
   uint64_t watchdog_ms = 1000;
   bool sequential = false;  // the diagnosis replay: one block of one thread
+  // --sanitize: each buffer its own exact allocation, no guard zones
+  // (guarded.hpp GuardedBuffer::guards says why).
+  bool exact_buffers = false;
 };
 }  // namespace kernel
 
@@ -253,6 +257,10 @@ class KernelCase {
   uint64_t most_threads() const { return most_threads_; }
   // What the case drew, for the explanation: "n=33 bins=4".
   const std::string& drawn() const { return drawn_; }
+  // The buffers' device extents (--sanitize places addresses in them).
+  std::vector<BufferExtent> buffers() const;
+  // The case as data, for repro --trace (case_table.hpp).
+  kernel::CaseRecord record() const;
   // Stops the case with a CUDA error that is no fault of the kernel.
   [[noreturn]] void stop_with_error(std::string why);
 
@@ -261,18 +269,19 @@ class KernelCase {
     kernel::GuardedBuffer mem;
     std::vector<uint64_t> initial;  // bit patterns written before any launch
     unsigned elem_bytes = 4;
+    VK kind = VK::U32;
   };
   template <class T>
   Buffer<T> upload_bits(std::string_view name, const std::vector<uint64_t>& bits) {
     std::vector<T> host(bits.size());
     for (size_t i = 0; i < bits.size(); ++i) host[i] = from_bits<T>(bits[i]);
-    const size_t slot = allocate(name, host.size(), sizeof(T), host.data());
+    const size_t slot = allocate(name, host.size(), sizeof(T), value_kind_of<T>(), host.data());
     slots_[slot].initial = bits;
     return Buffer<T>(static_cast<T*>(slots_[slot].mem.data), host.size(), slot);
   }
   template <class T>
   std::string name_of(const Buffer<T>& b) const { return slots_[b.slot()].mem.name; }
-  size_t allocate(std::string_view name, size_t n, unsigned elem_bytes, const void* host);
+  size_t allocate(std::string_view name, size_t n, unsigned elem_bytes, VK kind, const void* host);
   void download(size_t slot, void* host);
   void launch_erased(const void* fn, void** args, Geometry g);
   void judge(std::optional<kernel::KernelFailure> f);
@@ -287,6 +296,8 @@ class KernelCase {
   double kernel_ms_ = 0;
   uint64_t most_threads_ = 0;
   bool keep_aligned_ = false;
+  std::vector<kernel::Drawn> draws_;
+  std::vector<Geometry> launches_;
 };
 
 }  // namespace atomstress

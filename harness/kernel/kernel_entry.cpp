@@ -63,6 +63,7 @@ bool run_kernel_entry(const Workload& w, const Setup&, const RunOptions& o, Hist
   CaseOptions opt;
   opt.watchdog_ms = effective_watchdog_ms(o, w.spec.ops());
   opt.sequential = o.policy.sequential;
+  opt.exact_buffers = o.policy.sanitize != SanitizeTool::None;
   KernelCase c(w.spec, opt);
   try {
     it->second(c);
@@ -72,6 +73,8 @@ bool run_kernel_entry(const Workload& w, const Setup&, const RunOptions& o, Hist
     return false;
   }
   h.kernel_ms = c.kernel_ms();
+  h.buffers = c.buffers();
+  if (o.trace_rows) h.case_table = case_table(c.record(), o.trace_rows);
   // The diagnosis replay is "alone" only if every launch ran one thread: a
   // property that launches its own geometry (cover(n), a fixed Geometry)
   // still runs threads at once there, and its verdict says nothing of the

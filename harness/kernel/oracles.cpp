@@ -40,6 +40,21 @@ KernelFailure make(std::string_view buffer, int64_t index, std::string expected,
   return KernelFailure{std::string(buffer), index, std::move(expected), std::move(got), std::move(message)};
 }
 
+// The rows of an element-wise comparison around index `first`: a few
+// before, the rest after, each expected value from `want_at`.
+template <class Want>
+std::vector<DiffRow> window_around(std::string_view buffer, VK kind, std::span<const uint64_t> got, size_t first,
+                                   Want want_at) {
+  std::vector<DiffRow> rows;
+  const size_t from = first >= 2 ? first - 2 : 0, to = std::min(got.size(), from + kWindowRows);
+  for (size_t j = from; j < to; ++j) {
+    const uint64_t w = want_at(j);
+    rows.push_back({at(buffer, int64_t(j)), format_value(kind, w), format_value(kind, got[j]),
+                    canon(kind, w) != canon(kind, got[j])});
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::optional<KernelFailure> check_equal(std::string_view buffer, VK kind, std::span<const uint64_t> got,
@@ -53,9 +68,11 @@ std::optional<KernelFailure> check_equal(std::string_view buffer, VK kind, std::
     size_t wrong = 0;
     for (size_t j = i; j < got.size(); ++j) wrong += canon(kind, got[j]) != canon(kind, want[j]);
     const std::string e = format_value(kind, want[i]), g = format_value(kind, got[i]);
-    return make(buffer, int64_t(i), e, g,
-                at(buffer, int64_t(i)) + " holds " + g + ", the reference " + e + " (" + std::to_string(wrong) + " of " +
-                    std::to_string(got.size()) + " elements differ)");
+    KernelFailure f = make(buffer, int64_t(i), e, g,
+                           at(buffer, int64_t(i)) + " holds " + g + ", the reference " + e + " (" +
+                               std::to_string(wrong) + " of " + std::to_string(got.size()) + " elements differ)");
+    f.window = window_around(buffer, kind, got, i, [&](size_t j) { return want[j]; });
+    return f;
   }
   return std::nullopt;
 }
@@ -81,7 +98,16 @@ std::optional<KernelFailure> check_permutation(std::string_view buffer, VK kind,
     if (first >= 0) msg += "; first at " + at(buffer, first);
     if (got.size() != want.size())
       msg += "; " + std::to_string(got.size()) + " elements, expected " + std::to_string(want.size());
-    return make(buffer, first, std::to_string(expected) + " x " + v, std::to_string(seen) + " x " + v, msg);
+    KernelFailure f = make(buffer, first, std::to_string(expected) + " x " + v, std::to_string(seen) + " x " + v, msg);
+    // The values whose counts differ, as rows (order-free: no index).
+    for (const auto& [other, d] : balance) {
+      if (d == 0 || f.window.size() == kWindowRows) continue;
+      int64_t e = 0, g = 0;
+      for (uint64_t w : want) e += canon(kind, w) == other;
+      for (uint64_t x : got) g += canon(kind, x) == other;
+      f.window.push_back({"count of " + format_value(kind, other), std::to_string(e), std::to_string(g), true});
+    }
+    return f;
   }
   return std::nullopt;
 }
@@ -109,7 +135,13 @@ std::optional<KernelFailure> check_counts(std::string_view buffer, VK bin_kind, 
     if (lost > 0 && uint64_t(lost) <= count[b])
       msg += " (" + std::to_string(lost) + (lost == 1 ? " increment lost)" : " increments lost)");
     else msg += " (" + std::to_string(int64_t((got - want) & mask)) + " too many)";
-    return make(buffer, int64_t(b), format_value(bin_kind, want), format_value(bin_kind, got), msg);
+    KernelFailure f = make(buffer, int64_t(b), format_value(bin_kind, want), format_value(bin_kind, got), msg);
+    std::vector<uint64_t> masked(bins.begin(), bins.end());
+    for (uint64_t& x : masked) x &= mask;
+    f.window = window_around(buffer, bin_kind, masked, b, [&](size_t j) {
+      return ((j < init.size() ? init[j] : 0) + count[j]) & mask;
+    });
+    return f;
   }
   return std::nullopt;
 }
@@ -205,6 +237,11 @@ std::optional<KernelFailure> check_map(std::string_view buffer, VK kind, std::sp
                   "key " + format_value(kind, *missing) + " was inserted but is in no slot of " + std::string(buffer));
   }
   return std::nullopt;
+}
+
+std::vector<DiffRow> window_of(const KernelFailure& f) {
+  if (!f.window.empty() || (f.expected.empty() && f.got.empty())) return f.window;
+  return {{f.index >= 0 ? at(f.buffer, f.index) : f.buffer, f.expected, f.got, true}};
 }
 
 Finding to_finding(const KernelFailure& f) {

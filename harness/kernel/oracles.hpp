@@ -10,11 +10,19 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "harness/check/finding.hpp"
 #include "harness/registry/value_kind.hpp"
 
 namespace atomstress::kernel {
+
+// One row of an oracle's window onto a difference (repro --trace): where
+// ("bins[3]", "value 7"), what the oracle expected there and what it got.
+struct DiffRow {
+  std::string at, expected, got;
+  bool differs = false;
+};
 
 struct KernelFailure {
   std::string buffer;          // the buffer it names ("" for a free-form failure)
@@ -22,7 +30,11 @@ struct KernelFailure {
   std::string expected, got;   // formatted values, where the oracle has them
   std::string message;         // the explanation, one or two sentences
   FailureClass cls = FailureClass::None;  // set only where the oracle knows (bounds)
+  // Rows around the first difference (at most kWindowRows), as data: the
+  // explanation's table under repro --trace.
+  std::vector<DiffRow> window;
 };
+inline constexpr size_t kWindowRows = 9;
 
 // Element-wise equality.  Bitwise, except that every NaN equals every NaN
 // (a kernel need not keep payloads); +0 and -0 differ.
@@ -49,6 +61,10 @@ std::optional<KernelFailure> check_map(std::string_view buffer, VK kind, std::sp
                                        std::span<const uint64_t> seen_values, std::span<const uint64_t> inserted_keys,
                                        std::span<const uint64_t> inserted_values, std::optional<uint64_t> empty_key,
                                        bool each_once);
+
+// The failure's window: its own rows, else the one row its index, expected
+// and got make (a sum, a map's slot); empty for a free-form failure.
+std::vector<DiffRow> window_of(const KernelFailure& f);
 
 // The failure as a Finding (kind WrongOutput; class as the oracle set it).
 Finding to_finding(const KernelFailure& f);

@@ -6,8 +6,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "harness/pipeline/run_packed.hpp"
+#include "harness/pipeline/sanitizer.hpp"
 #include "harness/pipeline/trial_json.hpp"
 #include "harness/pipeline/worker_process.hpp"
 
@@ -21,6 +25,8 @@ using Clock = WorkerProcess::Clock;
 // A worker's start-up (the process, the registry, a CUDA context) must end
 // within this.
 constexpr auto kStartLimit = std::chrono::seconds(120);
+// Under a sanitizer, the worker's exit: the tool writes its summary then.
+constexpr auto kSanitizedExitLimit = std::chrono::seconds(60);
 
 // What is known of a trial before any answer: its spec, options and backend.
 Outcome unanswered(const TrialSpec& spec, BackendKind backend, const RunOptions& opt) {
@@ -44,6 +50,16 @@ std::string last_words(const WorkerProcess& w) {
   return tail.empty() ? "" : "; its last lines on stderr: " + tail;
 }
 
+// The worker's next line, past any line of compute-sanitizer's own (its
+// "========= " lines belong in its log file; should a version print one on
+// the application's output, it is no reply).
+WorkerProcess::Read receive_reply(WorkerProcess& worker, std::string& line, Clock::time_point deadline) {
+  for (;;) {
+    const auto got = worker.receive(line, deadline);
+    if (got != WorkerProcess::Read::Line || line.rfind("=========", 0) != 0) return got;
+  }
+}
+
 std::string& worker_program_setting() {
   static std::string program = "/proc/self/exe";
   return program;
@@ -51,14 +67,27 @@ std::string& worker_program_setting() {
 
 }  // namespace
 
-bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error) {
-  std::vector<std::string> argv = {"atomstress", "worker", "--backend", to_string(backend), "--parent",
-                                   std::to_string(getpid())};
+bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error,
+                  const SanitizedStart* sanitized) {
+  std::vector<std::string> argv = {"atomstress", "worker", "--backend", to_string(backend)};
+  // Under the sanitizer the worker's parent is the tool, not us: no
+  // --parent check (it still dies with the tool: PR_SET_PDEATHSIG).
+  if (!sanitized) argv.insert(argv.end(), {"--parent", std::to_string(getpid())});
   if (jobs > 1) argv.insert(argv.end(), {"--jobs", std::to_string(jobs)});
-  if (!worker.start(worker_program(), argv, error)) return false;
+  std::string program = worker_program();
+  if (sanitized) {
+    std::error_code ec;
+    // /proc/self/exe in the tool's process would be the tool itself.
+    const auto real = std::filesystem::canonical(program, ec);
+    if (!ec) program = real.string();
+    argv[0] = program;
+    argv = sanitizer::command_line(sanitized->tool_path, sanitized->tool, sanitized->log_file, argv);
+    program = sanitized->tool_path;
+  }
+  if (!worker.start(program, argv, error)) return false;
   // It says it is ready once its start-up is done.
   std::string line;
-  switch (worker.receive(line, Clock::now() + kStartLimit)) {
+  switch (receive_reply(worker, line, Clock::now() + kStartLimit)) {
     case WorkerProcess::Read::Line: {
       const json j = json::parse(line, nullptr, false);
       if (j.is_object() && j.value("ready", false)) return true;
@@ -66,7 +95,9 @@ bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::
       break;
     }
     case WorkerProcess::Read::Died: error = "it " + worker.death() + last_words(worker); return false;
-    case WorkerProcess::Read::TimedOut: error = "it was not ready within 120 s"; break;
+    case WorkerProcess::Read::TimedOut:
+      error = fmt::format("it was not ready within {} s", std::chrono::duration_cast<std::chrono::seconds>(kStartLimit).count());
+      break;
   }
   worker.kill();
   return false;
@@ -130,6 +161,10 @@ class Supervisor {
   std::optional<size_t> take_sequence_line(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
                                            const std::string& line_in, WorkerProgress& progress,
                                            SequenceReport& report, std::string& error);
+  // --sanitize: the trial alone in a fresh worker under compute-sanitizer,
+  // stopped after it so that the tool's report is whole; the report folded
+  // into the outcome (sanitizer.hpp).
+  Outcome run_sanitized(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots);
   bool ensure_started(BackendKind backend, std::string& error);
   // Sends a request line, starting (or, once, restarting) the worker.
   bool deliver(const std::string& line, BackendKind backend, std::string& error);
@@ -147,6 +182,7 @@ bool Supervisor::ensure_started(BackendKind backend, std::string& error) {
 
 Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots,
                         int retries) {
+  if (opt.policy.sanitize != SanitizeTool::None) return run_sanitized(spec, backend, opt, hotspots);
   Outcome out = unanswered(spec, backend, opt);
   TrialRequest request{spec, backend, opt, hotspots};
   request.run.policy.isolate = false;  // the worker runs it in its own process
@@ -185,6 +221,78 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
   // It exits after a trial that lost its CUDA context: reap it now.
   if (j.value("exits", false)) worker_.stop(std::chrono::seconds(10));
   return answer;
+}
+
+namespace {
+
+// A log file of its own for each sanitized worker.
+std::string sanitizer_log_path() {
+  static uint64_t n = 0;
+  std::error_code ec;
+  auto dir = std::filesystem::temp_directory_path(ec);
+  if (ec) dir = "/tmp";
+  return (dir / fmt::format("atomstress-sanitize-{}-{}.log", int(getpid()), n++)).string();
+}
+
+bool read_whole(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return true;
+}
+
+// The exit status in WorkerProcess::death()'s words, when it exited.
+std::optional<int> exit_status_of(const std::string& death) {
+  const std::string prefix = "exited with status ";
+  if (death.rfind(prefix, 0) != 0) return std::nullopt;
+  return std::atoi(death.c_str() + prefix.size());
+}
+
+}  // namespace
+
+Outcome Supervisor::run_sanitized(const TrialSpec& spec, BackendKind backend, const RunOptions& opt,
+                                  size_t hotspots) {
+  Outcome out = unanswered(spec, backend, opt);
+  std::string error;
+  SanitizedStart start{sanitizer::locate(error), opt.policy.sanitize, sanitizer_log_path()};
+  if (start.tool_path.empty()) return with_finding(std::move(out), Verdict::Error, FindingKind::BackendError, error);
+  worker_.stop(std::chrono::seconds(10));  // a plain worker of earlier trials
+  if (!start_worker(worker_, backend, 1, error, &start))
+    return with_finding(std::move(out), Verdict::Error, FindingKind::BackendError,
+                        "cannot start a trial worker under compute-sanitizer: " + error);
+  TrialRequest request{spec, backend, opt, hotspots};
+  request.run.policy.isolate = false;
+  const uint64_t watchdog = effective_watchdog_ms(opt, spec.ops()), grace = isolation_grace_ms(spec.ops());
+  const pid_t pid = worker_.pid();
+  std::string line_in;
+  const auto got = worker_.send(to_json(request).dump())
+                       ? receive_reply(worker_, line_in, Clock::now() + std::chrono::milliseconds(watchdog + grace))
+                       : WorkerProcess::Read::Died;
+  const json j = got == WorkerProcess::Read::Line ? json::parse(line_in, nullptr, false) : json();
+  if (got == WorkerProcess::Read::TimedOut) {
+    worker_.kill();
+    out = hung(std::move(out), watchdog, grace, pid);
+  } else if (got == WorkerProcess::Read::Died) {
+    out = killed_from_outside() ? infrastructure(std::move(out), pid) : died(std::move(out), pid);
+  } else if (!j.is_object() || j.contains("error") || !from_json(j, out, error)) {
+    worker_.kill();
+    return with_finding(std::move(out), Verdict::Error, FindingKind::BackendError,
+                        "the sanitized trial worker's answer was refused: '" + line_in.substr(0, 200) + "'");
+  }
+  // End of its input: the worker exits, the tool writes its summary and exits.
+  worker_.stop(std::chrono::duration_cast<std::chrono::milliseconds>(kSanitizedExitLimit));
+  sanitizer::Run run;
+  run.tool = opt.policy.sanitize;
+  run.exit_status = exit_status_of(worker_.death());
+  std::string text;
+  run.log_read = read_whole(start.log_file, text);
+  if (!run.log_read) run.log_error = "its log " + start.log_file + " was not written (" + worker_.death() + ")";
+  std::error_code ec;
+  std::filesystem::remove(start.log_file, ec);
+  sanitizer::fold(out, run, sanitizer::parse_log(text));
+  return out;
 }
 
 Outcome Supervisor::hung(Outcome out, uint64_t watchdog, uint64_t grace, pid_t pid) const {
@@ -337,6 +445,13 @@ SequenceStats Supervisor::run_sequence(std::span<const TrialSpec> specs, const S
     failed = failed || o.verdict != Verdict::Pass;
     each(std::move(o));
   };
+  if (cfg.run.policy.sanitize != SanitizeTool::None) {  // one sanitized worker per trial
+    for (size_t i = 0; i < specs.size() && !(cfg.until_failure && failed); ++i) {
+      ++stats.reported;
+      note(run(specs[i], cfg.backend, cfg.run, cfg.hotspots));
+    }
+    return stats;
+  }
   for (size_t next = 0; next < specs.size() && !(cfg.until_failure && failed);)
     next += sequence_part(specs.subspan(next), cfg, note, stats);
   return stats;
@@ -364,6 +479,8 @@ bool Supervisor::deliver(const std::string& line, BackendKind backend, std::stri
 std::vector<std::optional<Outcome>> Supervisor::run_pack(std::span<const TrialSpec> specs, BackendKind backend,
                                                          const RunOptions& opt, uint64_t seed) {
   std::vector<std::optional<Outcome>> results(specs.size());
+  // Under a sanitizer each trial runs alone (execute_packed then runs them).
+  if (opt.policy.sanitize != SanitizeTool::None) return results;
   PackRequest request{{specs.begin(), specs.end()}, backend, opt, seed};
   request.run.policy.isolate = false;
   std::string error, line_in;

@@ -19,7 +19,9 @@
 
 namespace atomstress {
 
-// run_trial in the worker.  The answer is awaited for the trial's watchdog
+// run_trial in the worker.  Under RunOptions::sanitize, in a fresh worker
+// under compute-sanitizer, one per trial, its report folded into the
+// outcome (sanitizer.hpp).  The answer is awaited for the trial's watchdog
 // (effective_watchdog_ms) plus isolation_grace_ms; past that the worker is
 // killed and the verdict is Hang.  A worker that dies gives Crash, naming
 // the signal or exit status, with its last stderr lines; but a worker
@@ -47,10 +49,19 @@ SequenceStats run_sequence_isolated(std::span<const TrialSpec> specs, const Sequ
 void set_worker_program(const std::string& path);
 const std::string& worker_program();
 
+// A worker started under compute-sanitizer (--sanitize, sanitizer.hpp).
+struct SanitizedStart {
+  std::string tool_path;  // compute-sanitizer
+  SanitizeTool tool = SanitizeTool::Memcheck;
+  std::string log_file;   // where the tool writes its report
+};
+
 // Starts `worker` (worker_program()) for `backend`, running up to `jobs`
 // trials at once (harness/pipeline/concurrent_worker.hpp), and awaits its
-// ready line; false with a one-line `error` when it cannot start.
-bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error);
+// ready line; false with a one-line `error` when it cannot start.  With
+// `sanitized`, the worker runs under the tool.
+bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error,
+                  const SanitizedStart* sanitized = nullptr);
 
 // Beyond the watchdog, what an answer may take: 2 s, plus 0.2 us per op for
 // the copies back, the check and the reply (several times the checker's own

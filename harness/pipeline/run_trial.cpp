@@ -247,7 +247,12 @@ void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions
   if (h.home == HistoryHome::Host) expand_arrays(w);
   r.setup = family.setup(w, error);
   if (!r.setup) return refuse(FindingKind::InvalidTrial, error);
-  if (!run_workload(w, *r.setup, backend, opt, h, error)) {
+  const bool ran = run_workload(w, *r.setup, backend, opt, h, error);
+  // A kernel entry's buffers and case table, whatever the run came to: a
+  // sanitizer's report of a faulted case names them too.
+  out.buffers = h.buffers;
+  if (!h.case_table.empty()) out.trace_table = h.case_table;
+  if (!ran) {
     // A fault of the code under test is a found failure; anything else is
     // a trial that could not run.
     if (h.fault == RunFault::None) return refuse(FindingKind::BackendError, error);

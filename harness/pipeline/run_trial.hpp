@@ -44,7 +44,8 @@ struct Outcome {
   uint64_t total_retries = 0;
   uint32_t max_retries = 0;
   std::vector<Hotspot> hotspots;  // the busiest addresses, most cycles (or retries) first
-  std::vector<std::string> trace_table;  // RunOptions::policy.trace_rows: the sequential replay as a table
+  std::vector<std::string> trace_table;  // RunOptions::policy.trace_rows: the sequential replay (a kernel entry: its case) as a table
+  std::vector<BufferExtent> buffers;     // a kernel entry's device buffers (--sanitize maps addresses to them)
 
   const std::string& why() const { return finding.explanation; }
 };

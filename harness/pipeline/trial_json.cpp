@@ -115,6 +115,34 @@ json to_json(const Finding& f) {
   return j;
 }
 
+namespace {
+json to_json(const std::vector<BufferExtent>& buffers) {
+  auto out = json::array();
+  for (const BufferExtent& b : buffers)
+    out.push_back({{"name", b.name}, {"data", b.data}, {"bytes", b.bytes}, {"alloc_base", b.alloc_base},
+                   {"alloc_bytes", b.alloc_bytes}, {"elem_bytes", b.elem_bytes}});
+  return out;
+}
+void get_buffers(const json& j, std::vector<BufferExtent>& buffers, std::string& error) {
+  buffers.clear();
+  if (!error.empty() || !j.contains("buffers")) return;  // absent: none (an older worker)
+  if (!j["buffers"].is_array()) {
+    error = "field 'buffers' is not an array";
+    return;
+  }
+  for (const json& e : j["buffers"]) {
+    BufferExtent b;
+    get(e, "name", b.name, error);
+    get(e, "data", b.data, error);
+    get(e, "bytes", b.bytes, error);
+    get(e, "alloc_base", b.alloc_base, error);
+    get(e, "alloc_bytes", b.alloc_bytes, error);
+    get(e, "elem_bytes", b.elem_bytes, error);
+    buffers.push_back(std::move(b));
+  }
+}
+}  // namespace
+
 json to_json(const Outcome& o) {
   auto hotspots = json::array();
   for (const Hotspot& h : o.hotspots)
@@ -123,7 +151,7 @@ json to_json(const Outcome& o) {
           {"finding", to_json(o.finding)}, {"ops", o.ops}, {"run_ms", o.run_ms}, {"check_ms", o.check_ms},
           {"checked_on_gpu", o.checked_on_gpu},
           {"total_retries", o.total_retries}, {"max_retries", o.max_retries}, {"hotspots", hotspots},
-          {"trace_table", o.trace_table}};
+          {"trace_table", o.trace_table}, {"buffers", to_json(o.buffers)}};
 }
 
 json to_json(const RunOptions& o) {
@@ -138,6 +166,7 @@ json to_json(const RunOptions& o) {
   j["bench_reps"] = o.timing.bench_reps;
   j["sequential"] = o.policy.sequential;
   j["trace_rows"] = o.policy.trace_rows;
+  j["sanitize"] = to_string(o.policy.sanitize);
   return j;
 }
 
@@ -188,6 +217,7 @@ bool from_json(const json& j, Outcome& o, std::string& error) {
   get(j, "total_retries", o.total_retries, error);
   get(j, "max_retries", o.max_retries, error);
   get(j, "trace_table", o.trace_table, error);
+  get_buffers(j, o.buffers, error);
   o.hotspots.clear();
   if (error.empty() && !(j.contains("hotspots") && j["hotspots"].is_array())) error = "missing field 'hotspots'";
   if (error.empty()) {
@@ -222,6 +252,7 @@ bool from_json(const json& j, RunOptions& o, std::string& error) {
   get(j, "bench_reps", o.timing.bench_reps, error);
   get(j, "sequential", o.policy.sequential, error);
   get(j, "trace_rows", o.policy.trace_rows, error);
+  if (j.contains("sanitize")) read_enum(j, "sanitize", o.policy.sanitize, parse_sanitize_tool, error);
   return error.empty();
 }
 
