@@ -428,7 +428,7 @@ TEST(KernelTrace, AFailingHostCaseCarriesItsTableThroughThePipeline) {
   EXPECT_NE(all.find(fmt::format("n                    {}", n)), std::string::npos) << all;
   // The same through `repro --trace` (in this process: the test entry
   // lives in this binary, not in the worker's).
-  const std::string token = encode_token(*failing, knobs_of(RunOptions{}));
+  const std::string token = encode_token(*failing, RunOptions{}.knobs);
   testing::internal::CaptureStdout();
   const int status = cli::cmd_repro({token, "--backend", "cpu", "--isolate", "off", "--runs", "1", "--trace"},
                                     "atomstress repro");

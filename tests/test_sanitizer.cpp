@@ -347,5 +347,5 @@ TEST(SanitizerWorker, TheSettingAndTheBuffersCrossTheWorkerProtocol) {
   EXPECT_EQ(o2.buffers[1].data, 0x7f3a40000b00u);
   EXPECT_EQ(o2.buffers[1].elem_bytes, 4u);
   // The setting is no part of a token: a token replays with or without it.
-  EXPECT_EQ(encode_token(o.spec, knobs_of(run)), encode_token(o.spec, knobs_of(RunOptions{})));
+  EXPECT_EQ(encode_token(o.spec, run.knobs), encode_token(o.spec, RunOptions{}.knobs));
 }

@@ -108,7 +108,7 @@ constexpr uint32_t kKernelTraceRows = 8;
 // first difference (harness/kernel/case_table.hpp).
 void note_kernel_trace(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, reports::Printer& printers) {
   RunOptions traced = opt;
-  traced.trace_rows = kKernelTraceRows;
+  traced.policy.trace_rows = kKernelTraceRows;
   const Outcome o = execute_trial(spec, backend, traced);
   if (o.trace_table.empty()) {
     printers.note("trace: " + (o.verdict == Verdict::Error ? o.why() : "the case recorded no table (" + o.why() + ")"));

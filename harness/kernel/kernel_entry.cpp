@@ -74,7 +74,7 @@ bool run_kernel_entry(const Workload& w, const Setup&, const RunOptions& o, Hist
   }
   h.kernel_ms = c.kernel_ms();
   h.buffers = c.buffers();
-  if (o.trace_rows) h.case_table = case_table(c.record(), o.trace_rows);
+  if (o.policy.trace_rows) h.case_table = case_table(c.record(), o.policy.trace_rows);
   // The diagnosis replay is "alone" only if every launch ran one thread: a
   // property that launches its own geometry (cover(n), a fixed Geometry)
   // still runs threads at once there, and its verdict says nothing of the
