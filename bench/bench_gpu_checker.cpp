@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -249,10 +250,15 @@ void BM_PackedInstances(benchmark::State& st, CheckerKind checker) {
       s.k = 4;
       s.seed = seed++;
     }
-    const auto results = atomstress::run_packed_trials(specs, atomstress::BackendKind::Cuda, opt, seed);
+    std::string launch_error;
+    const auto results = atomstress::run_packed_trials(specs, atomstress::BackendKind::Cuda, opt, seed, {}, &launch_error);
+    const size_t unjudged = size_t(std::count(results.begin(), results.end(), std::nullopt));
     for (const auto& r : results) {
       if (!r || r->verdict != atomstress::Verdict::Pass) {
-        st.SkipWithError(r ? ("not a pass: " + r->why()).c_str() : "an instance was not judged in its pack");
+        st.SkipWithError(r ? ("not a pass: " + r->why()).c_str()
+                           : (std::to_string(unjudged) + " of " + std::to_string(results.size()) +
+                              " instances not judged in their pack (they would run alone): " + launch_error)
+                                 .c_str());
         return;
       }
       ++instances;

@@ -61,7 +61,8 @@ bool packs(const TrialSpec& spec, BackendKind backend) {
 
 std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec> specs, BackendKind backend,
                                                       const RunOptions& opt, uint64_t seed,
-                                                      const std::function<void(size_t, size_t)>& launched) {
+                                                      const std::function<void(size_t, size_t)>& launched,
+                                                      std::string* launch_error) {
   std::vector<std::optional<Outcome>> results(specs.size());
   if (backend != BackendKind::Cuda || specs.empty()) return results;
   std::vector<PackedTrial> trials(specs.size());
@@ -126,6 +127,7 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
     if (launched) launched(l + 1, launches.size());
     if (judging.joinable()) judging.join();
     if (!ran) {
+      if (launch_error && launch_error->empty()) *launch_error = error;
       if (cuda_context_lost(lost)) break;  // nothing more runs here
       continue;                            // these run alone
     }

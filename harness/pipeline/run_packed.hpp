@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "harness/pipeline/run_trial.hpp"
@@ -32,10 +33,12 @@ uint64_t packed_launch_deadline_ms(const RunOptions& opt);
 // alone (run_trial / execute_trial).  The layout of each launch is shuffled
 // by `seed`.  In this process: after a launch that lost the CUDA context,
 // nothing further is run (everything left is nothing).
-// `launched(done, of)` after each launch (the worker's progress lines).
+// `launched(done, of)` after each launch (the worker's progress lines);
+// `launch_error`: the first launch's error that left its trials unjudged.
 std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec> specs, BackendKind backend,
                                                       const RunOptions& opt, uint64_t seed,
-                                                      const std::function<void(size_t, size_t)>& launched = {});
+                                                      const std::function<void(size_t, size_t)>& launched = {},
+                                                      std::string* launch_error = nullptr);
 
 // Whether a spec would be packed (cuda, a single atomic with a packed
 // runner, small enough); false for a spec that does not expand.
