@@ -20,7 +20,7 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
   constexpr uint32_t kMaxK = uint32_t(kMaxTrialMemBytes / 2);
   desc.add_options()("help,h", "this help")(
       "impl", cli::non_empty(&o.impl),
-      "implementation or algorithm name or glob, comma-separated; 'atomics', 'algorithms'")(
+      "entries: names or globs, comma-separated; 'atomics', 'algorithms', 'kernels'")(
       "all", po::bool_switch(&o.all), "every correct atomic and algorithm in the catalogue");
   cli::add_backend_options(desc, o.backend, o.skip_without_gpu);
   desc.add_options()(
@@ -46,7 +46,7 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
       "pipeline", cli::on_off(&o.pipeline, true),
       "on or off (on): judge each trial on the host while the next runs; off judges each before the next runs")(
       "profile", bounded<uint32_t>(&o.profile, 0, 1000)->default_value(0)->implicit_value(5),
-      "show the N most contended addresses of each implementation's busiest trial")(
+      "show the N most contended addresses of each entry's busiest trial")(
       "quiet,q", po::bool_switch(&o.quiet), "print failures only")(
       "no-shrink", po::bool_switch(&o.no_shrink), "print each failure as found, without shrinking it")(
       "shrink-time", cli::seconds(&o.shrink_s, cli::kMaxBudgetSeconds)->default_value(30),
@@ -60,7 +60,7 @@ void read_check_options(const po::variables_map& vm, CheckOptions& o) {
 bool make_plan(const CheckOptions& o, CheckPlan& plan, std::string& error) {
   plan.opt = o;
   if (o.all == !o.impl.empty()) {
-    error = o.all ? "give either --all or --impl, not both" : "say which implementations: --all or --impl NAME|GLOB";
+    error = o.all ? "give either --all or --impl, not both" : "say which entries: --all or --impl NAME|GLOB";
     return false;
   }
   if (o.all) plan.impls = match_impls("all");

@@ -19,7 +19,7 @@ int cmd_list(const std::vector<std::string>& args) {
   bool verbose = false;
   po::options_description desc("atomstress list");
   desc.add_options()("help,h", "this help")("impl", non_empty(&glob)->default_value("everything"), "name or glob")(
-      "verbose,v", po::bool_switch(&verbose), "print each implementation's semantics spec");
+      "verbose,v", po::bool_switch(&verbose), "print each entry's semantics spec");
   const auto vm = parse_command(args, desc);
   if (vm.count("help")) {
     std::cout << desc << "\n";

@@ -28,7 +28,7 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
   desc.add_options()("help,h", "this help");
   add_backend_options(desc, backend_name, skip_without_gpu);
   desc.add_options()(
-      "bugs", non_empty(&cfg.bugs)->default_value("buggy"), "which deliberately wrong implementations (glob; weak_memory: the weak-memory bugs)")(
+      "bugs", non_empty(&cfg.bugs)->default_value("buggy"), "which deliberately wrong entries (glob; weak_memory: the weak-memory bugs)")(
       "budget-s", seconds(nullptr, kMaxBudgetSeconds),
       "search time per bug in seconds, more than 0 and at most 3600 (absent: 10 s on cuda, 2 s on cpu)")(
       "correct-specs", bounded<uint64_t>(&correct_specs, 0, kMaxSpecs)->default_value(0),

@@ -33,9 +33,9 @@ namespace {
 constexpr const char* kUsage =
     "usage: atomstress <command> [options]\n"
     "  list      the catalogue, with each semantics spec (--verbose)\n"
-    "  check     run implementations against the oracle (--all, --impl NAME|GLOB)\n"
+    "  check     run entries against their oracles (--all, --impl NAME|GLOB)\n"
     "  repro     rerun a reproduction token N times (--runs N)\n"
-    "  selftest  catch every deliberately wrong implementation; no false failures\n"
+    "  selftest  catch every deliberately wrong entry; no false failures\n"
     "  fuzz      time-budgeted property campaign with a corpus (--time 8h, --corpus DIR)\n"
     "  merge     combine fuzz shards' JSON logs into one JUnit file, report and corpus\n"
     "  profile   throughput and contention over a sweep of k, pattern, geometry (--impl NAME|GLOB)\n"
