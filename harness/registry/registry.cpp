@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,7 +39,12 @@ struct Store {
   std::deque<AlgoInfo> algos;
   std::deque<Entry> implicit_atomics;
   std::vector<Entry> table;
-  bool built = false;
+  // Built once, on first read: from whichever threads read it first at once
+  // (run_packed_trials expands its specs on many), every one waits for the
+  // whole table.  `built` alone is read by register_entry, at static
+  // initialisation.
+  std::once_flag build_once;
+  std::atomic<bool> built{false};
 };
 Store& store() {
   static Store s;
@@ -163,10 +169,10 @@ void register_entry(EntryDraft draft) {
 
 const std::vector<Entry>& catalogue() {
   Store& st = store();
-  if (!st.built) {
-    st.built = true;
+  std::call_once(st.build_once, [&st] {
+    st.built = true;  // a registration from now on is an internal error
     build(st);
-  }
+  });
   return st.table;
 }
 
