@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <map>
 #include <set>
 
 #include "fuzz/shrink_spec.hpp"
@@ -136,6 +137,76 @@ TEST(KernelDraws, OffsetsIncludeOddAndAligned) {
   std::set<uint32_t> offsets;
   for (uint64_t seed = 0; seed < 100; ++seed) offsets.insert(draw_offset_elems(spec_with(seed), "buf"));
   EXPECT_EQ(offsets, (std::set<uint32_t>{0, 1, 3}));
+}
+
+// An H100's shared memory: 227 KiB a block may opt into, 228 KiB an SM,
+// 1 KiB of each block reserved.
+constexpr SharedLimits kH100Shared{232448, 233472, 1024};
+
+TEST(KernelDraws, SharedMemoryClassesAreReachedWithinAFewSeeds) {
+  std::set<SharedClass> classes;
+  for (uint64_t seed = 0; seed < 32; ++seed) classes.insert(shared_class(spec_with(seed)));
+  EXPECT_EQ(classes.size(), 4u);
+  // Seeds 0..7 (where the shrinker starts) add nothing, at every size class.
+  for (uint64_t seed = 0; seed < 8; ++seed) EXPECT_EQ(shared_class(spec_with(seed)), SharedClass::None) << seed;
+  std::map<SharedClass, int> count;  // a fuzz campaign's random seeds: each class about a quarter
+  for (uint64_t seed = 0; seed < 4000; ++seed) ++count[shared_class(spec_with(seed * 0x9e3779b97f4a7c15ull))];
+  for (const auto& [c, n] : count) EXPECT_GT(n, 800) << to_string(c);
+}
+
+TEST(KernelDraws, SharedBytesAreTheNeedPlusTheClassesExtraWithinTheDeviceLimit) {
+  auto seed_of = [](SharedClass c) { return uint64_t(c) * 8; };
+  std::string error;
+  auto bytes = [&](SharedClass c, uint32_t at_least, uint32_t static_bytes, const SharedLimits& l) {
+    const auto b = draw_shared_bytes(spec_with(seed_of(c)), at_least, static_bytes, l, error);
+    EXPECT_TRUE(b) << error;
+    return b.value_or(0);
+  };
+  EXPECT_EQ(bytes(SharedClass::None, 0, 0, kH100Shared), 0u);
+  EXPECT_EQ(bytes(SharedClass::None, 300, 0, kH100Shared), 300u);
+  EXPECT_EQ(bytes(SharedClass::Little, 300, 0, kH100Shared), 300u + kLittleShared);
+  // A few blocks per SM: kFewBlocksPerSm fit (with their reserved share), one more does not.
+  const uint32_t few = bytes(SharedClass::FewBlocksPerSm, 0, 0, kH100Shared);
+  EXPECT_EQ(kH100Shared.per_sm / (few + kH100Shared.reserved_per_block), kFewBlocksPerSm) << few;
+  EXPECT_EQ(bytes(SharedClass::FewBlocksPerSm, 100000, 0, kH100Shared), 100000u);  // the need is more already
+  // Static arrays count: the dynamic part makes up the rest.
+  EXPECT_EQ(bytes(SharedClass::FewBlocksPerSm, 0, 4096, kH100Shared), few - 4096);
+  EXPECT_EQ(bytes(SharedClass::MostOptIn, 0, 0, kH100Shared), kH100Shared.per_block_optin);
+  EXPECT_EQ(bytes(SharedClass::MostOptIn, 64, 4096, kH100Shared), kH100Shared.per_block_optin - 4096);
+  // A smaller device clamps every class to its limit.
+  const SharedLimits small{3000, 4096, 0};
+  EXPECT_EQ(bytes(SharedClass::Little, 1000, 0, small), 2024u);
+  EXPECT_EQ(bytes(SharedClass::Little, 2500, 0, small), 3000u);
+  EXPECT_EQ(bytes(SharedClass::MostOptIn, 0, 0, small), 3000u);
+  EXPECT_EQ(bytes(SharedClass::FewBlocksPerSm, 0, 0, small), 1536u);  // 4096/3 + 128, up to the 128-byte unit
+  // A need above the limit is the property's error, not a kernel failure.
+  EXPECT_FALSE(draw_shared_bytes(spec_with(0), 2900, 200, small, error));
+  EXPECT_EQ(error, "the property asks for 2900 bytes of dynamic shared memory per block beside the kernel's 200 "
+                   "static bytes, more than a block may have on this device (3000 bytes)");
+  // The same spec, the same bytes (a token replays them).
+  EXPECT_EQ(bytes(SharedClass::Little, 7, 0, kH100Shared), bytes(SharedClass::Little, 7, 0, kH100Shared));
+}
+
+TEST(KernelDraws, SharedBytesAppearInDrawnAndInTheCaseTable) {
+  CaseOptions opt;
+  opt.shared_limits = kH100Shared;
+  KernelCase c(spec_with(3 * 8 + 5), opt);  // most-opt-in
+  const size_t n = c.size("n");
+  EXPECT_EQ(c.shared_bytes("smem", 128), kH100Shared.per_block_optin);
+  EXPECT_EQ(c.shared_bytes("smem", 128), kH100Shared.per_block_optin);  // drawn once
+  EXPECT_EQ(c.drawn(), fmt::format("n={} smem={}", n, kH100Shared.per_block_optin));
+  std::string all;
+  for (const auto& line : case_table(c.record(), 4)) all += line + "\n";
+  EXPECT_NE(all.find(fmt::format("smem                 {}", kH100Shared.per_block_optin)), std::string::npos) << all;
+  // Class none draws the need, and says so (an explicit draw is shown at 0 too).
+  KernelCase none(spec_with(2), opt);
+  EXPECT_EQ(none.shared_bytes("smem"), 0u);
+  EXPECT_EQ(none.drawn(), "smem=0");
+  // A need above the device's limit ends the case with an error naming the draw.
+  KernelCase too_much(spec_with(2), opt);
+  EXPECT_THROW(too_much.shared_bytes("tiles", kH100Shared.per_block_optin + 1), CaseStopped);
+  EXPECT_NE(too_much.error().find("tiles: the property asks for 232449 bytes"), std::string::npos) << too_much.error();
+  EXPECT_EQ(too_much.fault(), RunFault::None);
 }
 
 // ---------------------------------------------------------------- oracles
@@ -342,6 +413,8 @@ TEST(KernelEntries, ShrinkingThroughThePipelineReachesAMinimalCase) {
   EXPECT_EQ(shrunk.spec.k, 1u) << describe(shrunk.spec);
   EXPECT_GE(draw_size(shrunk.spec, "n"), 3u) << describe(shrunk.spec);
   EXPECT_LE(draw_size(shrunk.spec, "n"), 33u) << describe(shrunk.spec);
+  // A failure that needs no extra shared memory shrinks to a case without it.
+  EXPECT_EQ(shared_class(shrunk.spec), SharedClass::None) << describe(shrunk.spec);
   EXPECT_EQ(run_trial(shrunk.spec, BackendKind::Cpu, run).verdict, Verdict::Fail);
   // Alone it passes: a concurrency class, told by the diagnosis replay.
   const Outcome o = run_trial(shrunk.spec, BackendKind::Cpu, run);

@@ -33,7 +33,10 @@ void property(atomstress::KernelCase& c) {
   const unsigned nbins = unsigned(std::min<size_t>(c.range("bins"), 8192));
   auto keys = c.keys<unsigned>("keys", n, nbins);
   auto bins = c.output<unsigned>("bins", nbins, 0u);
-  c.launch(atomstress::Geometry{c.grid(), c.block(), (nbins + 1) * 4u}, shared_hist<kScaledBins>, keys, n, bins, nbins);
+  // Its nbins + 1 words of shared memory, and the case's generated extra
+  // (none, a little, a few blocks per SM, the most a block may have).
+  const uint32_t shared = c.shared_bytes("smem", (nbins + 1) * 4u, shared_hist<kScaledBins>);
+  c.launch(atomstress::Geometry{c.grid(), c.block(), shared}, shared_hist<kScaledBins>, keys, n, bins, nbins);
   c.expect_counts(bins, keys);
 }
 

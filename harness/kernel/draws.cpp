@@ -165,4 +165,47 @@ uint32_t draw_offset_elems(const TrialSpec& s, std::string_view name) {
   return offsets[rng(s, name, kOffset, 0) % 4];
 }
 
+const char* to_string(SharedClass c) {
+  static const char* const names[] = {"none", "little", "few-blocks-per-sm", "most-opt-in"};
+  return names[unsigned(c)];
+}
+
+SharedClass shared_class(const TrialSpec& s) { return SharedClass((s.seed >> 3) % 4); }
+
+namespace {
+// A block's shared memory (with the system's reserved share) just above
+// 1/(kFewBlocksPerSm + 1) of an SM's: kFewBlocksPerSm blocks fit, one more
+// does not (rounded up to the 128-byte allocation unit).
+uint32_t few_blocks_bytes(const SharedLimits& l) {
+  if (l.per_sm == 0) return 0;
+  const uint64_t share = l.per_sm / (kFewBlocksPerSm + 1) + 128;
+  const uint64_t bytes = share > l.reserved_per_block ? share - l.reserved_per_block : 0;
+  return uint32_t((bytes + 127) / 128 * 128);
+}
+}  // namespace
+
+std::optional<uint32_t> draw_shared_bytes(const TrialSpec& s, uint32_t at_least, uint32_t static_bytes,
+                                          const SharedLimits& limits, std::string& error) {
+  const uint64_t most = limits.per_block_optin > static_bytes ? limits.per_block_optin - static_bytes : 0;
+  if (limits.per_block_optin != 0 && at_least > most) {
+    error = "the property asks for " + std::to_string(at_least) + " bytes of dynamic shared memory per block" +
+            (static_bytes ? " beside the kernel's " + std::to_string(static_bytes) + " static bytes" : "") +
+            ", more than a block may have on this device (" + std::to_string(limits.per_block_optin) + " bytes)";
+    return std::nullopt;
+  }
+  uint64_t bytes = at_least;
+  switch (shared_class(s)) {
+    case SharedClass::None: break;
+    case SharedClass::Little: bytes = uint64_t(at_least) + kLittleShared; break;
+    case SharedClass::FewBlocksPerSm: {
+      const uint64_t block_total = few_blocks_bytes(limits);  // static and dynamic together
+      bytes = std::max<uint64_t>(at_least, block_total > static_bytes ? block_total - static_bytes : 0);
+      break;
+    }
+    case SharedClass::MostOptIn: bytes = std::max<uint64_t>(at_least, most); break;
+  }
+  if (limits.per_block_optin != 0) bytes = std::min(bytes, most);
+  return uint32_t(bytes);
+}
+
 }  // namespace atomstress::kernel

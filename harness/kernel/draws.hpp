@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -41,5 +43,37 @@ std::vector<uint64_t> draw_value_bits(const TrialSpec& s, std::string_view name,
 // Elements between a buffer's 256-byte aligned start and its first element:
 // 0, 1 or 3 (odd offsets break vector loads that assume alignment).
 uint32_t draw_offset_elems(const TrialSpec& s, std::string_view name);
+
+// Dynamic shared memory per block: a stress axis even for a kernel with no
+// extern __shared__, since what a block holds caps how many blocks an SM
+// keeps resident, and so which blocks run beside which.  The case's class:
+// none (exactly what the kernel needs), a little (kLittleShared more),
+// enough that at most kFewBlocksPerSm blocks fit on an SM, or the most a
+// block may opt into on the device.
+enum class SharedClass : uint8_t { None, Little, FewBlocksPerSm, MostOptIn };
+const char* to_string(SharedClass c);
+inline constexpr uint32_t kLittleShared = 1024;
+inline constexpr uint32_t kFewBlocksPerSm = 2;
+
+// The device's shared memory (launch.hpp device_shared_limits reads them;
+// tests pass their own).  0: unknown, the classes above none add nothing.
+struct SharedLimits {
+  uint32_t per_block_optin = 0;     // cudaDevAttrMaxSharedMemoryPerBlockOptin: static and dynamic together
+  uint32_t per_sm = 0;              // cudaDevAttrMaxSharedMemoryPerMultiprocessor
+  uint32_t reserved_per_block = 0;  // cudaDevAttrReservedSharedMemoryPerBlock (the system's share of each block)
+};
+
+// One class per case, from the seed's bits 3 and 4 (the size classes take
+// bits 0 to 2): seeds 0..7 add nothing, so a failure that does not need the
+// extra shrinks (the shrinker tries seeds 0..15 first, then towards 0) to a
+// case without it, and seeds 0..31 reach every class.
+SharedClass shared_class(const TrialSpec& s);
+// A block's dynamic shared memory: `at_least` (what the kernel needs) with
+// the class's extra, never more than the device lets a block opt into
+// beside the kernel's `static_bytes`.  nullopt, with a one-line `error`,
+// when `at_least` alone is more than that (the property's mistake, not the
+// kernel's failure).
+std::optional<uint32_t> draw_shared_bytes(const TrialSpec& s, uint32_t at_least, uint32_t static_bytes,
+                                          const SharedLimits& limits, std::string& error);
 
 }  // namespace atomstress::kernel

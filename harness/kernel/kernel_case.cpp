@@ -29,6 +29,21 @@ size_t KernelCase::note(std::string_view name, uint64_t v) {
   return size_t(v);
 }
 
+uint32_t KernelCase::draw_shared(std::string_view name, uint32_t at_least, const void* kernel, bool note_zero) {
+  std::string error;
+  kernel::SharedLimits limits;
+  if (opt_.shared_limits) limits = *opt_.shared_limits;
+  else if (!kernel::device_shared_limits(limits, error)) stop_with_error(error);
+  uint32_t static_bytes = 0;
+  if (kernel && !kernel::static_shared_bytes(kernel, static_bytes, error)) stop_with_error(error);
+  const auto bytes = kernel::draw_shared_bytes(spec_, at_least, static_bytes, limits, error);
+  if (!bytes) stop_with_error(std::string(name) + ": " + error);
+  // One value per name and case: a second launch does not draw it again.
+  const bool drawn = std::any_of(draws_.begin(), draws_.end(), [&](const kernel::Drawn& d) { return d.name == name; });
+  if (!drawn && (*bytes != 0 || note_zero)) note(name, *bytes);
+  return *bytes;
+}
+
 void KernelCase::stop_with_error(std::string why) {
   error_ = std::move(why);
   throw kernel::CaseStopped{};

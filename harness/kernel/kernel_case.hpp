@@ -29,6 +29,7 @@
 namespace atomstress {
 
 using kernel::Geometry;
+using kernel::SharedLimits;
 
 // The value kind of an element type (the types the oracles print and the
 // value draws know: 32- and 64-bit integers, float, double).
@@ -107,6 +108,8 @@ struct CaseOptions {
   // --sanitize: each buffer its own exact allocation, no guard zones
   // (guarded.hpp GuardedBuffer::guards says why).
   bool exact_buffers = false;
+  // The device's shared memory limits as given (tests); none: read from the device.
+  std::optional<SharedLimits> shared_limits;
 };
 }  // namespace kernel
 
@@ -129,6 +132,16 @@ class KernelCase {
   // The generated block and enough blocks for n elements, one per thread.
   Geometry cover(size_t n, uint32_t shared_bytes = 0) const {
     return Geometry{uint32_t(n == 0 ? 1 : (n + spec_.block - 1) / spec_.block), spec_.block, shared_bytes};
+  }
+  // Dynamic shared memory for a launch: `at_least` bytes (what the kernel
+  // needs) plus the case's generated extra (draws.hpp SharedClass: none, a
+  // little, a few blocks per SM, the most a block may opt into), never more
+  // than the device allows.  Give the kernel when it also has static
+  // __shared__ arrays: the limit counts both.  Drawn as name=bytes.
+  uint32_t shared_bytes(std::string_view name, uint32_t at_least = 0) { return draw_shared(name, at_least, nullptr, true); }
+  template <class... P>
+  uint32_t shared_bytes(std::string_view name, uint32_t at_least, void (*kernel)(P...)) {
+    return draw_shared(name, at_least, reinterpret_cast<const void*>(kernel), true);
   }
   const TrialSpec& spec() const { return spec_; }
   // Buffers allocated from here on start 256-byte aligned (by default each
@@ -159,12 +172,15 @@ class KernelCase {
 
   // ------------------------------------------------------------- running
   // Launches `kernel` with the generated geometry (1 x 1 in the diagnosis
-  // replay), or with the user's.  Buffers pass as T*; other arguments
-  // convert to the kernel's parameter types.  A fault, a hang or a write
-  // into a guard zone ends the case.
+  // replay) and the case's generated dynamic shared memory (shared_bytes
+  // "smem", beside the kernel's static arrays; drawn when not 0), or with
+  // the user's geometry.  Buffers pass as T*; other arguments convert to
+  // the kernel's parameter types.  A fault, a hang or a write into a guard
+  // zone ends the case.
   template <class... P, class... A>
   void launch(void (*kernel)(P...), A&&... args) {
-    launch(Geometry{spec_.grid, spec_.block, 0}, kernel, std::forward<A>(args)...);
+    const uint32_t shared = draw_shared("smem", 0, reinterpret_cast<const void*>(kernel), false);
+    launch(Geometry{spec_.grid, spec_.block, shared}, kernel, std::forward<A>(args)...);
   }
   template <class... P, class... A>
   void launch(Geometry g, void (*kernel)(P...), A&&... args) {
@@ -286,6 +302,8 @@ class KernelCase {
   void launch_erased(const void* fn, void** args, Geometry g);
   void judge(std::optional<kernel::KernelFailure> f);
   size_t note(std::string_view name, uint64_t v);
+  // shared_bytes(); `note_zero` false: 0 is not drawn (a default launch's).
+  uint32_t draw_shared(std::string_view name, uint32_t at_least, const void* kernel, bool note_zero);
 
   TrialSpec spec_;
   kernel::CaseOptions opt_;

@@ -82,6 +82,22 @@ bool case_stream(cudaStream_t& stream, std::string& error) {
   return true;
 }
 
+bool device_shared_limits(SharedLimits& out, std::string& error) {
+  cudaDeviceProp prop{};
+  if (!cuda::device_props(prop, error)) return false;
+  out.per_block_optin = uint32_t(prop.sharedMemPerBlockOptin);
+  out.per_sm = uint32_t(prop.sharedMemPerMultiprocessor);
+  out.reserved_per_block = uint32_t(prop.reservedSharedMemPerBlock);
+  return true;
+}
+
+bool static_shared_bytes(const void* fn, uint32_t& bytes, std::string& error) {
+  cudaFuncAttributes attr{};
+  AS_CUDA_TRY(cudaFuncGetAttributes(&attr, fn));
+  bytes = uint32_t(attr.sharedSizeBytes);
+  return true;
+}
+
 LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const Stress& stress, uint64_t seed,
                            uint64_t watchdog_ms) {
   LaunchResult r;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "harness/backend/backend.hpp"
+#include "harness/kernel/draws.hpp"
 #include "harness/trial/spec.hpp"
 
 namespace atomstress::kernel {
@@ -28,6 +29,12 @@ struct LaunchResult {
 // Launches `fn` (a __global__ function's address) with `args` (pointers to
 // each parameter, as cudaLaunchKernel takes them) and waits for it, bounded
 // by `watchdog_ms` (the host deadline of cuda/util.cuh wait_bounded).
+// The device's shared memory limits (draws.hpp SharedLimits), read once.
+bool device_shared_limits(SharedLimits& out, std::string& error);
+// The static shared memory of `fn` (its __shared__ arrays), which the
+// per-block opt-in limit counts beside the dynamic.
+bool static_shared_bytes(const void* fn, uint32_t& bytes, std::string& error);
+
 LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const Stress& stress, uint64_t seed,
                            uint64_t watchdog_ms);
 
