@@ -182,6 +182,16 @@ uint32_t few_blocks_bytes(const SharedLimits& l) {
   const uint64_t bytes = share > l.reserved_per_block ? share - l.reserved_per_block : 0;
   return uint32_t((bytes + 127) / 128 * 128);
 }
+// The most a generated extra takes: the opt-in limit, less room on the SM
+// for one more block without shared memory (a stress's hammering block,
+// launch.cu, started first: were the user's block to need the whole SM, it
+// would wait for the hammering to give up, and read as a hang).
+uint64_t generated_limit(const SharedLimits& l) {
+  uint64_t most = l.per_block_optin;
+  if (l.per_sm > 2 * uint64_t(l.reserved_per_block))
+    most = std::min<uint64_t>(most, l.per_sm - 2 * uint64_t(l.reserved_per_block));
+  return most;
+}
 }  // namespace
 
 std::optional<uint32_t> draw_shared_bytes(const TrialSpec& s, uint32_t at_least, uint32_t static_bytes,
@@ -193,19 +203,21 @@ std::optional<uint32_t> draw_shared_bytes(const TrialSpec& s, uint32_t at_least,
             ", more than a block may have on this device (" + std::to_string(limits.per_block_optin) + " bytes)";
     return std::nullopt;
   }
+  const uint64_t block_limit = generated_limit(limits);
+  const uint64_t room = block_limit > static_bytes ? block_limit - static_bytes : 0;
   uint64_t bytes = at_least;
   switch (shared_class(s)) {
     case SharedClass::None: break;
     case SharedClass::Little: bytes = uint64_t(at_least) + kLittleShared; break;
     case SharedClass::FewBlocksPerSm: {
       const uint64_t block_total = few_blocks_bytes(limits);  // static and dynamic together
-      bytes = std::max<uint64_t>(at_least, block_total > static_bytes ? block_total - static_bytes : 0);
+      bytes = block_total > static_bytes ? block_total - static_bytes : 0;
       break;
     }
-    case SharedClass::MostOptIn: bytes = std::max<uint64_t>(at_least, most); break;
+    case SharedClass::MostOptIn: bytes = room; break;
   }
-  if (limits.per_block_optin != 0) bytes = std::min(bytes, most);
-  return uint32_t(bytes);
+  if (limits.per_block_optin != 0) bytes = std::min(bytes, room);
+  return uint32_t(std::max<uint64_t>(bytes, at_least));  // the need itself, up to the device's limit
 }
 
 }  // namespace atomstress::kernel

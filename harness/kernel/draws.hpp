@@ -70,7 +70,8 @@ struct SharedLimits {
 SharedClass shared_class(const TrialSpec& s);
 // A block's dynamic shared memory: `at_least` (what the kernel needs) with
 // the class's extra, never more than the device lets a block opt into
-// beside the kernel's `static_bytes`.  nullopt, with a one-line `error`,
+// beside the kernel's `static_bytes` (the extra also leaves room on the SM
+// for one block without shared memory: the stress's hammering block).  nullopt, with a one-line `error`,
 // when `at_least` alone is more than that (the property's mistake, not the
 // kernel's failure).
 std::optional<uint32_t> draw_shared_bytes(const TrialSpec& s, uint32_t at_least, uint32_t static_bytes,
