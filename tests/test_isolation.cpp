@@ -117,7 +117,7 @@ TEST(TrialJson, AnOutcomeComesBackWithEveryField) {
     x.verdict = v;
     EXPECT_EQ(round_trip(x).verdict, v) << to_string(v);
   }
-  for (int k = 0; k <= int(FindingKind::LockHeld); ++k) {
+  for (int k = 0; k <= int(FindingKind::HostCodeTimeout); ++k) {
     Outcome x = o;
     x.finding.kind = FindingKind(k);
     EXPECT_EQ(round_trip(x).finding.kind, FindingKind(k)) << to_string(FindingKind(k));
@@ -379,6 +379,86 @@ TEST(Isolation, AHangCostsOneVerdictAndTheRunGoesOn) {
   // The repro line names the program that ran (it has the test entries).
   EXPECT_NE(r.out.find("repro: atomstress_outside_entry repro as2."), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(".test.spin.forever.u32."), std::string::npos) << r.out;
+}
+
+// A kernel entry's property whose host code never ends after its launch
+// (tests/kernel_host_code_entries.cpp): the kernel had finished, so the
+// verdict is an ERROR of the property naming the entry and the phase, not
+// the kernel's HANG (and, as every ERROR, check stops with it: exit 2).
+TEST(Isolation, AKernelPropertysEndlessHostCodeIsAnErrorNotTheKernelsHang) {
+  const auto t0 = Clock::now();
+  const auto r = run("check --impl test.kernel.host_code_never_ends" + kSmall + "--watchdog-ms 300 --pattern single");
+  // The deadline: 300 ms, 2 s of grace, 5 s of host code (plus 10 us per op).
+  EXPECT_LT(seconds_since(t0), 30.0);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.out.find("HANG"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("class: hang"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the property of kernel entry 'test.kernel.host_code_never_ends' did not finish its host code "
+                       "within the trial's deadline (7301 ms: the watchdog 300 ms, 2000 ms of grace, 5001 ms for "
+                       "host code): it was in its host code after launch 1 (which had finished)"),
+            std::string::npos)
+      << r.out;
+}
+
+// The same entry replayed alone (repro: one trial, not a sequence).
+TEST(Isolation, AKernelPropertysEndlessHostCodeReplaysAsTheSameError) {
+  TrialSpec s;
+  s.impl = "test.kernel.host_code_never_ends";
+  s.grid = 1;
+  s.block = 32;
+  s.ops_per_thread = 1;
+  TrialKnobs knobs;
+  knobs.watchdog_ms = 300;
+  const auto r = run("repro " + encode_token(s, knobs) + " --backend cpu --runs 1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("atomstress: error: the property of kernel entry 'test.kernel.host_code_never_ends' did not "
+                       "finish its host code"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("HANG"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("it was in its host code after launch 1 (which had finished)"), std::string::npos) << r.out;
+}
+
+// A property's host code slower than the watchdog and the grace together,
+// within the host-code allowance: it finishes, and passes.
+TEST(Isolation, AKernelPropertysSlowHostCodeIsNotCutShort) {
+  const auto r = run("check --impl test.kernel.host_code_slow" + kSmall + "--watchdog-ms 300 --pattern single");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(line_of(r.out, "test.kernel.host_code_slow").rfind("PASS ", 0), 0u) << r.out;
+}
+
+TEST(Isolation, TheDeadlineSaysWhoseTimeRanOut) {
+  Outcome blank;
+  const TrialDeadline d{300, 2000, 5001};
+  EXPECT_EQ(d.total_ms(), 7301u);
+  // No phase (not a kernel entry): the hang of before.
+  Outcome o = deadline_passed(blank, d, std::nullopt, 42, "");
+  EXPECT_EQ(o.verdict, Verdict::Hang);
+  EXPECT_EQ(o.why(), "no result within the trial's watchdog (300 ms) and 2000 ms of grace and 5001 ms for host code: "
+                     "its worker (pid 42) was killed");
+  // In a launch: the kernel's hang, and which launch.
+  o = deadline_passed(blank, d, kernel::PhaseNote{"k.x", kernel::CasePhase::Launch, 2}, 42, "");
+  EXPECT_EQ(o.verdict, Verdict::Hang);
+  EXPECT_EQ(o.finding.kind, FindingKind::Hang);
+  EXPECT_NE(o.why().find("; kernel entry 'k.x' was in launch 2"), std::string::npos) << o.why();
+  // In the property's host code: an error of the property, before or after a launch.
+  o = deadline_passed(blank, d, kernel::PhaseNote{"k.x", kernel::CasePhase::HostCode, 0}, 42, "");
+  EXPECT_EQ(o.verdict, Verdict::Error);
+  EXPECT_EQ(o.finding.kind, FindingKind::HostCodeTimeout);
+  EXPECT_EQ(o.finding.cls, FailureClass::None);
+  EXPECT_NE(o.why().find("the property of kernel entry 'k.x' did not finish its host code within the trial's deadline "
+                         "(7301 ms: the watchdog 300 ms, 2000 ms of grace, 5001 ms for host code): it was in its host "
+                         "code before its first launch; its worker (pid 42) was killed"),
+            std::string::npos)
+      << o.why();
+  // The note crosses the worker's protocol whole.
+  const kernel::PhaseNote note{"k.x", kernel::CasePhase::HostCode, 3};
+  kernel::PhaseNote back;
+  std::string error;
+  ASSERT_TRUE(phase_from_json(json::parse(to_json(note).dump()), back, error)) << error;
+  EXPECT_EQ(back, note);
+  EXPECT_EQ(to_json(note).dump().rfind("{\"case_phase\"", 0), 0u);  // the supervisor's quick test of a line
+  EXPECT_FALSE(phase_from_json(json{{"verdict", "PASS"}}, back, error));
 }
 
 TEST(Isolation, ACrashCostsOneVerdictAndTheRunGoesOn) {

@@ -14,12 +14,13 @@ const char* to_string(FindingKind k) {
     case FindingKind::WrapRange: return "wrap_range";
     case FindingKind::WrongOutput: return "wrong_output";
     case FindingKind::LockHeld: return "lock_held";
+    case FindingKind::HostCodeTimeout: return "host_code_timeout";
   }
   return "unknown";
 }
 
 std::optional<FindingKind> parse_finding_kind(std::string_view s) {
-  for (int k = 0; k <= int(FindingKind::LockHeld); ++k)  // LockHeld: the last kind
+  for (int k = 0; k <= int(FindingKind::HostCodeTimeout); ++k)  // HostCodeTimeout: the last kind
     if (s == to_string(FindingKind(k))) return FindingKind(k);
   return std::nullopt;
 }

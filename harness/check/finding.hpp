@@ -24,6 +24,7 @@ enum class FindingKind : uint8_t {
   WrapRange,        // an inc/dec result outside every wrap limit
   WrongOutput,      // an algorithm's output is not what the sequential oracle gives
   LockHeld,         // a lock still held after the kernel
+  HostCodeTimeout,  // a kernel entry's property: its host code did not finish within the trial's deadline (an Error)
 };
 const char* to_string(FindingKind k);
 std::optional<FindingKind> parse_finding_kind(std::string_view s);

@@ -10,7 +10,9 @@
 // (trial_threads.hpp) and is answered {"id", "outcome"} when it ends, in
 // any order; a lost context then ends the worker at once, unanswered (which
 // trial in flight caused it is not known here: the supervisor runs each
-// again alone, concurrent_worker.hpp).  It ends at the end of its input, or
+// again alone, concurrent_worker.hpp).  While it runs a kernel entry's
+// trial (not with --jobs: a lost trial runs again alone, and says them
+// there) it says the case's phases as they change ({"case_phase": ...}).  It ends at the end of its input, or
 // with its supervisor.
 #include <fcntl.h>
 #include <signal.h>
@@ -97,9 +99,17 @@ std::optional<json> answer_pack(const json& j, FILE* out) {
   return json{{"results", std::move(results)}};
 }
 
+// A kernel case's phases (kernel/case_phase.hpp), said as they change, so
+// that a supervisor that ends this worker at the trial's deadline knows
+// whether a launch or the property's host code was running.
+kernel::WatchCasePhases tell_phases(FILE* out) {
+  return kernel::WatchCasePhases([out](const kernel::PhaseNote& n) { reply(out, to_json(n)); });
+}
+
 std::optional<json> answer_sequence(const json& j, FILE* out) {
   SequenceRequest seq;
   if (std::string error; !from_json(j, seq, error)) return refuse(out, error);
+  const auto phases = tell_phases(out);
   // A line around each trial's run (the supervisor's deadline is that
   // trial's) and one per outcome, as it comes.
   const SequenceProgress progress{[&](size_t i) { reply(out, {{"running", i}}); },
@@ -119,6 +129,7 @@ std::optional<json> answer_request(const json& j, FILE* out) {
   if (j.contains("sequence")) return answer_sequence(j, out);
   TrialRequest request;
   if (std::string error; !from_json(j, request, error)) return refuse(out, error);
+  const auto phases = tell_phases(out);
   return to_json(run_trial(request.spec, request.backend, request.run, request.hotspots));
 }
 

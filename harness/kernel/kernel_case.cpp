@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "harness/kernel/case_phase.hpp"
+
 namespace atomstress {
 
 namespace {
@@ -73,7 +75,10 @@ void KernelCase::download(size_t slot, void* host) {
 void KernelCase::launch_erased(const void* fn, void** args, Geometry g) {
   most_threads_ = std::max(most_threads_, uint64_t(g.grid) * g.block);
   launches_.push_back(g);
+  const uint32_t number = uint32_t(launches_.size());
+  kernel::note_case_phase({opt_.entry, kernel::CasePhase::Launch, number});
   const kernel::LaunchResult r = kernel::launch_kernel(fn, args, g, spec_.stress, spec_.seed, opt_.watchdog_ms);
+  kernel::note_case_phase({opt_.entry, kernel::CasePhase::HostCode, number});
   kernel_ms_ += r.ms;
   if (!r.ok) {
     fault_ = r.fault;

@@ -108,6 +108,7 @@ struct CaseOptions {
   // --sanitize: each buffer its own exact allocation, no guard zones
   // (guarded.hpp GuardedBuffer::guards says why).
   bool exact_buffers = false;
+  std::string entry;  // the kernel entry, for the phase notes (case_phase.hpp)
   // The device's shared memory limits as given (tests); none: read from the device.
   std::optional<SharedLimits> shared_limits;
 };
@@ -269,6 +270,8 @@ class KernelCase {
   RunFault fault() const { return fault_; }
   const std::string& error() const { return error_; }  // a CUDA error that is no fault of the kernel
   double kernel_ms() const { return kernel_ms_; }
+  // The launches so far.
+  size_t launch_count() const { return launches_.size(); }
   // The most threads one launch of this case ran (grid x block).
   uint64_t most_threads() const { return most_threads_; }
   // What the case drew, for the explanation: "n=33 bins=4".

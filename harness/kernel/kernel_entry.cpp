@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "harness/backend/backend.hpp"
+#include "harness/kernel/case_phase.hpp"
 #include "harness/registry/registry.hpp"
 
 namespace atomstress {
@@ -64,14 +65,20 @@ bool run_kernel_entry(const Workload& w, const Setup&, const RunOptions& o, Hist
   opt.watchdog_ms = effective_watchdog_ms(o, w.spec.ops());
   opt.sequential = o.policy.sequential;
   opt.exact_buffers = o.policy.sanitize != SanitizeTool::None;
+  opt.entry = w.impl->name;
   KernelCase c(w.spec, opt);
+  // The property's host code runs from here to its return, between its
+  // launches (case_phase.hpp: the isolated worker's supervisor is told).
+  note_case_phase({opt.entry, CasePhase::HostCode, 0});
   try {
     it->second(c);
   } catch (const CaseStopped&) {
   } catch (const std::exception& ex) {
+    note_case_phase({opt.entry, CasePhase::Finished, uint32_t(c.launch_count())});
     error = std::string("the property of ") + w.impl->name + " threw: " + ex.what();
     return false;
   }
+  note_case_phase({opt.entry, CasePhase::Finished, uint32_t(c.launch_count())});
   h.kernel_ms = c.kernel_ms();
   h.buffers = c.buffers();
   if (o.policy.trace_rows) h.case_table = case_table(c.record(), o.policy.trace_rows);

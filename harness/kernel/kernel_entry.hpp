@@ -28,6 +28,10 @@ struct KernelTraits {
 // Registers the entry (at static initialisation); true, for the macro's variable.
 bool register_kernel(const char* name, KernelProperty property, KernelTraits traits = {});
 
+// The host-code allowance of a kernel trial's deadline, beyond 10 us per op
+// (the kernel family's Family::host_code_ms).
+inline constexpr uint64_t kKernelHostCodeBaseMs = 5000;
+
 // The cpu backend's reason.
 inline constexpr const char* kKernelCpuReason = "a CUDA kernel: kernel entries run on the cuda backend only";
 

@@ -20,6 +20,10 @@ class KernelFamily final : public Family {
            "reversed, per_warp and per_block one key per run";
   }
   const char* hang_cause() const override { return "the kernel does not terminate"; }
+  // The property's host code (its draws, copies and oracle): 5 s, plus
+  // 10 us per op (a case's sizes are at most its op count, about 2^20:
+  // 15 s more; an n log n oracle takes well under a second there).
+  uint64_t host_code_ms(uint64_t ops) const override { return kKernelHostCodeBaseMs + ops / 100; }
 
   std::optional<Setup> setup(const Workload&, std::string&) const override { return Setup{}; }
 

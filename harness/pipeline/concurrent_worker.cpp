@@ -35,8 +35,8 @@ void WorkerTrials::start(size_t ticket, const TrialSpec& spec) {
     return;
   }
   // A trial may wait for the GPU behind the others in flight: past its own
-  // watchdog and grace, it and they are lost and run again alone.
-  const uint64_t ms = effective_watchdog_ms(opt_, spec.ops()) + isolation_grace_ms(spec.ops());
+  // deadline (trial_deadline), it and they are lost and run again alone.
+  const uint64_t ms = trial_deadline(spec, opt_).total_ms();
   in_flight_[ticket] = Clock::now() + std::chrono::milliseconds(ms);
 }
 
@@ -54,8 +54,11 @@ std::vector<ConcurrentTrials::Ended> WorkerTrials::collect() {
   auto deadline = Clock::time_point::max();
   for (const auto& [ticket, due] : in_flight_) deadline = std::min(deadline, due);
   std::string line;
-  if (worker_.receive(line, deadline) != WorkerProcess::Read::Line) return lose_all();
-  const json j = json::parse(line, nullptr, false);
+  json j;
+  do {  // past a kernel case's phase notes (a worker with --jobs sends none: its lost trials run again alone)
+    if (worker_.receive(line, deadline) != WorkerProcess::Read::Line) return lose_all();
+    j = json::parse(line, nullptr, false);
+  } while (j.is_object() && j.contains("case_phase"));
   const bool has_id = j.is_object() && j.contains("id") && j["id"].is_number_unsigned();
   const auto it = has_id ? in_flight_.find(j["id"].get<size_t>()) : in_flight_.end();
   Outcome outcome;

@@ -14,6 +14,7 @@
 #include "harness/pipeline/sanitizer.hpp"
 #include "harness/pipeline/trial_json.hpp"
 #include "harness/pipeline/worker_process.hpp"
+#include "harness/registry/registry.hpp"
 
 namespace atomstress {
 
@@ -57,6 +58,22 @@ WorkerProcess::Read receive_reply(WorkerProcess& worker, std::string& line, Cloc
   for (;;) {
     const auto got = worker.receive(line, deadline);
     if (got != WorkerProcess::Read::Line || line.rfind("=========", 0) != 0) return got;
+  }
+}
+
+// The worker's answer: its next line past compute-sanitizer's own and past
+// a kernel case's phase notes, the last of which lands in `phase`.
+WorkerProcess::Read receive_answer(WorkerProcess& worker, std::string& line, Clock::time_point deadline,
+                                   std::optional<kernel::PhaseNote>& phase) {
+  for (;;) {
+    const auto got = receive_reply(worker, line, deadline);
+    kernel::PhaseNote note;
+    std::string error;
+    // to_json's keys come sorted: a note's line starts with its "case_phase".
+    if (got != WorkerProcess::Read::Line || line.rfind("{\"case_phase\"", 0) != 0 ||
+        !phase_from_json(json::parse(line, nullptr, false), note, error))
+      return got;
+    phase = std::move(note);
   }
 }
 
@@ -121,6 +138,7 @@ struct SequenceReport {
 struct WorkerProgress {
   size_t judged = 0, ran = 0;     // outcomes received; runs ended
   std::optional<size_t> running;  // the run it said it started last
+  std::optional<kernel::PhaseNote> phase;  // where that run's kernel case is (none: not a kernel entry)
   bool in_run() const { return running && *running >= ran; }
 };
 
@@ -139,9 +157,7 @@ class Supervisor {
                              const std::function<void(Outcome&&)>& each);
 
  private:
-  // The verdicts of a trial whose worker gave no answer within its watchdog
-  // and grace (killed: Hang) or died under it (Crash).
-  Outcome hung(Outcome out, uint64_t watchdog, uint64_t grace, pid_t pid) const;
+  // The verdict of a trial whose worker died under it (Crash).
   Outcome died(Outcome out, pid_t pid) const;
   // The worker died of a SIGKILL the supervisor did not send.
   bool killed_from_outside() const;
@@ -190,13 +206,14 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
   std::string error;
   if (!deliver(line_out, backend, error))
     return with_finding(std::move(out), Verdict::Error, FindingKind::BackendError, error);
-  const uint64_t watchdog = effective_watchdog_ms(opt, spec.ops()), grace = isolation_grace_ms(spec.ops());
+  const TrialDeadline deadline = trial_deadline(spec, opt);
   const pid_t pid = worker_.pid();
   std::string line_in;
-  switch (worker_.receive(line_in, Clock::now() + std::chrono::milliseconds(watchdog + grace))) {
+  std::optional<kernel::PhaseNote> phase;
+  switch (receive_answer(worker_, line_in, Clock::now() + std::chrono::milliseconds(deadline.total_ms()), phase)) {
     case WorkerProcess::Read::TimedOut:
       worker_.kill();
-      return hung(std::move(out), watchdog, grace, pid);
+      return deadline_passed(std::move(out), deadline, phase, pid, last_words(worker_));
     case WorkerProcess::Read::Died:
       if (killed_from_outside()) {
         if (retries > 0) {
@@ -264,16 +281,18 @@ Outcome Supervisor::run_sanitized(const TrialSpec& spec, BackendKind backend, co
                         "cannot start a trial worker under compute-sanitizer: " + error);
   TrialRequest request{spec, backend, opt, hotspots};
   request.run.policy.isolate = false;
-  const uint64_t watchdog = effective_watchdog_ms(opt, spec.ops()), grace = isolation_grace_ms(spec.ops());
+  const TrialDeadline deadline = trial_deadline(spec, opt);
   const pid_t pid = worker_.pid();
   std::string line_in;
+  std::optional<kernel::PhaseNote> phase;
   const auto got = worker_.send(to_json(request).dump())
-                       ? receive_reply(worker_, line_in, Clock::now() + std::chrono::milliseconds(watchdog + grace))
+                       ? receive_answer(worker_, line_in, Clock::now() + std::chrono::milliseconds(deadline.total_ms()),
+                                        phase)
                        : WorkerProcess::Read::Died;
   const json j = got == WorkerProcess::Read::Line ? json::parse(line_in, nullptr, false) : json();
   if (got == WorkerProcess::Read::TimedOut) {
     worker_.kill();
-    out = hung(std::move(out), watchdog, grace, pid);
+    out = deadline_passed(std::move(out), deadline, phase, pid, last_words(worker_));
   } else if (got == WorkerProcess::Read::Died) {
     out = killed_from_outside() ? infrastructure(std::move(out), pid) : died(std::move(out), pid);
   } else if (!j.is_object() || j.contains("error") || !from_json(j, out, error)) {
@@ -293,13 +312,6 @@ Outcome Supervisor::run_sanitized(const TrialSpec& spec, BackendKind backend, co
   std::filesystem::remove(start.log_file, ec);
   sanitizer::fold(out, run, sanitizer::parse_log(text));
   return out;
-}
-
-Outcome Supervisor::hung(Outcome out, uint64_t watchdog, uint64_t grace, pid_t pid) const {
-  return with_finding(std::move(out), Verdict::Hang, FindingKind::Hang,
-                      "no result within the trial's watchdog (" + std::to_string(watchdog) + " ms) and " +
-                          std::to_string(grace) + " ms of grace: its worker (pid " + std::to_string(pid) +
-                          ") was killed" + last_words(worker_));
 }
 
 bool Supervisor::killed_from_outside() const { return worker_.death_signal() == SIGKILL; }
@@ -338,9 +350,10 @@ Outcome Supervisor::died(Outcome out, pid_t pid) const {
 // awaited.
 uint64_t sequence_wait_ms(std::span<const TrialSpec> specs, const SequenceConfig& cfg, const WorkerProgress& p) {
   uint64_t wait_ms = p.judged < specs.size() ? isolation_grace_ms(specs[p.judged].ops()) : 2000;
-  if (p.in_run())
-    wait_ms += effective_watchdog_ms(cfg.run, specs[*p.running].ops()) +
-               (*p.running != p.judged ? isolation_grace_ms(specs[*p.running].ops()) : 0);
+  if (p.in_run()) {
+    const TrialDeadline d = trial_deadline(specs[*p.running], cfg.run);
+    wait_ms += d.watchdog_ms + d.host_code_ms + (*p.running != p.judged ? d.grace_ms : 0);
+  }
   return wait_ms;
 }
 
@@ -385,9 +398,9 @@ size_t Supervisor::settle_lost_worker(std::span<const TrialSpec> specs, const Se
   }
   // Its verdict now, while the worker's death and last words are known.
   const Outcome blank = unanswered(specs[culprit], cfg.backend, cfg.run);
+  const std::optional<kernel::PhaseNote> phase = progress.in_run() ? progress.phase : std::nullopt;
   Outcome verdict = got == WorkerProcess::Read::TimedOut
-                        ? hung(blank, effective_watchdog_ms(cfg.run, specs[culprit].ops()),
-                               isolation_grace_ms(specs[culprit].ops()), pid)
+                        ? deadline_passed(blank, trial_deadline(specs[culprit], cfg.run), phase, pid, last_words(worker_))
                         : died(blank, pid);
   for (size_t i = judged; i < culprit; ++i) {
     report(run(specs[i], cfg.backend, cfg.run, cfg.hotspots));
@@ -407,8 +420,12 @@ std::optional<size_t> Supervisor::take_sequence_line(std::span<const TrialSpec> 
     const size_t i = j[key].get<size_t>();
     return i < specs.size() ? std::optional<size_t>(i) : std::nullopt;
   };
+  kernel::PhaseNote note;
   if (const auto i = index("running")) {
     progress.running = *i;
+    progress.phase.reset();
+  } else if (j.is_object() && j.contains("case_phase") && phase_from_json(j, note, error)) {
+    progress.phase = std::move(note);
   } else if (const auto i = index("ran")) {
     progress.ran = *i + 1;
   } else if (j.is_object() && j.contains("outcome") && progress.judged < specs.size() &&
@@ -527,6 +544,35 @@ void set_worker_program(const std::string& path) { worker_program_setting() = pa
 const std::string& worker_program() { return worker_program_setting(); }
 
 uint64_t isolation_grace_ms(uint64_t ops) { return 2000 + ops / 5000; }
+
+TrialDeadline trial_deadline(const TrialSpec& spec, const RunOptions& opt) {
+  TrialDeadline d;
+  d.watchdog_ms = effective_watchdog_ms(opt, spec.ops());
+  d.grace_ms = isolation_grace_ms(spec.ops());
+  // The entry as this program knows it (a supervisor that is not the
+  // worker's program may not: then no allowance).
+  if (const Entry* e = find_impl(spec.impl); e != nullptr && e->family != nullptr)
+    d.host_code_ms = e->family->host_code_ms(spec.ops());
+  return d;
+}
+
+Outcome deadline_passed(Outcome out, const TrialDeadline& d, const std::optional<kernel::PhaseNote>& phase, pid_t pid,
+                        const std::string& last_words) {
+  const std::string killed = fmt::format("its worker (pid {}) was killed", int(pid));
+  if (phase && phase->phase == kernel::CasePhase::HostCode)
+    return with_finding(
+        std::move(out), Verdict::Error, FindingKind::HostCodeTimeout,
+        fmt::format("the property of kernel entry '{}' did not finish its host code within the trial's deadline ({} "
+                    "ms: the watchdog {} ms, {} ms of grace, {} ms for host code): it was {}; {}.  No watchdog bounds "
+                    "a property's host code: an oracle too slow for the case's size, or a loop that never ends{}",
+                    phase->entry, d.total_ms(), d.watchdog_ms, d.grace_ms, d.host_code_ms, kernel::describe(*phase),
+                    killed, last_words));
+  const std::string host = d.host_code_ms ? fmt::format(" and {} ms for host code", d.host_code_ms) : "";
+  const std::string where = phase ? fmt::format("; kernel entry '{}' was {}", phase->entry, kernel::describe(*phase)) : "";
+  return with_finding(std::move(out), Verdict::Hang, FindingKind::Hang,
+                      fmt::format("no result within the trial's watchdog ({} ms) and {} ms of grace{}: {}{}{}",
+                                  d.watchdog_ms, d.grace_ms, host, killed, where, last_words));
+}
 
 Outcome run_trial_isolated(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
   return supervisor().run(spec, backend, opt, hotspots);

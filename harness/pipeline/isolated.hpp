@@ -8,11 +8,14 @@
 // dispatches `worker`) can run isolated trials.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <span>
 #include <vector>
 
+#include "harness/kernel/case_phase.hpp"
 #include "harness/pipeline/run_sequence.hpp"
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/pipeline/worker_process.hpp"
@@ -21,9 +24,10 @@ namespace atomstress {
 
 // run_trial in the worker.  Under RunOptions::sanitize, in a fresh worker
 // under compute-sanitizer, one per trial, its report folded into the
-// outcome (sanitizer.hpp).  The answer is awaited for the trial's watchdog
-// (effective_watchdog_ms) plus isolation_grace_ms; past that the worker is
-// killed and the verdict is Hang.  A worker that dies gives Crash, naming
+// outcome (sanitizer.hpp).  The answer is awaited until the trial's
+// deadline (trial_deadline); past that the worker is killed and the verdict
+// is Hang, or Error (HostCodeTimeout) when the worker said it was in a
+// kernel entry's host code (deadline_passed).  A worker that dies gives Crash, naming
 // the signal or exit status, with its last stderr lines; but a worker
 // killed by a SIGKILL the supervisor did not send (the OOM killer, an
 // operator) runs the trial again once, and killed again gives Error (an
@@ -67,5 +71,23 @@ bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::
 // the copies back, the check and the reply (several times the checker's own
 // cost per op: docs/performance.md).
 uint64_t isolation_grace_ms(uint64_t ops);
+
+// How long a supervisor waits for a trial's answer before it kills the
+// worker: the trial's watchdog (effective_watchdog_ms), the isolation
+// grace, and the entry's host-code allowance (Family::host_code_ms: a
+// kernel entry's property runs host code that no watchdog bounds).
+struct TrialDeadline {
+  uint64_t watchdog_ms = 0, grace_ms = 0, host_code_ms = 0;
+  uint64_t total_ms() const { return watchdog_ms + grace_ms + host_code_ms; }
+};
+TrialDeadline trial_deadline(const TrialSpec& spec, const RunOptions& opt);
+
+// The verdict of a trial whose worker was killed at its deadline: Hang
+// (naming the kernel case's launch when the worker said it was in one),
+// or, when the worker said it was in a kernel entry's host code, Error
+// with kind HostCodeTimeout naming the entry and the phase (the kernel
+// had finished: not the kernel's HANG).  `last_words`: the worker's stderr.
+Outcome deadline_passed(Outcome out, const TrialDeadline& d, const std::optional<kernel::PhaseNote>& phase, pid_t pid,
+                        const std::string& last_words);
 
 }  // namespace atomstress

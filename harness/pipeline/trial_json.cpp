@@ -30,6 +30,21 @@ void get_spec(const json& j, TrialSpec& spec, TrialKnobs* knobs, std::string& er
 
 }  // namespace
 
+json to_json(const kernel::PhaseNote& n) {
+  return {{"case_phase", kernel::to_string(n.phase)}, {"entry", n.entry}, {"launches", n.launches}};
+}
+
+bool phase_from_json(const json& j, kernel::PhaseNote& n, std::string& error) {
+  if (!j.is_object() || !j.contains("case_phase")) {
+    error = "not a case phase";
+    return false;
+  }
+  read_enum(j, "case_phase", n.phase, kernel::parse_case_phase, error);
+  get(j, "entry", n.entry, error);
+  get(j, "launches", n.launches, error);
+  return error.empty();
+}
+
 json to_json(const TrialRequest& r) {
   return {{"token", encode_token(r.spec, r.run.knobs)}, {"backend", to_string(r.backend)}, {"run", to_json(r.run)},
           {"hotspots", r.hotspots}};

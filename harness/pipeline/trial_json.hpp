@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/kernel/case_phase.hpp"
 #include "harness/pipeline/run_trial.hpp"
 
 namespace atomstress {
@@ -50,6 +51,13 @@ bool from_json(const nlohmann::json& j, SequenceRequest& r, std::string& error);
 // said them): a pass is five numbers, not a token and an empty finding.
 nlohmann::json to_packed_json(const Outcome& o);
 bool from_packed_json(const nlohmann::json& j, Outcome& o, std::string& error);
+
+// A kernel case's phase (kernel/case_phase.hpp), which a worker says as it
+// changes while it runs a trial or a sequence's trial:
+// {"case_phase": "launch", "entry": "...", "launches": 2}.  A line is one
+// when it has "case_phase"; false (with `error`) when it is not, or is malformed.
+nlohmann::json to_json(const kernel::PhaseNote& n);
+bool phase_from_json(const nlohmann::json& j, kernel::PhaseNote& n, std::string& error);
 
 nlohmann::json to_json(const TrialRequest& r);
 nlohmann::json to_json(const Finding& f);

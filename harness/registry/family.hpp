@@ -36,6 +36,11 @@ class Family {
   // The values a trial of `entry` draws (kind and domain).
   virtual VK value_kind(const Entry& entry) const;
   virtual Domain value_domain(const Entry& entry) const;
+  // What a trial of `ops` ops may spend in a user's host code inside the
+  // trial, which no watchdog bounds (a kernel entry's property: its
+  // generation and oracle); the isolated trial's deadline adds it
+  // (pipeline/isolated.hpp trial_deadline).  0: none.
+  virtual uint64_t host_code_ms(uint64_t ops) const { return 0; }
   // What a bounded loop that gave up means in this family, in words.
   virtual const char* hang_cause() const { return "the loop does not terminate"; }
   // Whether hot addresses (ops, retries, cycles per element) mean something.
