@@ -4,12 +4,13 @@
 // run_kernel_entry and KernelCase say them (kernel/case_phase.hpp): its
 // host code, its one launch, its host code after it; then its property's
 // host code (its "oracle") runs on:
-//   test.kernel.host_code_never_ends  for ever: the trial must end as an
+//   kernel_test.host_code_never_ends  for ever: the trial must end as an
 //       ERROR naming the entry and the phase (the kernel had finished: not
 //       the kernel's HANG);
-//   test.kernel.host_code_slow  past the watchdog and the isolation grace,
+//   kernel_test.host_code_slow  past the watchdog and the isolation grace,
 //       well within the kernel family's host-code allowance: it must PASS
 //       (a deadline of the watchdog alone would have killed it).
+// (Named outside `test.*`, which other isolation tests fuzz as a glob.)
 // So the supervisor's side of the host-code deadline is tested on the CPU;
 // a real kernel entry's notes need the GPU (examples/kernels/unbounded.cu's
 // kernels.oracle_never_ends).
@@ -65,9 +66,9 @@ void register_host_entry(const char* name, const char* bug, RunFn run) {
 }
 
 const bool registered = [] {
-  register_host_entry("test.kernel.host_code_never_ends",
+  register_host_entry("kernel_test.host_code_never_ends",
                       "its property's host code never ends (a test of the trial's deadline)", &never_ends);
-  register_host_entry("test.kernel.host_code_slow", nullptr, &slow);
+  register_host_entry("kernel_test.host_code_slow", nullptr, &slow);
   return true;
 }();
 

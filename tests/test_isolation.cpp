@@ -387,13 +387,13 @@ TEST(Isolation, AHangCostsOneVerdictAndTheRunGoesOn) {
 // the kernel's HANG (and, as every ERROR, check stops with it: exit 2).
 TEST(Isolation, AKernelPropertysEndlessHostCodeIsAnErrorNotTheKernelsHang) {
   const auto t0 = Clock::now();
-  const auto r = run("check --impl test.kernel.host_code_never_ends" + kSmall + "--watchdog-ms 300 --pattern single");
+  const auto r = run("check --impl kernel_test.host_code_never_ends" + kSmall + "--watchdog-ms 300 --pattern single");
   // The deadline: 300 ms, 2 s of grace, 5 s of host code (plus 10 us per op).
   EXPECT_LT(seconds_since(t0), 30.0);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_EQ(r.out.find("HANG"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("class: hang"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("the property of kernel entry 'test.kernel.host_code_never_ends' did not finish its host code "
+  EXPECT_NE(r.out.find("the property of kernel entry 'kernel_test.host_code_never_ends' did not finish its host code "
                        "within the trial's deadline (7301 ms: the watchdog 300 ms, 2000 ms of grace, 5001 ms for "
                        "host code): it was in its host code after launch 1 (which had finished)"),
             std::string::npos)
@@ -403,7 +403,7 @@ TEST(Isolation, AKernelPropertysEndlessHostCodeIsAnErrorNotTheKernelsHang) {
 // The same entry replayed alone (repro: one trial, not a sequence).
 TEST(Isolation, AKernelPropertysEndlessHostCodeReplaysAsTheSameError) {
   TrialSpec s;
-  s.impl = "test.kernel.host_code_never_ends";
+  s.impl = "kernel_test.host_code_never_ends";
   s.grid = 1;
   s.block = 32;
   s.ops_per_thread = 1;
@@ -411,7 +411,7 @@ TEST(Isolation, AKernelPropertysEndlessHostCodeReplaysAsTheSameError) {
   knobs.watchdog_ms = 300;
   const auto r = run("repro " + encode_token(s, knobs) + " --backend cpu --runs 1");
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("atomstress: error: the property of kernel entry 'test.kernel.host_code_never_ends' did not "
+  EXPECT_NE(r.out.find("atomstress: error: the property of kernel entry 'kernel_test.host_code_never_ends' did not "
                        "finish its host code"),
             std::string::npos)
       << r.out;
@@ -422,9 +422,9 @@ TEST(Isolation, AKernelPropertysEndlessHostCodeReplaysAsTheSameError) {
 // A property's host code slower than the watchdog and the grace together,
 // within the host-code allowance: it finishes, and passes.
 TEST(Isolation, AKernelPropertysSlowHostCodeIsNotCutShort) {
-  const auto r = run("check --impl test.kernel.host_code_slow" + kSmall + "--watchdog-ms 300 --pattern single");
+  const auto r = run("check --impl kernel_test.host_code_slow" + kSmall + "--watchdog-ms 300 --pattern single");
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(line_of(r.out, "test.kernel.host_code_slow").rfind("PASS ", 0), 0u) << r.out;
+  EXPECT_EQ(line_of(r.out, "kernel_test.host_code_slow").rfind("PASS ", 0), 0u) << r.out;
 }
 
 TEST(Isolation, TheDeadlineSaysWhoseTimeRanOut) {

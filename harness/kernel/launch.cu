@@ -108,8 +108,17 @@ LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const
     cudaDeviceProp prop{};
     if (!cuda::device_props(prop, error) || !cuda::check_geometry(prop, g.grid, g.block, g.shared_bytes, error))
       return false;
-    if (g.shared_bytes > 48 * 1024)
-      AS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(g.shared_bytes)));
+    // Above 48 KiB a kernel must opt in.  To the most it may have, always
+    // the same value: the concurrent worker's threads launch one kernel
+    // with different amounts at once, and an attribute set to one launch's
+    // amount could be lowered under another's (the attribute is a cap; the
+    // launch's own amount decides its occupancy).
+    if (g.shared_bytes > 48 * 1024) {
+      uint32_t static_bytes = 0;
+      if (!static_shared_bytes(fn, static_bytes, error)) return false;
+      const int most = int(prop.sharedMemPerBlockOptin) - int(static_bytes);
+      AS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, std::max(most, 0)));
+    }
     bool stressed = false;
     if (!start_stress(*s, stress, seed, watchdog_ms, stressed, error)) return false;
     cuda::Event start, done;
