@@ -18,6 +18,7 @@
 #include "fuzz/shrink_spec.hpp"
 #include "harness/backend/backend.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/kernel/case_phase.hpp"
 #include "harness/kernel/case_table.hpp"
 #include "harness/kernel/draws.hpp"
 #include "harness/kernel/guarded.hpp"
@@ -213,6 +214,34 @@ TEST(KernelDraws, SharedBytesAppearInDrawnAndInTheCaseTable) {
   EXPECT_THROW(too_much.shared_bytes("tiles", kH100Shared.per_block_optin + 1), CaseStopped);
   EXPECT_NE(too_much.error().find("tiles: the property asks for 232449 bytes"), std::string::npos) << too_much.error();
   EXPECT_EQ(too_much.fault(), RunFault::None);
+}
+
+// ------------------------------------------------------------- phases
+namespace {
+void host_stand_in(int) {}  // not a kernel: its launch fails (no GPU here; an invalid device function on one)
+}  // namespace
+
+TEST(KernelPhases, ALaunchIsNotedAroundItForThisThreadsWatcher) {
+  std::vector<PhaseNote> notes;
+  CaseOptions opt;
+  opt.entry = "k.x";
+  {
+    WatchCasePhases watch([&](const PhaseNote& n) { notes.push_back(n); });
+    KernelCase c(spec_with(0), opt);
+    EXPECT_THROW(c.launch(Geometry{1, 1, 0}, host_stand_in, 3), CaseStopped);  // a failed launch ends the case
+    EXPECT_FALSE(c.error().empty());
+  }
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0], (PhaseNote{"k.x", CasePhase::Launch, 1}));
+  EXPECT_EQ(notes[1], (PhaseNote{"k.x", CasePhase::HostCode, 1}));  // back in the property's host code
+  note_case_phase({"k.x", CasePhase::HostCode, 2});  // the watcher's scope ended: nobody hears it
+  EXPECT_EQ(notes.size(), 2u);
+  EXPECT_EQ(describe(notes[0]), "in launch 1");
+  EXPECT_EQ(describe(notes[1]), "in its host code after launch 1 (which had finished)");
+  EXPECT_EQ(describe(PhaseNote{"k.x", CasePhase::HostCode, 0}), "in its host code before its first launch");
+  for (CasePhase p : {CasePhase::HostCode, CasePhase::Launch, CasePhase::Finished})
+    EXPECT_EQ(parse_case_phase(to_string(p)), p);
+  EXPECT_FALSE(parse_case_phase("running"));
 }
 
 // ---------------------------------------------------------------- oracles

@@ -126,7 +126,12 @@ LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const
     AS_CUDA_TRY(done.create());
     AS_CUDA_TRY(cudaEventRecord(start.e, s->trial));
     const auto launched = std::chrono::steady_clock::now();
-    AS_CUDA_TRY(cudaLaunchKernel(fn, dim3(g.grid), dim3(g.block), args, g.shared_bytes, s->trial));
+    if (const cudaError_t e = cudaLaunchKernel(fn, dim3(g.grid), dim3(g.block), args, g.shared_bytes, s->trial);
+        e != cudaSuccess) {
+      (void)cudaGetLastError();  // a refused launch (not sticky) must not read as a later call's error
+      error = std::string("cuda: cudaLaunchKernel failed: ") + cudaGetErrorString(e);
+      return false;
+    }
     AS_CUDA_TRY(cudaEventRecord(done.e, s->trial));
     if (!cuda::wait_bounded(done.e, launched, watchdog_ms, "the user's", r.fault, error)) return false;
     float ms = 0;
