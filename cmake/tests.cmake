@@ -185,7 +185,7 @@ set_tests_properties(kernels_gpu.profile.cold PROPERTIES SKIP_RETURN_CODE 77 LAB
 add_test(NAME kernels_gpu.profile.buggy_twin
   COMMAND ${_kernel_profile} --impl kernels.shared_hist.past_end,kernels.shared_hist --pattern uniform)
 set_tests_properties(kernels_gpu.profile.buggy_twin PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
-  PASS_REGULAR_EXPRESSION "FAIL +kernels\\.shared_hist\\.past_end/k:64/[^\n]*\n +wrote past the end of 'bins'.*${_timed_pass}/pattern:uniform/"
+  PASS_REGULAR_EXPRESSION "FAIL +kernels\\.shared_hist\\.past_end/k:64/[^ ]+ +wrote past the end of 'bins'.*${_timed_pass}/pattern:uniform/"
   FAIL_REGULAR_EXPRESSION "HANG|CRASH|ERROR|error")
 add_test(NAME kernels_gpu.profile.crash COMMAND ${_kernel_profile} --impl kernels.faults,kernels.shared_hist --pattern uniform)
 set_tests_properties(kernels_gpu.profile.crash PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
