@@ -76,6 +76,8 @@ uint64_t draw_size(const TrialSpec& s, std::string_view name) {
   return std::min(n, kMaxSize);
 }
 
+uint64_t whole_size(const TrialSpec& s) { return std::min(s.ops(), kMaxSize); }
+
 uint64_t draw_range(const TrialSpec& s, std::string_view) { return std::max<uint64_t>(1, s.k); }
 
 namespace {

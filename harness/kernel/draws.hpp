@@ -30,6 +30,10 @@ SizeClass size_class(const TrialSpec& s, std::string_view name);
 // The size: 0, 1, a small odd one, 32±1, block±1, grid*block±1, or the
 // spec's whole op count (grid*block*ops_per_thread)±1.
 uint64_t draw_size(const TrialSpec& s, std::string_view name);
+// A profile's size (KernelCase in timing mode): the spec's whole op count,
+// grid*block*ops_per_thread, under the same cap as drawn sizes, so that the
+// geometry axes set the problem size.
+uint64_t whole_size(const TrialSpec& s);
 // A key range: the spec's k (at least 1).
 uint64_t draw_range(const TrialSpec& s, std::string_view name);
 // n keys in [0, range) in the spec's key shape.

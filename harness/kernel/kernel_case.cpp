@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "harness/kernel/snapshot.hpp"
+
 namespace atomstress {
 
 namespace {
@@ -58,8 +60,12 @@ void KernelCase::download(size_t slot, void* host) {
 void KernelCase::launch_erased(const void* fn, void** args, Geometry g) {
   most_threads_ = std::max(most_threads_, uint64_t(g.grid) * g.block);
   launches_.push_back(g);
-  const kernel::LaunchResult r = kernel::launch_kernel(fn, args, g, spec_.stress, spec_.seed, opt_.watchdog_ms);
-  kernel_ms_ += r.ms;
+  kernel_ms_ += opt_.bench_reps > 0 ? launch_timed(fn, args, g) : launch_checked(fn, args, g, false);
+}
+
+double KernelCase::launch_checked(const void* fn, void** args, Geometry g, bool flush_l2) {
+  const kernel::LaunchResult r =
+      kernel::launch_kernel(fn, args, g, spec_.stress, spec_.seed, opt_.watchdog_ms, flush_l2);
   if (!r.ok) {
     fault_ = r.fault;
     if (fault_ == RunFault::None) stop_with_error(r.error);
@@ -79,6 +85,26 @@ void KernelCase::launch_erased(const void* fn, void** args, Geometry g) {
     failure_ = std::move(f);
     throw kernel::CaseStopped{};
   }
+  return r.ms;
+}
+
+// Each timed launch starts from the state the property left before the
+// launch (a histogram's zeroed bins, an empty hash table), restored outside
+// its timed interval; the last one leaves the buffers as one launch from
+// that state, so the oracle judges a real run.  Every launch keeps its
+// watchdog, its stress and its guard check.
+double KernelCase::launch_timed(const void* fn, void** args, Geometry g) {
+  std::vector<const kernel::GuardedBuffer*> buffers;
+  for (const Slot& s : slots_) buffers.push_back(&s.mem);
+  std::string error;
+  if (!kernel::snapshot_buffers(buffers, error)) stop_with_error("snapshot of the buffers: " + error);
+  launch_checked(fn, args, g, false);  // the warm-up, untimed
+  double total_ms = 0;
+  for (uint32_t rep = 0; rep < opt_.bench_reps; ++rep) {
+    if (!kernel::restore_buffers(buffers, error)) stop_with_error("restoring the buffers: " + error);
+    total_ms += launch_checked(fn, args, g, opt_.flush_l2);
+  }
+  return total_ms / opt_.bench_reps;
 }
 
 std::vector<BufferExtent> KernelCase::buffers() const {

@@ -83,7 +83,7 @@ bool case_stream(cudaStream_t& stream, std::string& error) {
 }
 
 LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const Stress& stress, uint64_t seed,
-                           uint64_t watchdog_ms) {
+                           uint64_t watchdog_ms, bool flush_l2) {
   LaunchResult r;
   auto run = [&]() -> bool {
     std::string& error = r.error;
@@ -94,6 +94,9 @@ LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const
       return false;
     if (g.shared_bytes > 48 * 1024)
       AS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(g.shared_bytes)));
+    // Cold: the buffers leave L2 before the start event (on the trial
+    // stream, so after whatever was queued on it: a restore, say).
+    if (flush_l2 && !cuda::flush_l2(error, s->trial)) return false;
     bool stressed = false;
     if (!start_stress(*s, stress, seed, watchdog_ms, stressed, error)) return false;
     cuda::Event start, done;

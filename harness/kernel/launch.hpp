@@ -28,7 +28,9 @@ struct LaunchResult {
 // Launches `fn` (a __global__ function's address) with `args` (pointers to
 // each parameter, as cudaLaunchKernel takes them) and waits for it, bounded
 // by `watchdog_ms` (the host deadline of cuda/util.cuh wait_bounded).
+// `flush_l2` (profile --cold): the device's L2 is overwritten on the case's
+// stream before the start event, outside the timed region.
 LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const Stress& stress, uint64_t seed,
-                           uint64_t watchdog_ms);
+                           uint64_t watchdog_ms, bool flush_l2 = false);
 
 }  // namespace atomstress::kernel
