@@ -143,8 +143,10 @@ add_test(NAME function_length COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR
 set_tests_properties(function_length PROPERTIES LABELS host)
 
 # Kernel entries' host parts (issue #30): draws, oracles, guard damage,
-# tokens, shrinking through the pipeline, the cpu backend's SKIP.
-add_executable(atomstress_kernel_tests tests/test_kernel_host.cpp tests/test_sanitizer.cpp)
+# tokens, shrinking through the pipeline, the cpu backend's SKIP, profile's
+# plan, per-launch points and reports.
+add_executable(atomstress_kernel_tests tests/test_kernel_host.cpp tests/test_sanitizer.cpp
+                                       tests/test_kernel_profile.cpp)
 target_link_libraries(atomstress_kernel_tests PRIVATE atomstress_cli GTest::gtest GTest::gtest_main)
 atomstress_link_engine(atomstress_kernel_tests)
 gtest_discover_tests(atomstress_kernel_tests TEST_PREFIX "kernel." DISCOVERY_MODE PRE_TEST)
@@ -163,3 +165,29 @@ atomstress_add_entry_tests(atomstress_kernel_harness IMPL kernels PREFIX "kernel
 # One GPU case per correct kernel example (exit 77, a skip, without a GPU).
 atomstress_add_entry_tests(atomstress_kernel_examples IMPL kernels PREFIX "kernels_gpu." LABELS gpu
                            ARGS --backend cuda --skip-without-gpu --trials 3)
+# `profile` of kernel entries on the GPU (time per launch, docs/profiling.md):
+# a correct example over two key shapes, each point timed (a number of
+# microseconds, not "-") and PASS; cold; a buggy twin's point FAIL with its
+# explanation, the sweep going on to the next entry; a kernel that faults
+# is its point's CRASH, and the sweep stops there saying why (the CUDA
+# context is lost).  Exit 77 (a skip) without a GPU.
+set(_kernel_profile atomstress_kernel_examples profile --backend cuda --skip-without-gpu --k 64
+                    --max-time-per-point 0.5)
+set(_timed_pass "[0-9] +[^ ]+ +PASS +kernels\\.shared_hist/k:64")
+add_test(NAME kernels_gpu.profile.patterns COMMAND ${_kernel_profile} --impl kernels.shared_hist --pattern uniform,zipf)
+set_tests_properties(kernels_gpu.profile.patterns PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
+  PASS_REGULAR_EXPRESSION "us/launch.*${_timed_pass}/pattern:uniform/.*${_timed_pass}/pattern:zipf/"
+  FAIL_REGULAR_EXPRESSION "FAIL|HANG|CRASH|ERROR|error")
+add_test(NAME kernels_gpu.profile.cold COMMAND ${_kernel_profile} --impl kernels.shared_hist --pattern uniform --cold)
+set_tests_properties(kernels_gpu.profile.cold PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
+  PASS_REGULAR_EXPRESSION "cold: L2 .*${_timed_pass}/pattern:uniform/"
+  FAIL_REGULAR_EXPRESSION "FAIL|HANG|CRASH|ERROR|error")
+add_test(NAME kernels_gpu.profile.buggy_twin
+  COMMAND ${_kernel_profile} --impl kernels.shared_hist.past_end,kernels.shared_hist --pattern uniform)
+set_tests_properties(kernels_gpu.profile.buggy_twin PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
+  PASS_REGULAR_EXPRESSION "FAIL +kernels\\.shared_hist\\.past_end/k:64/[^ ]+ +wrote past the end of 'bins'.*${_timed_pass}/pattern:uniform/"
+  FAIL_REGULAR_EXPRESSION "HANG|CRASH|ERROR|error")
+add_test(NAME kernels_gpu.profile.crash COMMAND ${_kernel_profile} --impl kernels.faults,kernels.shared_hist --pattern uniform)
+set_tests_properties(kernels_gpu.profile.crash PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
+  PASS_REGULAR_EXPRESSION "CRASH +kernels\\.faults/k:64/.*the sweep stops after kernels\\.faults/k:64/.*CUDA context is lost"
+  FAIL_REGULAR_EXPRESSION "PASS +kernels\\.shared_hist")

@@ -19,6 +19,10 @@ std::string number(double v) { return fmt::format("{:.6g}", v); }
 
 std::string optional_number(const std::optional<double>& v) { return v ? number(*v) : std::string(); }
 
+// Retries are not counted for a kernel entry (its atomics are its own): an
+// empty field, not a 0.
+std::string counted(const ProfilePoint& p, std::string v) { return p.per_launch ? std::string() : v; }
+
 }  // namespace
 
 std::string CsvPrinter::render() const {
@@ -33,8 +37,9 @@ std::string CsvPrinter::render() const {
         std::to_string(s.grid), std::to_string(s.block), std::to_string(s.ops_per_thread), to_string(s.space),
         to_string(s.dist), p.item_unit(), std::to_string(p.items), std::to_string(p.timing.launches),
         number(p.timing.s_per_launch), number(p.items_per_second), number(p.timing.noise),
-        p.timing.converged ? "1" : "0", p.cold ? "1" : "0", number(p.retries_mean), std::to_string(p.retries_p50),
-        std::to_string(p.retries_p99), std::to_string(p.retries_max), optional_number(p.cycles_per_op),
+        p.timing.converged ? "1" : "0", p.cold ? "1" : "0", counted(p, number(p.retries_mean)),
+        counted(p, std::to_string(p.retries_p50)), counted(p, std::to_string(p.retries_p99)),
+        counted(p, std::to_string(p.retries_max)), optional_number(p.cycles_per_op),
         optional_number(p.baseline_items_per_second),
         p.baseline ? number(p.baseline->noise) : std::string(), optional_number(p.ratio_to_baseline),
         to_string(p.verdict)};

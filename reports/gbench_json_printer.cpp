@@ -59,7 +59,8 @@ nlohmann::json gbench_context(const RunHeader& run) {
 }
 
 nlohmann::json gbench_benchmark(const ProfilePoint& p, size_t family_index) {
-  const double ns_per_item = p.items_per_second > 0 ? 1e9 / p.items_per_second : 0;
+  // Time per op (or element) in ns; a kernel entry's per launch in us.
+  const double time = p.per_launch ? p.us_per_launch() : p.items_per_second > 0 ? 1e9 / p.items_per_second : 0;
   nlohmann::json b = {
       {"name", p.name()},
       {"family_index", family_index},
@@ -71,21 +72,23 @@ nlohmann::json gbench_benchmark(const ProfilePoint& p, size_t family_index) {
       {"threads", 1},
       {"iterations", p.timing.launches},
       // GPU time is not host CPU time, but compare.py wants both: the same.
-      {"real_time", ns_per_item},
-      {"cpu_time", ns_per_item},
-      {"time_unit", "ns"},
-      {"items_per_second", p.items_per_second},
+      {"real_time", time},
+      {"cpu_time", time},
+      {"time_unit", p.per_launch ? "us" : "ns"},
+      {"items_per_second", p.items_per_second},  // a kernel entry: launches per second
       {"items_per_launch", p.items},
-      {"retries_p50", p.retries_p50},
-      {"retries_p99", p.retries_p99},
-      {"retries_max", p.retries_max},
-      {"retries_mean", p.retries_mean},
       {"noise", p.timing.noise},
       {"batches", p.timing.batches},
       {"converged", p.timing.converged ? 1 : 0},
       {"cold", p.cold ? 1 : 0},  // L2 flushed before each timed launch
       {"label", to_string(p.verdict)},  // Google Benchmark's free-text field
   };
+  if (!p.per_launch) {  // a kernel entry's atomics are its own: no retries counted
+    b["retries_p50"] = p.retries_p50;
+    b["retries_p99"] = p.retries_p99;
+    b["retries_max"] = p.retries_max;
+    b["retries_mean"] = p.retries_mean;
+  }
   if (p.cycles_per_op) b["cycles_per_op"] = *p.cycles_per_op;
   if (p.ratio_to_baseline) {
     b["baseline_items_per_second"] = *p.baseline_items_per_second;

@@ -2,7 +2,9 @@
 // tools/compare.py can compare two profiles.  One benchmark per point
 // ("native.add.i32/k:1024/pattern:uniform/..."), real_time and cpu_time in
 // nanoseconds per op (or element), counters items_per_second, retries_*,
-// noise, and the ratio to the bare kernel where there is one.
+// noise, and the ratio to the bare kernel where there is one.  A kernel
+// entry's point: microseconds per launch (time_unit "us"), items_per_second
+// its launches per second, no retries_* (its atomics are its own).
 #pragma once
 
 #include <nlohmann/json.hpp>

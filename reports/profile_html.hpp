@@ -1,7 +1,8 @@
 // `profile --html FILE`: one self-contained page (no script, no network)
 // with inline SVG charts: throughput against k (log-log, one polyline per
 // entry), retries per op against k, and the hottest addresses of the most
-// contended point as bars; then the table of every point.
+// contended point as bars; then the table of every point.  Kernel entries'
+// points (time per launch) have a chart against k and a table of their own.
 #pragma once
 
 #include "reports/profile_collector.hpp"

@@ -1,6 +1,7 @@
 // `profile` on the terminal: one row per point as it is measured (the
-// header before the first), then the hottest addresses of the most
-// contended point.
+// header before the first, and again where the unit changes: items per
+// second, or a kernel entry's microseconds per launch), then the hottest
+// addresses of the most contended point.
 #pragma once
 
 #include "harness/pipeline/profile.hpp"
@@ -17,7 +18,6 @@ class ProfileTablePrinter final : public Printer {
   void do_record(const Record& r) override;
   bool do_finish() override;
 
-  bool header_ = false;
   std::vector<ProfilePoint> points_;
   std::string error_;
 };

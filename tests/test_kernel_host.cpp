@@ -209,6 +209,11 @@ TEST(KernelDraws, SharedBytesAppearInDrawnAndInTheCaseTable) {
   KernelCase none(spec_with(2), opt);
   EXPECT_EQ(none.shared_bytes("smem"), 0u);
   EXPECT_EQ(none.drawn(), "smem=0");
+  // A profile (whole sizes) times the kernel with what it needs: no extra.
+  CaseOptions timing = opt;
+  timing.whole_sizes = true;
+  KernelCase timed(spec_with(3 * 8 + 5), timing);
+  EXPECT_EQ(timed.shared_bytes("smem", 128), 128u);
   // A need above the device's limit ends the case with an error naming the draw.
   KernelCase too_much(spec_with(2), opt);
   EXPECT_THROW(too_much.shared_bytes("tiles", kH100Shared.per_block_optin + 1), CaseStopped);

@@ -1,5 +1,6 @@
 #include "harness/backend/backend.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace atomstress {
@@ -45,6 +46,11 @@ uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops) {
   if (o.knobs.watchdog_ms != 0) return o.knobs.watchdog_ms;
   const uint64_t plain = 1000 + ops / 50;
   return o.policy.sanitize == SanitizeTool::None ? plain : plain * kSanitizeSlowdown;
+}
+
+uint32_t effective_retry_budget(const RunOptions& o, const TrialSpec& spec) {
+  const bool lone_thread = spec.threads() == 1 || o.policy.sequential;
+  return lone_thread ? std::min(o.knobs.retry_budget, kLoneThreadRetryBudget) : o.knobs.retry_budget;
 }
 
 const char* to_string(SanitizeTool t) {

@@ -126,6 +126,16 @@ struct RunOptions {
 inline constexpr uint64_t kSanitizeSlowdown = 50;
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);
 
+// The retry budget a trial's loops get.  One thread alone (a trial of one
+// thread, or the diagnosis replay, which runs every op in one thread in
+// program order) never waits for another: a correct loop of it succeeds at
+// its first attempt, so kLoneThreadRetryBudget retries already prove that it
+// does not end.  A hang found at one thread (shrinking's candidates and
+// reruns, the diagnosis replay) then stops after a few milliseconds instead of
+// a million round trips to memory (about a second each on an H100).
+inline constexpr uint32_t kLoneThreadRetryBudget = 4096;
+uint32_t effective_retry_budget(const RunOptions& o, const TrialSpec& spec);
+
 // Whether a CUDA device is present and usable; `why` says why not.
 bool cuda_available(std::string& why);
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)".

@@ -96,7 +96,7 @@ void note_class(const TrialSpec& spec, const Reruns& reruns, BackendKind backend
 
 bool is_kernel_entry(const TrialSpec& spec) {
   const Entry* e = find_impl(spec.impl);
-  return e && e->family && std::strcmp(e->family->name(), "kernel") == 0;
+  return e && atomstress::is_kernel_entry(*e);
 }
 
 // Rows of each buffer a kernel case's table shows.

@@ -162,14 +162,15 @@ bool make_sweep(const SweepOptions& o, Sweep& s, std::string& error) {
 }
 
 // The specs of the sweep, in order; `skipped` collects one line per
-// combination an entry cannot run (a pattern it does not allow, ...).
-std::vector<TrialSpec> plan_points(const Sweep& s, BackendKind backend,
-                                   std::vector<std::string>& skipped) {
+// combination an entry cannot run (a pattern it does not allow, ...),
+// `skipped_impls` the entries the backend cannot run at all.
+std::vector<TrialSpec> plan_points(const Sweep& s, BackendKind backend, std::vector<std::string>& skipped,
+                                   std::vector<SkippedImpl>& skipped_impls) {
   const bool cuda = backend == BackendKind::Cuda;
   std::vector<TrialSpec> specs;
   for (const Entry* impl : s.impls) {
     if (impl->gpu_only && !cuda) {
-      skipped.push_back(std::string(impl->name) + ": " + cpu_skip_reason(*impl));
+      skipped_impls.push_back({impl, cpu_skip_reason(*impl)});
       continue;
     }
     for (uint32_t k : s.ks) {
@@ -269,7 +270,7 @@ bool parse_sweep(const SweepOptions& o, Sweep& sweep, std::string& error) {
 
 bool plan_sweep(const Sweep& sweep, BackendKind backend, SweepPlan& plan, std::string& error) {
   plan = {};
-  plan.specs = plan_points(sweep, backend, plan.skipped);
+  plan.specs = plan_points(sweep, backend, plan.skipped, plan.skipped_impls);
   // A geometry past a trial's size is bad input (exit 2, its true size
   // named), not a point that does not apply.
   for (const auto& line : plan.skipped)

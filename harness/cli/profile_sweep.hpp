@@ -56,15 +56,25 @@ struct Sweep {
 // so bad input is refused the same way with or without a GPU.
 bool parse_sweep(const SweepOptions& o, Sweep& sweep, std::string& error);
 
+// An entry the backend cannot run at all (a kernel entry on cpu): SKIP, as in check.
+struct SkippedImpl {
+  const Entry* impl = nullptr;
+  std::string why;  // cpu_skip_reason
+};
+
 struct SweepPlan {
   std::vector<TrialSpec> specs;      // the points, in sweep order
   std::vector<std::string> skipped;  // one line per combination an entry cannot run
+  std::vector<SkippedImpl> skipped_impls;
   ProfileSettings settings;          // how each point is measured, on `backend`
 };
 
 // The points of `sweep` on `backend` (whose defaults fill the 0s of grid,
 // block and ops per thread); false with a one-line `error` when a point does
-// not fit the machine's memory.
+// not fit the machine's memory.  Kernel entries take every axis but
+// --space shared (a kernel's buffers are global memory: its points there
+// are skipped with the reason, as an algorithm's); on cpu they are skipped
+// whole (skipped_impls).
 bool plan_sweep(const Sweep& sweep, BackendKind backend, SweepPlan& plan, std::string& error);
 
 }  // namespace atomstress::cli

@@ -76,6 +76,8 @@ uint64_t draw_size(const TrialSpec& s, std::string_view name) {
   return std::min(n, kMaxSize);
 }
 
+uint64_t whole_size(const TrialSpec& s) { return std::min(s.ops(), kMaxSize); }
+
 uint64_t draw_range(const TrialSpec& s, std::string_view) { return std::max<uint64_t>(1, s.k); }
 
 namespace {
@@ -196,6 +198,11 @@ uint64_t generated_limit(const SharedLimits& l) {
 
 std::optional<uint32_t> draw_shared_bytes(const TrialSpec& s, uint32_t at_least, uint32_t static_bytes,
                                           const SharedLimits& limits, std::string& error) {
+  return shared_bytes_of(shared_class(s), at_least, static_bytes, limits, error);
+}
+
+std::optional<uint32_t> shared_bytes_of(SharedClass c, uint32_t at_least, uint32_t static_bytes,
+                                        const SharedLimits& limits, std::string& error) {
   const uint64_t most = limits.per_block_optin > static_bytes ? limits.per_block_optin - static_bytes : 0;
   if (limits.per_block_optin != 0 && at_least > most) {
     error = "the property asks for " + std::to_string(at_least) + " bytes of dynamic shared memory per block" +
@@ -206,7 +213,7 @@ std::optional<uint32_t> draw_shared_bytes(const TrialSpec& s, uint32_t at_least,
   const uint64_t block_limit = generated_limit(limits);
   const uint64_t room = block_limit > static_bytes ? block_limit - static_bytes : 0;
   uint64_t bytes = at_least;
-  switch (shared_class(s)) {
+  switch (c) {
     case SharedClass::None: break;
     case SharedClass::Little: bytes = uint64_t(at_least) + kLittleShared; break;
     case SharedClass::FewBlocksPerSm: {

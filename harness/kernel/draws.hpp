@@ -32,6 +32,10 @@ SizeClass size_class(const TrialSpec& s, std::string_view name);
 // The size: 0, 1, a small odd one, 32±1, block±1, grid*block±1, or the
 // spec's whole op count (grid*block*ops_per_thread)±1.
 uint64_t draw_size(const TrialSpec& s, std::string_view name);
+// A profile's size (KernelCase in timing mode): the spec's whole op count,
+// grid*block*ops_per_thread, under the same cap as drawn sizes, so that the
+// geometry axes set the problem size.
+uint64_t whole_size(const TrialSpec& s);
 // A key range: the spec's k (at least 1).
 uint64_t draw_range(const TrialSpec& s, std::string_view name);
 // n keys in [0, range) in the spec's key shape.
@@ -76,5 +80,8 @@ SharedClass shared_class(const TrialSpec& s);
 // kernel's failure).
 std::optional<uint32_t> draw_shared_bytes(const TrialSpec& s, uint32_t at_least, uint32_t static_bytes,
                                           const SharedLimits& limits, std::string& error);
+// The same for a given class (a profile's: none).
+std::optional<uint32_t> shared_bytes_of(SharedClass c, uint32_t at_least, uint32_t static_bytes,
+                                        const SharedLimits& limits, std::string& error);
 
 }  // namespace atomstress::kernel

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/kernel/case_phase.hpp"
+#include "harness/kernel/snapshot.hpp"
 
 namespace atomstress {
 
@@ -38,7 +39,9 @@ uint32_t KernelCase::draw_shared(std::string_view name, uint32_t at_least, const
   else if (!kernel::device_shared_limits(limits, error)) stop_with_error(error);
   uint32_t static_bytes = 0;
   if (kernel && !kernel::static_shared_bytes(kernel, static_bytes, error)) stop_with_error(error);
-  const auto bytes = kernel::draw_shared_bytes(spec_, at_least, static_bytes, limits, error);
+  // A profile times the kernel with what it needs: the extra is a stress axis.
+  const kernel::SharedClass cls = opt_.whole_sizes ? kernel::SharedClass::None : kernel::shared_class(spec_);
+  const auto bytes = kernel::shared_bytes_of(cls, at_least, static_bytes, limits, error);
   if (!bytes) stop_with_error(std::string(name) + ": " + error);
   // One value per name and case: a second launch does not draw it again.
   const bool drawn = std::any_of(draws_.begin(), draws_.end(), [&](const kernel::Drawn& d) { return d.name == name; });
@@ -75,11 +78,17 @@ void KernelCase::download(size_t slot, void* host) {
 void KernelCase::launch_erased(const void* fn, void** args, Geometry g) {
   most_threads_ = std::max(most_threads_, uint64_t(g.grid) * g.block);
   launches_.push_back(g);
+  kernel_ms_ += opt_.bench_reps > 0 ? launch_timed(fn, args, g) : launch_checked(fn, args, g, false);
+}
+
+double KernelCase::launch_checked(const void* fn, void** args, Geometry g, bool flush_l2) {
+  // Told around the launch (case_phase.hpp): what runs after it, up to the
+  // next, is the property's host code.
   const uint32_t number = uint32_t(launches_.size());
   kernel::note_case_phase({opt_.entry, kernel::CasePhase::Launch, number});
-  const kernel::LaunchResult r = kernel::launch_kernel(fn, args, g, spec_.stress, spec_.seed, opt_.watchdog_ms);
+  const kernel::LaunchResult r =
+      kernel::launch_kernel(fn, args, g, spec_.stress, spec_.seed, opt_.watchdog_ms, flush_l2);
   kernel::note_case_phase({opt_.entry, kernel::CasePhase::HostCode, number});
-  kernel_ms_ += r.ms;
   if (!r.ok) {
     fault_ = r.fault;
     if (fault_ == RunFault::None) stop_with_error(r.error);
@@ -99,6 +108,26 @@ void KernelCase::launch_erased(const void* fn, void** args, Geometry g) {
     failure_ = std::move(f);
     throw kernel::CaseStopped{};
   }
+  return r.ms;
+}
+
+// Each timed launch starts from the state the property left before the
+// launch (a histogram's zeroed bins, an empty hash table), restored outside
+// its timed interval; the last one leaves the buffers as one launch from
+// that state, so the oracle judges a real run.  Every launch keeps its
+// watchdog, its stress and its guard check.
+double KernelCase::launch_timed(const void* fn, void** args, Geometry g) {
+  std::vector<const kernel::GuardedBuffer*> buffers;
+  for (const Slot& s : slots_) buffers.push_back(&s.mem);
+  std::string error;
+  if (!kernel::snapshot_buffers(buffers, error)) stop_with_error("snapshot of the buffers: " + error);
+  launch_checked(fn, args, g, false);  // the warm-up, untimed
+  double total_ms = 0;
+  for (uint32_t rep = 0; rep < opt_.bench_reps; ++rep) {
+    if (!kernel::restore_buffers(buffers, error)) stop_with_error("restoring the buffers: " + error);
+    total_ms += launch_checked(fn, args, g, opt_.flush_l2);
+  }
+  return total_ms / opt_.bench_reps;
 }
 
 std::vector<BufferExtent> KernelCase::buffers() const {

@@ -108,6 +108,19 @@ struct CaseOptions {
   // --sanitize: each buffer its own exact allocation, no guard zones
   // (guarded.hpp GuardedBuffer::guards says why).
   bool exact_buffers = false;
+  // profile's timing (RunOptions::timing): with bench_reps > 0 each launch
+  // the property makes is run from a snapshot of the buffers: a warm-up,
+  // then bench_reps timed launches, each after the buffers are restored
+  // (outside its timed interval; with flush_l2 the L2 is flushed there
+  // too); the buffers end as one launch from the snapshot left them, for
+  // the property's oracle.  kernel_ms() is then the mean time of one launch
+  // (summed over the property's launches).
+  uint32_t bench_reps = 0;
+  bool flush_l2 = false;
+  // Every size(name) is the spec's whole op count (whole_size): a profile
+  // times the problem size its geometry axes set, not an edge size; and
+  // shared_bytes() adds no generated extra (class none).
+  bool whole_sizes = false;
   std::string entry;  // the kernel entry, for the phase notes (case_phase.hpp)
   // The device's shared memory limits as given (tests); none: read from the device.
   std::optional<SharedLimits> shared_limits;
@@ -123,8 +136,11 @@ class KernelCase {
 
   // ------------------------------------------------------------- drawing
   // A size: 0, 1, small odd, 32±1, block±1, grid*block±1 or the case's
-  // whole op count ±1 (draws.hpp); shrinks with the geometry.
-  size_t size(std::string_view name) { return note(name, kernel::draw_size(spec_, name)); }
+  // whole op count ±1 (draws.hpp); shrinks with the geometry.  In a profile
+  // (CaseOptions::whole_sizes) the whole op count.
+  size_t size(std::string_view name) {
+    return note(name, opt_.whole_sizes ? kernel::whole_size(spec_) : kernel::draw_size(spec_, name));
+  }
   // A key range (bins, capacity): the spec's k, at least 1.
   size_t range(std::string_view name) { return note(name, kernel::draw_range(spec_, name)); }
   // The generated geometry (launch() uses it); in the diagnosis replay 1 x 1.
@@ -303,6 +319,11 @@ class KernelCase {
   size_t allocate(std::string_view name, size_t n, unsigned elem_bytes, VK kind, const void* host);
   void download(size_t slot, void* host);
   void launch_erased(const void* fn, void** args, Geometry g);
+  // One launch, its guards checked; its time in ms.  Stops the case on a
+  // fault, a hang, a CUDA error or a write outside a buffer.
+  double launch_checked(const void* fn, void** args, Geometry g, bool flush_l2);
+  // profile's timing of one launch (CaseOptions::bench_reps): the mean ms.
+  double launch_timed(const void* fn, void** args, Geometry g);
   void judge(std::optional<kernel::KernelFailure> f);
   size_t note(std::string_view name, uint64_t v);
   // shared_bytes(); `note_zero` false: 0 is not drawn (a default launch's).

@@ -38,7 +38,9 @@ inline constexpr const char* kKernelCpuReason = "a CUDA kernel: kernel entries r
 namespace kernel {
 // The entry's cuda runner (registry.hpp RunFn): the property, run once on
 // the case of w.spec.  A fault or hang returns false with h.fault set; the
-// property's verdict goes to h.own_finding.
+// property's verdict goes to h.own_finding.  With RunOptions::timing.bench_reps
+// (profile's timing runs) each launch is timed from a snapshot of the buffers
+// (CaseOptions::bench_reps) and h.kernel_ms is the mean time of one launch.
 bool run_kernel_entry(const Workload& w, const Setup& s, const RunOptions& o, History& h, std::string& error);
 }  // namespace kernel
 

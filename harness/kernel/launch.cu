@@ -99,7 +99,7 @@ bool static_shared_bytes(const void* fn, uint32_t& bytes, std::string& error) {
 }
 
 LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const Stress& stress, uint64_t seed,
-                           uint64_t watchdog_ms) {
+                           uint64_t watchdog_ms, bool flush_l2) {
   LaunchResult r;
   auto run = [&]() -> bool {
     std::string& error = r.error;
@@ -119,6 +119,9 @@ LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const
       const int most = int(prop.sharedMemPerBlockOptin) - int(static_bytes);
       AS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, std::max(most, 0)));
     }
+    // Cold: the buffers leave L2 before the start event (on the trial
+    // stream, so after whatever was queued on it: a restore, say).
+    if (flush_l2 && !cuda::flush_l2(error, s->trial)) return false;
     bool stressed = false;
     if (!start_stress(*s, stress, seed, watchdog_ms, stressed, error)) return false;
     cuda::Event start, done;

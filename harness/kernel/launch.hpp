@@ -26,16 +26,18 @@ struct LaunchResult {
   double ms = 0;                    // the kernel's time (events)
 };
 
-// Launches `fn` (a __global__ function's address) with `args` (pointers to
-// each parameter, as cudaLaunchKernel takes them) and waits for it, bounded
-// by `watchdog_ms` (the host deadline of cuda/util.cuh wait_bounded).
 // The device's shared memory limits (draws.hpp SharedLimits), read once.
 bool device_shared_limits(SharedLimits& out, std::string& error);
 // The static shared memory of `fn` (its __shared__ arrays), which the
 // per-block opt-in limit counts beside the dynamic.
 bool static_shared_bytes(const void* fn, uint32_t& bytes, std::string& error);
 
+// Launches `fn` (a __global__ function's address) with `args` (pointers to
+// each parameter, as cudaLaunchKernel takes them) and waits for it, bounded
+// by `watchdog_ms` (the host deadline of cuda/util.cuh wait_bounded).
+// `flush_l2` (profile --cold): the device's L2 is overwritten on the case's
+// stream before the start event, outside the timed region.
 LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const Stress& stress, uint64_t seed,
-                           uint64_t watchdog_ms);
+                           uint64_t watchdog_ms, bool flush_l2 = false);
 
 }  // namespace atomstress::kernel

@@ -79,7 +79,7 @@ void read_pass_alone(const Replay& r, Diagnosis& d) {
     d.inference = wide->finding.inference;
   } else {
     d.cls = FailureClass::Atomicity;
-    const bool kernel = r.e.family && std::strcmp(r.e.family->name(), "kernel") == 0;  // harness/kernel/
+    const bool kernel = is_kernel_entry(r.e);  // harness/kernel/
     d.trace.push_back(kernel ? "the case passes alone (one block of one thread): the failure needs concurrent threads"
                              : "every op does what the spec says: the failure needs concurrent ops");
   }

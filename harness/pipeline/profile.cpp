@@ -6,6 +6,7 @@
 
 #include "harness/backend/bare_kernel.hpp"
 #include "harness/registry/family.hpp"
+#include "harness/registry/registry.hpp"
 
 namespace atomstress {
 
@@ -18,7 +19,9 @@ std::string point_name(const TrialSpec& spec) {
 
 std::string ProfilePoint::name() const { return point_name(spec); }
 
-const char* ProfilePoint::item_unit() const { return impl && impl->algo ? "element" : "op"; }
+const char* ProfilePoint::item_unit() const {
+  return per_launch ? "launch" : impl && impl->algo ? "element" : "op";
+}
 
 const ProfilePoint* most_contended(const std::vector<ProfilePoint>& points) {
   const ProfilePoint* best = nullptr;
@@ -104,30 +107,68 @@ bool measure(const ProfileSettings& settings,
 }
 
 namespace {
-// (a) Timing.  On cuda the runner times its launches itself (events,
-// memory restored before each, nothing recorded); on cpu the whole run.
+// A kernel entry's timed run, judged: KernelCase's timing mode leaves the
+// buffers as one launch from the property's state, so its oracle judges a
+// real run.  The first failure (the oracle's, a write outside a buffer, a
+// fault or a hang: h.fault) is the point's, and ends its timing.  `ran`:
+// run_workload's answer.
+void judge_kernel_run(const Workload& w, const Setup& setup, const History& h, bool ran, const std::string& why,
+                      ProfilePoint& out) {
+  if (out.verdict != Verdict::Pass) return;
+  if (!ran) {
+    if (h.fault == RunFault::None) return;  // no fault of the kernel: the caller's error
+    out.verdict = h.fault == RunFault::Hang ? Verdict::Hang : Verdict::Crash;
+    out.why = why;
+  } else if (Finding f = check_trial(w, setup, h); !f.ok()) {
+    out.verdict = Verdict::Fail;
+    out.why = f.explanation;
+  }
+}
+
+// One run of the timing pass: on cuda the runner times its launches itself
+// (events, memory restored before each, nothing recorded; a kernel entry:
+// each of its property's launches, summed), on cpu the whole run.
+bool timed_run(const Workload& w, const Setup& setup, const ProfileSettings& settings, uint32_t reps,
+               ProfilePoint& out, double& ms, std::string& error) {
+  RunOptions opt = settings.run;
+  if (settings.backend == BackendKind::Cuda) {
+    opt.timing.bench_reps = reps;
+    opt.timing.flush_l2 = out.cold;
+  }
+  History h;
+  const bool ran = run_workload(w, setup, settings.backend, opt, h, error);
+  if (out.per_launch) judge_kernel_run(w, setup, h, ran, error, out);
+  ms = h.kernel_ms;
+  return ran;
+}
+
+// (a) Timing.
 bool time_point(const Workload& w, const Setup& setup, const ProfileSettings& settings, ProfilePoint& out,
                 std::string& error) {
   const bool cuda = settings.backend == BackendKind::Cuda;
   auto timed_batch = [&](uint32_t reps, double& s_per_launch, std::string& err) {
-    RunOptions opt = settings.run;
+    double ms = 0;
+    // A kernel entry's first failure ends its point's timing (false, no error).
     if (cuda) {
-      opt.timing.bench_reps = reps;
-      opt.timing.flush_l2 = out.cold;
-      History h;
-      if (!run_workload(w, setup, settings.backend, opt, h, err)) return false;
-      s_per_launch = h.kernel_ms / 1e3;
+      if (!timed_run(w, setup, settings, reps, out, ms, err) || out.verdict != Verdict::Pass) return false;
+      s_per_launch = ms / 1e3;
       return true;
     }
     const auto t0 = Clock::now();
-    for (uint32_t r = 0; r < reps; ++r) {
-      History h;
-      if (!run_workload(w, setup, settings.backend, opt, h, err)) return false;
-    }
+    for (uint32_t r = 0; r < reps; ++r)
+      if (!timed_run(w, setup, settings, reps, out, ms, err) || out.verdict != Verdict::Pass) return false;
     s_per_launch = seconds_since(t0) / reps;
     return true;
   };
-  if (!measure(settings, timed_batch, out.timing, error)) return false;
+  if (!measure(settings, timed_batch, out.timing, error)) {
+    // A kernel that failed, hung or faulted: its point's verdict, not the
+    // sweep's error, and no time (a launch its guard check or a fault
+    // stopped was not timed; a wrong kernel's time is not what is asked).
+    if (!out.per_launch || out.verdict == Verdict::Pass) return false;
+    error.clear();
+    out.timing = {};
+    return true;
+  }
   out.items_per_second = out.timing.s_per_launch > 0 ? double(out.items) / out.timing.s_per_launch : 0;
   return true;
 }
@@ -193,7 +234,8 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
   auto w = expand(spec, error);
   if (!w) return false;
   out.impl = w->impl;
-  out.items = w->ops();
+  out.per_launch = is_kernel_entry(*w->impl);
+  out.items = out.per_launch ? 1 : w->ops();
   std::string why;
   const auto setup = setup_trial(*w, why);
   if (!setup) {
@@ -203,6 +245,7 @@ bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, Profi
   const bool cuda = settings.backend == BackendKind::Cuda;
   out.cold = cuda && settings.cold;  // the cpu backend has no L2 of ours to flush
   if (!time_point(*w, *setup, settings, out, error)) return false;
+  if (out.per_launch) return true;  // judged on its timed runs; no instrumented pass
   if (!run_checked(*w, *setup, settings, out, error)) return false;
   if (settings.baseline && cuda && has_bare_kernel(*w->impl, spec)) return time_baseline(*w, settings, out, error);
   return true;

@@ -6,6 +6,11 @@
 //      per-batch times is under a bound or the point's time cap is spent;
 //  (b) one instrumented run (retries and cycles per op, hottest addresses),
 //      checked by the entry's oracle, so a profile never hides a failure.
+// A kernel entry (harness/kernel/: a user's whole kernel and its property)
+// is timed per launch, not per op: each launch the property makes is timed
+// from a snapshot of its buffers (KernelCase's timing mode), and its
+// property's oracle judges every timed run; (b) does not apply (the
+// kernel's atomics are its own: no retries, cycles or hot addresses).
 // With a baseline, a hand-written bare kernel of the same operation (native
 // add of i32/u32/f32/f64 through plain atomicAdd) is timed the same way.
 // Cold timing (cuda) flushes L2 before each timed launch of both, as
@@ -50,7 +55,10 @@ struct ProfilePoint {
   const Entry* impl = nullptr;
   TrialSpec spec;
   BackendKind backend = BackendKind::Cpu;
-  uint64_t items = 0;       // operations (atomics) or elements (algorithms) per launch
+  // A kernel entry: timed per launch (items 1, item_unit "launch"); its
+  // verdict is its oracle's on the timed runs, and (b) was not run.
+  bool per_launch = false;
+  uint64_t items = 0;       // operations (atomics), elements (algorithms) or 1 (a kernel's launch) per launch
   Timing timing;
   double items_per_second = 0;
   // The instrumented pass.
@@ -68,8 +76,13 @@ struct ProfilePoint {
 
   // point_name(spec)
   std::string name() const;
-  // "op" for a single atomic, "element" for an algorithm.
+  // "op" for a single atomic, "element" for an algorithm, "launch" for a kernel entry.
   const char* item_unit() const;
+  // A kernel entry's time per launch in microseconds (0 when none was measured).
+  double us_per_launch() const { return timing.s_per_launch * 1e6; }
+  // Whether the point has a time: a kernel entry that failed, hung or
+  // faulted has none (its timing stops at its first failure).
+  bool timed() const { return timing.launches > 0; }
 };
 
 // "native.add.i32/k:1024/pattern:uniform/grid:264/block:256/ops:16/space:global/dist:small":
@@ -97,7 +110,10 @@ bool measure(const ProfileSettings& settings,
 
 // Both passes (and the baseline) of one point.  False with a one-line
 // `error` when the point cannot run (expand or the backend refused); a point
-// the entry's family refuses comes back with `not_applicable` set.
+// the entry's family refuses comes back with `not_applicable` set.  A kernel
+// entry's failure, fault or hang is its point's verdict (Fail, Crash, Hang),
+// not an error: its timing stops there (the point is not timed()), and
+// after a fault or a hang the CUDA context is lost (cuda_context_lost).
 bool profile_point(const TrialSpec& spec, const ProfileSettings& settings, ProfilePoint& out, std::string& error);
 
 }  // namespace atomstress

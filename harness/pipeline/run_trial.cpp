@@ -79,7 +79,7 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
         FindingKind::Hang,
         "op #" + std::to_string(o) + " (thread " + std::to_string(w.thread_of(o)) + ", address " +
             std::to_string(w.addr[o]) + ") " +
-            (g == GaveUp::Budget ? "exceeded its retry budget of " + std::to_string(opt.knobs.retry_budget)
+            (g == GaveUp::Budget ? "exceeded its retry budget of " + std::to_string(effective_retry_budget(opt, w.spec))
                                  : "was still retrying when the " + std::to_string(effective_watchdog_ms(opt, w.ops())) +
                                        " ms watchdog fired, after " + std::to_string(h.retries[o]) + " retries") +
             ": " + w.impl->family->hang_cause(),

@@ -192,7 +192,7 @@ std::vector<const Entry*> match_impls(std::string_view pattern) {
     else if (pat == "algorithms") take = !i.buggy() && i.algo;
     else if (pat == "buggy") take = i.buggy();
     else if (pat == "weak_memory") take = i.weak_memory;
-    else if (pat == "kernels") take = !i.buggy() && i.family && std::strcmp(i.family->name(), "kernel") == 0;
+    else if (pat == "kernels") take = !i.buggy() && is_kernel_entry(i);
     else if (pat == "everything") take = true;
     else take = fnmatch(pat.c_str(), i.name, 0) == 0;
     if (take) out.push_back(&i);
@@ -235,6 +235,8 @@ std::string describe_spec(const Entry& i) {
   if (i.rate_only) s += "  reported:    its observed failure rate (the hardware may never show it)\n";
   return s;
 }
+
+bool is_kernel_entry(const Entry& i) { return i.family && std::strcmp(i.family->name(), "kernel") == 0; }
 
 std::string cpu_skip_reason(const Entry& i) {
   if (i.gpu_only_reason == nullptr) return "uses warp intrinsics: needs the cuda backend";

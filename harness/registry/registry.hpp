@@ -141,5 +141,7 @@ std::string describe_spec(const Entry& i);
 const char* op_word(Op op);
 // Why the cpu backend skips a gpu-only entry, in words.
 std::string cpu_skip_reason(const Entry& i);
+// A user's whole kernel and its property (the "kernel" family, harness/kernel/).
+bool is_kernel_entry(const Entry& i);
 
 }  // namespace atomstress

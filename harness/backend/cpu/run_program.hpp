@@ -47,7 +47,7 @@ bool run_cpu_program(const Workload& w, const Setup& s, const RunOptions& opt, H
   g.retries = h.retries.data();
   g.gave = h.gave_up.data();
   g.rs = &rs;
-  g.budget = opt.knobs.retry_budget;
+  g.budget = effective_retry_budget(opt, spec);
   // Each worker counts its own CPU time from its start (prim::now_ns on the
   // host), so the deadline is the watchdog itself.
   g.deadline_ns = prim::deadline_after_ms(0, effective_watchdog_ms(opt, n));

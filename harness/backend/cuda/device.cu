@@ -36,14 +36,14 @@ unsigned int* stop_note(std::string& error) {
   return note;
 }
 
-bool flush_l2(std::string& error) {
+bool flush_l2(std::string& error, cudaStream_t stream) {
   thread_local DevBuf scratch;  // grow-only, like the trial buffers
   cudaDeviceProp prop;
   if (!device_props(prop, error)) return false;
   const size_t bytes = size_t(prop.l2CacheSize);
   if (bytes == 0) return true;
   AS_CUDA_TRY(scratch.ensure(bytes));
-  AS_CUDA_TRY(cudaMemsetAsync(scratch.p, 0, bytes));
+  AS_CUDA_TRY(cudaMemsetAsync(scratch.p, 0, bytes, stream));
   return true;
 }
 

@@ -162,7 +162,7 @@ bool prepare_launch(const Workload& w, const Setup& s, const RunOptions& opt, bo
   g.cycles = P::records_cycles && !resident ? B.cycles.as<uint32_t>() : nullptr;
   g.gave = B.gave.as<uint8_t>();
   g.rs = B.rs.as<prim::RetryShared>();
-  g.budget = opt.knobs.retry_budget;
+  g.budget = effective_retry_budget(opt, spec);
   g.param = s.param;
   return true;
 }

@@ -84,10 +84,12 @@ inline bool check_geometry(const cudaDeviceProp& prop, uint32_t grid, uint32_t b
 }
 
 // Cold measurements in the manner of nvbench: queues (on the default
-// stream) a memset of a scratch buffer as large as the device's L2, so the
-// launch queued next finds none of its data in the cache.  Call it before
-// the timed region's start event: the flush itself is not timed.
-bool flush_l2(std::string& error);
+// stream, or on `stream`: a kernel case's non-blocking stream is not ordered
+// with the default one) a memset of a scratch buffer as large as the
+// device's L2, so the launch queued next on that stream finds none of its
+// data in the cache.  Call it before the timed region's start event: the
+// flush itself is not timed.
+bool flush_l2(std::string& error, cudaStream_t stream = nullptr);
 
 // Records that this process's CUDA context is of no further use
 // (cuda_context_lost() says so from then on); defined in device.cu.
