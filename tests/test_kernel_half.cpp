@@ -444,9 +444,9 @@ Footprint scatter_on_host(bool word_always, size_t offset, const std::vector<uin
       lo = s.word, hi = s.word + 4;
     } else {
       unsigned short bits;
-      std::memcpy(&bits, address, 2);
+      std::memcpy(&bits, static_cast<const void*>(address), 2);
       bits = half_word::half_added(bits, val);
-      std::memcpy(address, &bits, 2);
+      std::memcpy(static_cast<void*>(address), &bits, 2);
     }
     fp.lowest = std::min<size_t>(fp.lowest, lo - base);
     fp.highest = std::max<size_t>(fp.highest, hi - base);

@@ -63,7 +63,7 @@ uint64_t to_bits(T v) {
 template <class T>
 T from_bits(uint64_t b) {
   T v;
-  std::memcpy(&v, &b, sizeof(T));
+  std::memcpy(static_cast<void*>(&v), &b, sizeof(T));  // (void*: __half's bits are its whole state)
   return v;
 }
 template <class T>

@@ -63,7 +63,7 @@ std::optional<KernelFailure> check_sum(std::string_view buffer, VK kind, uint64_
 // and `lsb` the exponent of the lowest set bit over the terms (every term a
 // multiple of 2^lsb): ((1 + 2^-p)^additions - 1) * reach, or 0 when
 // reach <= 2^(p + lsb) (no addition rounds).  Infinite when it overflows.
-// oracles.cpp derives it.
+// float_sum.cpp derives it.
 double sum_error_bound(VK kind, uint64_t additions, long double reach, int lsb);
 
 // A scatter-add's inputs: keys[i] is the element values[i] goes to.
