@@ -113,42 +113,67 @@ void FloatSum::take(uint64_t bits, bool is_init) {
   }
 }
 
+FloatSum::Allowed FloatSum::allowed(std::optional<double> bound) const {
+  Allowed a;
+  if (nan_ || (pos_inf_ && neg_inf_)) {
+    a.only = Allowed::Nan;
+    return a;
+  }
+  if (pos_inf_ || neg_inf_) {
+    a.only = pos_inf_ ? Allowed::PosInf : Allowed::NegInf;
+    return a;
+  }
+  const long double reach = std::max(std::fabs(init_ + pos_), std::fabs(init_ + neg_));
+  a.limit = bound ? *bound : sum_error_bound(kind_, count_, reach, lsb_);
+  a.want = double(init_ + pos_ + neg_);
+  const long double threshold = overflow_threshold(kind_);
+  a.up = init_ + pos_ + a.limit >= threshold;  // (5.)
+  a.down = init_ + neg_ - a.limit <= -threshold;
+  return a;
+}
+
+bool FloatSum::accepts(uint64_t got_bits, std::optional<double> bound) const {
+  const double got = float_value(kind_, got_bits);
+  const Allowed a = allowed(bound);
+  switch (a.only) {
+    case Allowed::Nan: return std::isnan(got);
+    case Allowed::PosInf: return got == INFINITY;
+    case Allowed::NegInf: return got == -INFINITY;
+    case Allowed::Finite: break;
+  }
+  if (std::isinf(got)) return got > 0 ? a.up : a.down;
+  return !std::isnan(got) && std::fabs(got - a.want) <= a.limit;
+}
+
 SumJudgement FloatSum::judge(uint64_t got_bits, std::optional<double> bound) const {
   const double got = float_value(kind_, got_bits);
+  const Allowed a = allowed(bound);
   SumJudgement j;
-  if (nan_ || (pos_inf_ && neg_inf_)) {
-    j.ok = std::isnan(got);
+  j.ok = accepts(got_bits, bound);
+  if (a.only == Allowed::Nan) {
     j.expected = j.cell = "NaN";
     j.why = ", which IEEE makes NaN in any order";
     return j;
   }
-  if (pos_inf_ || neg_inf_) {
-    j.ok = got == (pos_inf_ ? INFINITY : -INFINITY);
-    j.expected = j.cell = pos_inf_ ? "+inf" : "-inf";
+  if (a.only != Allowed::Finite) {
+    j.expected = j.cell = a.only == Allowed::PosInf ? "+inf" : "-inf";
     j.why = ", which hold an infinity";
     return j;
   }
-  const long double reach = std::max(std::fabs(init_ + pos_), std::fabs(init_ + neg_));
-  const double limit = bound ? *bound : sum_error_bound(kind_, count_, reach, lsb_);
-  const double want = double(init_ + pos_ + neg_);
-  j.want = want;
-  j.limit = limit;
-  const long double threshold = overflow_threshold(kind_);
-  const bool up = init_ + pos_ + limit >= threshold, down = init_ + neg_ - limit <= -threshold;  // (5.)
-  if (std::isinf(got)) j.ok = got > 0 ? up : down;
-  else j.ok = !std::isnan(got) && std::fabs(got - want) <= limit;
-  const std::string infinities = up && down ? " or an infinity" : up ? " or +inf" : down ? " or -inf" : "";
-  if (std::isinf(limit)) {
+  j.want = a.want;
+  j.limit = a.limit;
+  const std::string infinities = a.up && a.down ? " or an infinity" : a.up ? " or +inf" : a.down ? " or -inf" : "";
+  if (std::isinf(a.limit)) {
     j.expected = fmt::format("any finite value{} ({} roundings bound nothing)", infinities, count_);
     j.cell = "any finite";
-  } else if (limit == 0 && !bound) {
-    j.expected = with_digits(want) + infinities + " (exact: no partial sum rounds)";
-    j.cell = fmt::format("{:.6g} exactly", want);
+  } else if (a.limit == 0 && !bound) {
+    j.expected = with_digits(a.want) + infinities + " (exact: no partial sum rounds)";
+    j.cell = fmt::format("{:.6g} exactly", a.want);
   } else {
-    j.expected = fmt::format("{}{} (within {:.3g}, an order-independent bound)", with_digits(want), infinities, limit);
-    j.cell = fmt::format("{:.6g} ±{:.2g}", want, limit);
+    j.expected = fmt::format("{}{} (within {:.3g}, an order-independent bound)", with_digits(a.want), infinities, a.limit);
+    j.cell = fmt::format("{:.6g} ±{:.2g}", a.want, a.limit);
   }
-  j.why = ": expected " + j.expected + ", off by " + (std::isnan(got) ? std::string("NaN") : with_digits(got - want));
+  j.why = ": expected " + j.expected + ", off by " + (std::isnan(got) ? std::string("NaN") : with_digits(got - a.want));
   return j;
 }
 

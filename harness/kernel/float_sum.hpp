@@ -35,10 +35,20 @@ class FloatSum {
   FloatSum(VK kind, uint64_t init_bits);
   void add(uint64_t value_bits);
   size_t count() const { return count_; }
-  // `bound` replaces the derived one (the caller's own tolerance).
+  // `bound` replaces the derived one (the caller's own tolerance).  accepts:
+  // the verdict alone (no text: a large scatter's many elements stay cheap).
+  bool accepts(uint64_t got_bits, std::optional<double> bound = std::nullopt) const;
   SumJudgement judge(uint64_t got_bits, std::optional<double> bound = std::nullopt) const;
 
  private:
+  // What the sum may be: only a NaN or one infinity, or a finite value
+  // within limit of want (and an infinity where a partial sum can overflow).
+  struct Allowed {
+    enum { Finite, Nan, PosInf, NegInf } only = Finite;
+    double want = 0, limit = 0;
+    bool up = false, down = false;
+  };
+  Allowed allowed(std::optional<double> bound) const;
   void take(uint64_t bits, bool is_init);
   VK kind_;
   size_t count_ = 0;  // values (additions)

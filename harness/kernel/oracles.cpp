@@ -175,7 +175,7 @@ Contributors contributors_of(std::span<const uint64_t> keys, size_t elements) {
   for (size_t i = 0; i < keys.size(); ++i) c.order[next[keys[i]]++] = i;
   return c;
 }
-// "src[0] = 0.25 (0x3400), src[4] = -1 (0xbc00), ... (7 in all)"
+// "src[0] = 0.25 (0x3400), src[4] = -1 (0xbc00), src[9] = 2 (0x4000), ..."
 std::string first_contributors(const Contributors& c, size_t j, VK kind, const Scattered& in) {
   constexpr size_t kShown = 3;
   std::string s;
@@ -185,11 +185,10 @@ std::string first_contributors(const Contributors& c, size_t j, VK kind, const S
   if (c.count(j) > kShown) s += ", ...";
   return s;
 }
-SumJudgement judge_element(const Contributors& c, size_t j, VK kind, uint64_t got, uint64_t init,
-                           const Scattered& in, std::optional<double> bound) {
+FloatSum element_sum(const Contributors& c, size_t j, VK kind, uint64_t init, const Scattered& in) {
   FloatSum sum(kind, init);
   for (size_t x = c.start[j]; x < c.start[j + 1]; ++x) sum.add(in.values[c.order[x]]);
-  return sum.judge(got, bound);
+  return sum;
 }
 }  // namespace
 
@@ -205,28 +204,31 @@ std::optional<KernelFailure> check_scatter_sums(std::string_view buffer, VK kind
     return make(buffer, -1, "", "", fmt::format("{} keys but {} values scattered into {}", in.keys.size(),
                                                 in.values.size(), buffer));
   const Contributors c = contributors_of(in.keys, got.size());
-  std::vector<SumJudgement> judged(got.size());
+  auto init_at = [&](size_t j) { return j < init.size() ? init[j] : 0; };
+  auto sum_at = [&](size_t j) { return element_sum(c, j, kind, init_at(j), in); };
   size_t wrong = 0, first = got.size();
   for (size_t j = 0; j < got.size(); ++j) {
-    judged[j] = judge_element(c, j, kind, got[j], j < init.size() ? init[j] : 0, in, bound);
-    if (judged[j].ok) continue;
+    if (sum_at(j).accepts(got[j], bound)) continue;
     ++wrong;
     first = std::min(first, j);
   }
   if (wrong == 0) return std::nullopt;
+  const SumJudgement judged = sum_at(first).judge(got[first], bound);
   const std::string g = format_value(kind, got[first]);
-  const uint64_t base = first < init.size() ? init[first] : 0;
   const size_t n = c.count(first);
   const std::string terms =
-      n == 0 ? fmt::format("its initial value {}, and no value is scattered to it", format_value(kind, base))
+      n == 0 ? fmt::format("its initial value {}, and no value is scattered to it", format_value(kind, init_at(first)))
              : fmt::format("its initial value {} plus the sum of the {} value{} scattered to it ({})",
-                           format_value(kind, base), n, n == 1 ? "" : "s", first_contributors(c, first, kind, in));
-  KernelFailure f = make(buffer, int64_t(first), judged[first].expected, g,
+                           format_value(kind, init_at(first)), n, n == 1 ? "" : "s",
+                           first_contributors(c, first, kind, in));
+  KernelFailure f = make(buffer, int64_t(first), judged.expected, g,
                          fmt::format("{} holds {}, {}{} ({} of {} elements wrong)", at(buffer, int64_t(first)), g,
-                                     terms, judged[first].why, wrong, got.size()));
+                                     terms, judged.why, wrong, got.size()));
   const size_t from = first >= 2 ? first - 2 : 0, to = std::min(got.size(), from + kWindowRows);
-  for (size_t j = from; j < to; ++j)
-    f.window.push_back({at(buffer, int64_t(j)), judged[j].cell, format_value(kind, got[j]), !judged[j].ok});
+  for (size_t j = from; j < to; ++j) {
+    const SumJudgement row = sum_at(j).judge(got[j], bound);
+    f.window.push_back({at(buffer, int64_t(j)), row.cell, format_value(kind, got[j]), !row.ok});
+  }
   return f;
 }
 
