@@ -13,8 +13,12 @@
 //  2. Let S_k be the exact partial sum of the same order and e_k = s_k - S_k.
 //     Then e_k = e_{k-1} + d_k (S_k + e_{k-1}), so
 //     |e_k| <= (1 + u) |e_{k-1}| + u R, where R bounds |S_k| in every order:
-//     S_k is init plus some subset of the values, so
-//     R = max(|init + sum of the positive values|, |init + sum of the negative ones|).
+//     S_k is a sum of some of the terms, so R = max(the positive terms'
+//     sum, |the negative terms' sum|), init counted as a term.  (Any
+//     summation tree too, as a block's tree reduction adds: a node's error
+//     is at most (1 + u)(|e_left| + |e_right|) + u R, and
+//     (1 + u)((a - 1) + (b - 1)) + u <= (1 + u)ab - 1 for a, b >= 1, so the
+//     bound of 3. holds for any tree of m additions.)
 //  3. Unrolled over the m additions: |e_m| <= ((1 + u)^m - 1) R.  About
 //     m u R while m u is small; for a half sum of thousands of values it
 //     exceeds R, and past (1 + u)^m's overflow it bounds nothing: a long
@@ -27,9 +31,9 @@
 //     overflows), and a finite result is the exact sum in every order.
 //  5. Overflow: an addition gives an infinity when its exact sum reaches the
 //     threshold largest + ulp(largest)/2; after that, finite values keep it.
-//     The largest partial sum any order reaches is init + the positive
-//     values (plus the error so far), so +inf is a possible result only if
-//     init + pos + bound reaches the threshold; -inf likewise.
+//     The largest partial sum any order (or tree) reaches is the positive
+//     terms' sum (plus the error so far), so +inf is a possible result only
+//     if that sum + the bound reaches the threshold; -inf likewise.
 // The oracle accepts a finite result within ((1 + u)^m - 1) R of the exact
 // sum (computed in long double: its 64 bits make its own rounding negligible
 // beside u, and a sum that is exact in the format is exact in it), and an
@@ -123,12 +127,14 @@ FloatSum::Allowed FloatSum::allowed(std::optional<double> bound) const {
     a.only = pos_inf_ ? Allowed::PosInf : Allowed::NegInf;
     return a;
   }
-  const long double reach = std::max(std::fabs(init_ + pos_), std::fabs(init_ + neg_));
-  a.limit = bound ? *bound : sum_error_bound(kind_, count_, reach, lsb_);
+  // The positive and negative terms' sums, init among them: every partial
+  // sum (2.) lies between them.
+  const long double pos = pos_ + std::max(init_, 0.0L), neg = neg_ + std::min(init_, 0.0L);
+  a.limit = bound ? *bound : sum_error_bound(kind_, count_, std::max(pos, -neg), lsb_);
   a.want = double(init_ + pos_ + neg_);
   const long double threshold = overflow_threshold(kind_);
-  a.up = init_ + pos_ + a.limit >= threshold;  // (5.)
-  a.down = init_ + neg_ - a.limit <= -threshold;
+  a.up = pos + a.limit >= threshold;  // (5.)
+  a.down = neg - a.limit <= -threshold;
   return a;
 }
 
