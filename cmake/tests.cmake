@@ -143,9 +143,9 @@ add_test(NAME function_length COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR
 set_tests_properties(function_length PROPERTIES LABELS host)
 
 # Kernel entries' host parts (issue #30): draws, oracles, guard damage,
-# tokens, shrinking through the pipeline, the cpu backend's SKIP, profile's
-# plan, per-launch points and reports.
-add_executable(atomstress_kernel_tests tests/test_kernel_host.cpp tests/test_sanitizer.cpp
+# tokens, shrinking through the pipeline, the cpu backend's SKIP, 16-bit
+# buffers and the float-sum bound, profile's plan, per-launch points and reports.
+add_executable(atomstress_kernel_tests tests/test_kernel_host.cpp tests/test_kernel_half.cpp tests/test_sanitizer.cpp
                                        tests/test_kernel_profile.cpp)
 target_link_libraries(atomstress_kernel_tests PRIVATE atomstress_cli GTest::gtest GTest::gtest_main)
 atomstress_link_engine(atomstress_kernel_tests)
@@ -155,7 +155,8 @@ gtest_discover_tests(atomstress_kernel_tests TEST_PREFIX "kernel." DISCOVERY_MOD
 # and out of tree against the installed package (CTest kernel_example).
 atomstress_add_suite(atomstress_kernel_examples SOURCES examples/kernels/last_block_reduction.cu
   examples/kernels/warp_aggregated_append.cu examples/kernels/shared_histogram.cu examples/kernels/hash_table.cu
-  examples/kernels/block_lock.cu examples/kernels/compaction.cu examples/kernels/unbounded.cu GPU_ONLY)
+  examples/kernels/block_lock.cu examples/kernels/compaction.cu examples/kernels/half_scatter_add.cu
+  examples/kernels/unbounded.cu GPU_ONLY)
 add_test(NAME kernel_example COMMAND ${PROJECT_SOURCE_DIR}/tests/kernel_example.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(kernel_example PROPERTIES LABELS host TIMEOUT 1200)
 # atomstress's own kernel path checked on the GPU (tests/kernel_harness_entries.cu).

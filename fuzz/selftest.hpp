@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "harness/backend/backend.hpp"
@@ -20,6 +21,11 @@ struct SelftestConfig {
   uint64_t seed = 1;
   RunOptions run;
 };
+
+// Why a deliberately wrong entry is not counted in the mutation score on
+// this backend (a bug only a GPU shows, on the cpu backend; a bug only a
+// compute-sanitizer tool sees: selftest runs none), or nullopt.
+std::optional<std::string> not_counted_reason(const Entry& bug, BackendKind backend);
 
 // Runs the campaign; 0 when every bug was caught and nothing correct failed,
 // 1 otherwise, 2 on bad input (one line on stderr).

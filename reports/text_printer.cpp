@@ -45,6 +45,10 @@ void TextPrinter::summary(const ImplSummary& s) {
              s.max_retries, s.skipped && !s.impl->algo ? "  (some pattern/space combinations n/a)" : "", cls_text);
   // A verdict on code with atomics atomstress could not see says so, every time.
   if (s.impl->not_intercepted) print("      note: {}\n", s.impl->not_intercepted);
+  // A bug only a sanitizer sees: a PASS without it clears nothing.
+  if (pass && s.impl->needs_sanitizer)
+    print("      note: its bug shows only under --sanitize {} (the oracles and guard zones cannot see it)\n",
+          s.impl->needs_sanitizer);
   if (!pass && s.shrunk) {
     // The shrunk case replaces the first failure: smaller, and it is what
     // the repro line replays.

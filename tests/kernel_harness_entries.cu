@@ -7,7 +7,16 @@
 // flight on another stream (as a pageable cudaMemcpy or a cudaMemset on the
 // default stream is, beside a kernel on a non-blocking stream) shows as stale
 // elements.  That race once failed a correct hash table under GPU load.
+//
+// sixteen_bit: 16-bit buffers (__half, __nv_bfloat16, int16_t, uint16_t) at
+// the drawn offsets (0, 1 or 3 elements: odd ones start mid-word) reach the
+// kernel bit for bit (a copy kernel, checked by expect_equal), and the sums'
+// bound accepts what the GPU's native 16-bit float atomics give in the order
+// its threads arrive (expect_sum).
 #include <atomstress/kernel.cuh>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <cstdint>
 #include <vector>
@@ -37,6 +46,45 @@ void inputs_in_place(atomstress::KernelCase& c) {
   c.expect_equal(stale, std::vector<unsigned>{0u});
 }
 
+template <class T>
+__global__ void copy_elements(const T* in, T* out, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    out[i] = in[i];
+}
+
+template <class T>
+__global__ void add_all(const T* v, size_t n, T* total) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    atomicAdd(total, v[i]);  // native on sm_70 (__half) and sm_80 (__nv_bfloat16)
+}
+
+template <class T>
+void copied_bit_for_bit(atomstress::KernelCase& c, size_t n, const char* in_name, const char* out_name) {
+  auto in = c.values<T>(in_name, n);
+  auto out = c.output<T>(out_name, n, T{});
+  c.launch(copy_elements<T>, in, out, n);
+  c.expect_equal(out, c.initial(in));
+}
+
+template <class T>
+void summed_within_the_bound(atomstress::KernelCase& c, size_t n, const char* values_name, const char* total_name) {
+  auto v = c.values<T>(values_name, n);
+  auto total = c.output<T>(total_name, 1, T{});
+  c.launch(add_all<T>, v, n, total);
+  c.expect_sum(total, v);
+}
+
+void sixteen_bit(atomstress::KernelCase& c) {
+  const size_t n = c.size("n");
+  copied_bit_for_bit<__half>(c, n, "f16", "f16 copy");
+  copied_bit_for_bit<__nv_bfloat16>(c, n, "bf16", "bf16 copy");
+  copied_bit_for_bit<int16_t>(c, n, "i16", "i16 copy");
+  copied_bit_for_bit<uint16_t>(c, n, "u16", "u16 copy");
+  summed_within_the_bound<__half>(c, n, "f16 terms", "f16 total");
+  summed_within_the_bound<__nv_bfloat16>(c, n, "bf16 terms", "bf16 total");
+}
+
 }  // namespace
 
 ATOMSTRESS_KERNEL("selfcheck.kernel.inputs_in_place", inputs_in_place)
+ATOMSTRESS_KERNEL("selfcheck.kernel.sixteen_bit", sixteen_bit)

@@ -136,6 +136,12 @@ TEST(SanitizerLog, AddressesPlacedInTheCasesBuffers) {
   EXPECT_EQ(place_address(0x7f3a40000af8, 4, buffers), "'keys' 8 bytes before its first element");
   EXPECT_EQ(place_address(0x7f3a40000b06, 8, buffers), "inside 'keys' at byte 6 (keys[1] + 2 bytes)");
   EXPECT_EQ(place_address(0x10, 4, buffers), "");  // far from every buffer
+  // A 4-byte CAS on the word holding a 7-element half tensor's last element
+  // (kernels.half_scatter_add.past_end): it starts inside and reaches past.
+  const std::vector<BufferExtent> half_tensor = {{"self", 0x7f3a40001000, 14, 0x7f3a40001000, 14, 2}};
+  EXPECT_EQ(place_address(0x7f3a4000100c, 4, half_tensor),
+            "'self' bytes 12..15: self[6] and +0..+1 bytes after its last element (it has 7 elements)");
+  EXPECT_EQ(place_address(0x7f3a4000100a, 4, half_tensor), "inside 'self' at byte 10 (self[5])");
   const Log log = parse_log(kMemcheckLog);
   EXPECT_EQ(describe(log.reports[0], buffers),
             "Invalid __global__ read of size 4 bytes in shared_hist_past_end(const unsigned int *, unsigned long, "

@@ -129,12 +129,15 @@ std::vector<uint64_t> draw_keys(const TrialSpec& s, std::string_view name, uint6
 
 namespace {
 // An ordinary value: small (integers 0..15, signed -8..7; floats k/4 in
-// [-8, 8)) or full range (any bit pattern of the width).
+// [-8, 8), exact in every float kind, bfloat16's 8 bits included) or full
+// range (any bit pattern of the width: for the 16-bit floats every
+// exponent, NaNs and infinities among them).
 uint64_t ordinary_bits(VK kind, Dist dist, uint64_t r) {
   const unsigned bytes = vk_bytes(kind);
   const uint64_t mask = bytes == 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
   if (dist == Dist::Full) return r & mask;
-  const int64_t small = int64_t(r % 16) - (kind == VK::I32 || kind == VK::I64 ? 8 : 0);
+  const int64_t small = int64_t(r % 16) - (kind == VK::I16 || kind == VK::I32 || kind == VK::I64 ? 8 : 0);
+  if (kind == VK::F16 || kind == VK::BF16) return expansion::half_bits(kind, double(int64_t(r % 64) - 32) / 4.0);
   if (kind == VK::F32) {
     const float f = float(int64_t(r % 64) - 32) / 4.0f;
     uint32_t b;

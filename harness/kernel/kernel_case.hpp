@@ -31,19 +31,30 @@ namespace atomstress {
 using kernel::Geometry;
 using kernel::SharedLimits;
 
-// The value kind of an element type (the types the oracles print and the
-// value draws know: 32- and 64-bit integers, float, double).
+// The value kind of an element type: the types the oracles print and the
+// value draws know.  16-bit: __half (F16) and __nv_bfloat16 (BF16) compare
+// and print as floats (cuda_fp16.h / cuda_bf16.h, through value_kind.hpp,
+// are host-safe: a host compiler reads them, no arithmetic on the host is
+// needed beyond their conversions); int16_t is I16, printed signed;
+// uint16_t (any other 2-byte integer) U16.
 template <class T>
 constexpr VK value_kind_of() {
   if constexpr (std::is_same_v<T, float>) return VK::F32;
   else if constexpr (std::is_same_v<T, double>) return VK::F64;
+  else if constexpr (std::is_same_v<T, __half>) return VK::F16;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return VK::BF16;
   else {
-    static_assert(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8),
-                  "KernelCase buffers hold 32- or 64-bit integers, float or double");
-    if constexpr (sizeof(T) == 4) return std::is_signed_v<T> ? VK::I32 : VK::U32;
+    static_assert(std::is_integral_v<T> && (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8),
+                  "KernelCase buffers hold 16-, 32- or 64-bit integers, __half, __nv_bfloat16, float or double");
+    if constexpr (sizeof(T) == 2) return std::is_signed_v<T> ? VK::I16 : VK::U16;
+    else if constexpr (sizeof(T) == 4) return std::is_signed_v<T> ? VK::I32 : VK::U32;
     else return std::is_signed_v<T> ? VK::I64 : VK::U64;
   }
 }
+// A float element type (the sums' oracles take these).
+template <class T>
+inline constexpr bool is_float_element_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 template <class T>
 uint64_t to_bits(T v) {
   uint64_t b = 0;
@@ -53,7 +64,7 @@ uint64_t to_bits(T v) {
 template <class T>
 T from_bits(uint64_t b) {
   T v;
-  std::memcpy(&v, &b, sizeof(T));
+  std::memcpy(static_cast<void*>(&v), &b, sizeof(T));  // (void*: __half's bits are its whole state)
   return v;
 }
 template <class T>
@@ -248,11 +259,25 @@ class KernelCase {
   // `values` (a buffer of this case), within an order-independent bound.
   template <class T>
   void expect_sum(const Buffer<T>& result, const Buffer<T>& values, std::optional<double> bound = std::nullopt) {
-    static_assert(std::is_floating_point_v<T>, "expect_sum is for float reductions (use expect_equal for integers)");
+    static_assert(is_float_element_v<T>, "expect_sum is for float reductions (use expect_equal for integers)");
     const std::vector<T> got = read(result);
     if (got.empty()) return fail("expect_sum: " + name_of(result) + " has no element");
     judge(kernel::check_sum(name_of(result), value_kind_of<T>(), to_bits(got[0]), slots_[result.slot()].initial[0],
                             slots_[values.slot()].initial, bound));
+  }
+  // A scatter-add (index_add, scatter_add, a float histogram): each
+  // out[j] is its initial value plus the sum of the values[i] whose key is
+  // j (both buffers of this case), each element within the bound of its own
+  // sum (in T's precision: __half's 11 bits, bfloat16's 8), or `bound`.
+  template <class T, class K>
+  void expect_scatter_sum(const Buffer<T>& out, const Buffer<K>& keys, const Buffer<T>& values,
+                          std::optional<double> bound = std::nullopt) {
+    static_assert(is_float_element_v<T>, "expect_scatter_sum is for float sums (expect_counts counts integers)");
+    const std::string values_name = name_of(values);
+    const kernel::Scattered in{values_name, value_kind_of<K>(), slots_[keys.slot()].initial,
+                               slots_[values.slot()].initial};
+    judge(kernel::check_scatter_sums(name_of(out), value_kind_of<T>(), bits_of<T>(read(out)),
+                                     slots_[out.slot()].initial, in, bound));
   }
   // A map: the slots (table_keys[i], table_values[i]), or a lookup's
   // answers, against what was inserted; empty_key marks a free slot.

@@ -1,5 +1,9 @@
 #include "harness/kernel/kernel_entry.hpp"
 
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -29,6 +33,14 @@ Entry own_atomics() {
 
 bool register_kernel(const char* name, KernelProperty property, KernelTraits traits) {
   static uint64_t seq = 0;
+  if (traits.needs_sanitizer) {
+    const auto tool = parse_sanitize_tool(traits.needs_sanitizer);
+    if (!tool || *tool == SanitizeTool::None) {
+      std::fputs(fmt::format("atomstress: error: kernel entry '{}': needs_sanitizer '{}' is not memcheck, racecheck or "
+                             "synccheck\n", name, traits.needs_sanitizer).c_str(), stderr);
+      std::exit(2);
+    }
+  }
   properties()[name] = std::move(property);
   EntryDraft d;
   d.name = name;
@@ -44,6 +56,7 @@ bool register_kernel(const char* name, KernelProperty property, KernelTraits tra
   e.needs_gpu = true;
   e.bug = traits.bug;
   e.weak_memory = traits.weak_memory;
+  e.needs_sanitizer = traits.needs_sanitizer;
   e.run_cuda = &kernel::run_kernel_entry;
   register_entry(std::move(d));
   return true;

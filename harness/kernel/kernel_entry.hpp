@@ -23,6 +23,11 @@ using KernelProperty = std::function<void(KernelCase&)>;
 struct KernelTraits {
   const char* bug = nullptr;  // the bug, in words; null for a correct kernel
   bool weak_memory = false;   // a missing fence: shows at a rate, its class is memory-order
+  // The compute-sanitizer tool without which the bug cannot be seen
+  // ("memcheck": a read, or a write-back of unchanged bytes, outside a
+  // buffer leaves the canaries intact), or null.  selftest does not count
+  // such a twin (it runs no sanitizer), and check's PASS of it says so.
+  const char* needs_sanitizer = nullptr;
 };
 
 // Registers the entry (at static initialisation); true, for the macro's variable.

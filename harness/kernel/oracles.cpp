@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/kernel/float_sum.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -18,23 +20,21 @@ namespace {
 bool is_nan(VK k, uint64_t bits) {
   if (k == VK::F32) return (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu) != 0;
   if (k == VK::F64) return (bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (bits & 0xfffffffffffffull) != 0;
+  if (k == VK::F16) return (bits & 0x7fffu) > 0x7c00u;
+  if (k == VK::BF16) return (bits & 0x7fffu) > 0x7f80u;
   return false;
 }
-// Multiset keys: every NaN is one value.
-uint64_t canon(VK k, uint64_t bits) { return is_nan(k, bits) ? (k == VK::F32 ? 0x7fc00000u : 0x7ff8000000000000ull) : bits; }
-std::string at(std::string_view buffer, int64_t i) { return std::string(buffer) + "[" + std::to_string(i) + "]"; }
-
-double to_double(VK k, uint64_t bits) {
-  if (k == VK::F32) {
-    float f;
-    const uint32_t b = uint32_t(bits);
-    std::memcpy(&f, &b, 4);
-    return f;
+// Multiset keys: every NaN is one value (each kind's quiet NaN).
+uint64_t canon(VK k, uint64_t bits) {
+  if (!is_nan(k, bits)) return bits;
+  switch (k) {
+    case VK::F32: return 0x7fc00000u;
+    case VK::F16: return 0x7e00u;
+    case VK::BF16: return 0x7fc0u;
+    default: return 0x7ff8000000000000ull;
   }
-  double d;
-  std::memcpy(&d, &bits, 8);
-  return d;
 }
+std::string at(std::string_view buffer, int64_t i) { return std::string(buffer) + "[" + std::to_string(i) + "]"; }
 
 KernelFailure make(std::string_view buffer, int64_t index, std::string expected, std::string got, std::string message) {
   return KernelFailure{std::string(buffer), index, std::move(expected), std::move(got), std::move(message)};
@@ -148,42 +148,88 @@ std::optional<KernelFailure> check_counts(std::string_view buffer, VK bin_kind, 
 
 std::optional<KernelFailure> check_sum(std::string_view buffer, VK kind, uint64_t got_bits, uint64_t init,
                                        std::span<const uint64_t> values, std::optional<double> bound) {
-  const int precision = kind == VK::F32 ? 24 : 53;
-  long double sum = to_double(kind, init), magnitude = std::fabs(to_double(kind, init));
-  bool nan = std::isnan(double(sum)), pos_inf = false, neg_inf = false;
-  auto take_inf = [&](double v) { (v > 0 ? pos_inf : neg_inf) = true; };
-  if (std::isinf(double(sum))) take_inf(double(sum));
-  for (uint64_t v : values) {
-    const double d = to_double(kind, v);
-    if (std::isnan(d)) nan = true;
-    else if (std::isinf(d)) take_inf(d);
-    else {
-      sum += d;
-      magnitude += std::fabs(d);
-    }
-  }
-  const double got = to_double(kind, got_bits);
+  FloatSum sum(kind, init);
+  for (uint64_t v : values) sum.add(v);
+  const SumJudgement j = sum.judge(got_bits, bound);
+  if (j.ok) return std::nullopt;
   const std::string g = format_value(kind, got_bits);
-  const std::string what = std::string(buffer) + "[0] holds " + g + " for init + the sum of " + std::to_string(values.size()) + " values";
-  if (nan || (pos_inf && neg_inf))
-    return std::isnan(got) ? std::nullopt
-                           : std::optional(make(buffer, 0, "NaN", g, what + ", which IEEE makes NaN in any order"));
-  if (pos_inf || neg_inf) {
-    const double inf = pos_inf ? INFINITY : -INFINITY;
-    return got == inf ? std::nullopt
-                      : std::optional(make(buffer, 0, pos_inf ? "+inf" : "-inf", g, what + ", which hold an infinity"));
+  return make(buffer, 0, j.expected, g,
+              std::string(buffer) + "[0] holds " + g + " for init + the sum of " + std::to_string(values.size()) +
+                  " values" + j.why);
+}
+
+namespace {
+// Each element's contributors (indices into the scattered values), by a
+// counting sort: O(n + elements).
+struct Contributors {
+  std::vector<size_t> start, order;  // element j's are order[start[j] .. start[j+1])
+  size_t count(size_t j) const { return start[j + 1] - start[j]; }
+};
+Contributors contributors_of(std::span<const uint64_t> keys, size_t elements) {
+  Contributors c;
+  c.start.assign(elements + 1, 0);
+  for (uint64_t k : keys) ++c.start[k + 1];
+  for (size_t j = 0; j < elements; ++j) c.start[j + 1] += c.start[j];
+  c.order.resize(keys.size());
+  std::vector<size_t> next(c.start.begin(), c.start.end() - 1);
+  for (size_t i = 0; i < keys.size(); ++i) c.order[next[keys[i]]++] = i;
+  return c;
+}
+// "src[0] = 0.25 (0x3400), src[4] = -1 (0xbc00), src[9] = 2 (0x4000), ..."
+std::string first_contributors(const Contributors& c, size_t j, VK kind, const Scattered& in) {
+  constexpr size_t kShown = 3;
+  std::string s;
+  for (size_t x = c.start[j]; x < c.start[j + 1] && x < c.start[j] + kShown; ++x)
+    s += (s.empty() ? "" : ", ") + at(in.values_name, int64_t(c.order[x])) + " = " +
+         format_value(kind, in.values[c.order[x]]);
+  if (c.count(j) > kShown) s += ", ...";
+  return s;
+}
+FloatSum element_sum(const Contributors& c, size_t j, VK kind, uint64_t init, const Scattered& in) {
+  FloatSum sum(kind, init);
+  for (size_t x = c.start[j]; x < c.start[j + 1]; ++x) sum.add(in.values[c.order[x]]);
+  return sum;
+}
+}  // namespace
+
+std::optional<KernelFailure> check_scatter_sums(std::string_view buffer, VK kind, std::span<const uint64_t> got,
+                                                std::span<const uint64_t> init, const Scattered& in,
+                                                std::optional<double> bound) {
+  for (size_t i = 0; i < in.keys.size(); ++i)
+    if (in.keys[i] >= got.size())
+      return make(buffer, -1, "", "",
+                  "key #" + std::to_string(i) + " is " + format_value(in.key_kind, in.keys[i]) + ", outside the " +
+                      std::to_string(got.size()) + " elements of " + std::string(buffer) + " (the case's own input)");
+  if (in.values.size() < in.keys.size())
+    return make(buffer, -1, "", "", fmt::format("{} keys but {} values scattered into {}", in.keys.size(),
+                                                in.values.size(), buffer));
+  const Contributors c = contributors_of(in.keys, got.size());
+  auto init_at = [&](size_t j) { return j < init.size() ? init[j] : 0; };
+  auto sum_at = [&](size_t j) { return element_sum(c, j, kind, init_at(j), in); };
+  size_t wrong = 0, first = got.size();
+  for (size_t j = 0; j < got.size(); ++j) {
+    if (sum_at(j).accepts(got[j], bound)) continue;
+    ++wrong;
+    first = std::min(first, j);
   }
-  const double limit = bound ? *bound : double(values.size() + 1) * std::ldexp(double(magnitude), -precision);
-  const double want = double(sum);
-  // An order of the adds that overflows is allowed to give an infinity
-  // when the exact sum is within the bound of the largest finite value.
-  const double largest = kind == VK::F32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
-  if (std::isinf(got) && std::fabs(want) + limit >= largest) return std::nullopt;
-  if (!std::isnan(got) && std::fabs(got - want) <= limit) return std::nullopt;
-  const std::string expected = fmt::format("{:.9g} (within {:.3g}, an order-independent bound)", want, limit);
-  return make(buffer, 0, expected, g,
-              what + ": expected " + expected + ", off by " +
-                  (std::isnan(got) ? std::string("NaN") : std::to_string(got - want)));
+  if (wrong == 0) return std::nullopt;
+  const SumJudgement judged = sum_at(first).judge(got[first], bound);
+  const std::string g = format_value(kind, got[first]);
+  const size_t n = c.count(first);
+  const std::string terms =
+      n == 0 ? fmt::format("its initial value {}, and no value is scattered to it", format_value(kind, init_at(first)))
+             : fmt::format("its initial value {} plus the sum of the {} value{} scattered to it ({})",
+                           format_value(kind, init_at(first)), n, n == 1 ? "" : "s",
+                           first_contributors(c, first, kind, in));
+  KernelFailure f = make(buffer, int64_t(first), judged.expected, g,
+                         fmt::format("{} holds {}, {}{} ({} of {} elements wrong)", at(buffer, int64_t(first)), g,
+                                     terms, judged.why, wrong, got.size()));
+  const size_t from = first >= 2 ? first - 2 : 0, to = std::min(got.size(), from + kWindowRows);
+  for (size_t j = from; j < to; ++j) {
+    const SumJudgement row = sum_at(j).judge(got[j], bound);
+    f.window.push_back({at(buffer, int64_t(j)), row.cell, format_value(kind, got[j]), !row.ok});
+  }
+  return f;
 }
 
 std::optional<KernelFailure> check_map(std::string_view buffer, VK kind, std::span<const uint64_t> seen_keys,

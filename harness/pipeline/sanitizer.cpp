@@ -227,6 +227,9 @@ std::string place_address(uint64_t address, uint32_t access_bytes, const std::ve
   if (address < b.data)
     return fmt::format("'{}' {} bytes before its first element", b.name, b.data - address);
   const uint64_t at = address - b.data;
+  if (address + std::max<uint32_t>(access_bytes, 1) > end)  // starts inside, reaches past the end (a word CAS of a half)
+    return fmt::format("'{}' bytes {}..{}: {}[{}] and +0..+{} bytes after its last element (it has {} element{})", b.name,
+                       at, at + last_byte, b.name, at / elem, address + last_byte - end, n, n == 1 ? "" : "s");
   return fmt::format("inside '{}' at byte {} ({}[{}]{})", b.name, at, b.name, at / elem,
                      at % elem ? fmt::format(" + {} bytes", at % elem) : "");
 }

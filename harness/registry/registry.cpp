@@ -231,6 +231,8 @@ std::string describe_spec(const Entry& i) {
   if (i.gpu_only)
     s += std::string("  backends:    gpu only (") + (i.gpu_only_reason ? i.gpu_only_reason : "warp intrinsics") + ")\n";
   if (i.bug) s += std::string("  BUG:         ") + i.bug + "\n";
+  if (i.needs_sanitizer)
+    s += std::string("  seen by:     --sanitize ") + i.needs_sanitizer + " only (the oracles and guard zones cannot see it)\n";
   if (i.not_intercepted) s += std::string("  not seen:    ") + i.not_intercepted + "\n";
   if (i.rate_only) s += "  reported:    its observed failure rate (the hardware may never show it)\n";
   return s;

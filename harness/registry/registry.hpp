@@ -78,6 +78,9 @@ struct Entry {
   const char* gpu_only_reason = nullptr;  // "warp intrinsics", a user unit that is not host-callable
   bool rate_only = false;       // a bug the hardware may never show: its failure rate is reported
   bool weak_memory = false;     // a weak-memory bug: selftest measures its rate with and without stress
+  // A bug only compute-sanitizer's tool of this name sees ("memcheck"), or
+  // null: selftest does not count it as missed, a PASS without the tool says so.
+  const char* needs_sanitizer = nullptr;
   bool user_code = false;       // a user's function (ATOMSTRESS_ATOMIC / ATOMSTRESS_LOCK)
   bool own_phi = false;         // a user's own spec (ATOMSTRESS_ATOMIC_SPEC): its phi is theirs
   const char* call_shape = nullptr;       // a user's atomic: how it is called, "T f(T* address, T val)"

@@ -132,7 +132,7 @@ AS_HD inline uint64_t ordinary(const Params& p, uint64_t r, bool is_init) {
     case Domain::Int:
     case Domain::Exch:
       if (p.dist == Dist::Full) return r & value_mask(p.bytes);
-      if (k == VK::I32 || k == VK::I64) return uint64_t(int64_t(r % 9) - 4) & value_mask(p.bytes);
+      if (k == VK::I32 || k == VK::I64 || k == VK::I16) return uint64_t(int64_t(r % 9) - 4) & value_mask(p.bytes);
       return r % 9;
   }
   return 0;

@@ -105,7 +105,7 @@ std::span<const uint64_t> special_values(VK kind, Domain domain) {
     case VK::F64: return sp(kF64Special);
     case VK::F16: return sp(kF16Special);
     case VK::BF16: return sp(kBF16Special);
-    case VK::U16: return sp(kU16Special);
+    case VK::U16: case VK::I16: return sp(kU16Special);  // 0, 1, -1, INT16_MIN, INT16_MAX, -2 as i16
     case VK::I64: case VK::U64: return sp(kI64Special);
     default: return sp(kI32Special);
   }

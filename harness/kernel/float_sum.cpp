@@ -1,0 +1,186 @@
+// The bound, derived.  A kernel adds init + v_1 + ... + v_m in an order of
+// its threads' making: s_0 = init, s_k = fl(s_{k-1} + v_{pi(k)}), each
+// addition rounded to nearest in the format's p significant bits (p = 11
+// for __half, 8 for bfloat16, 24 for float, 53 for double); u = 2^-p.
+//
+//  1. One addition: fl(a + b) = (a + b)(1 + d) with |d| <= u.  This holds
+//     for subnormal results too: a and b are multiples of the smallest
+//     subnormal, so a sum that small is exact (addition has no absolute
+//     underflow error).  A wider intermediate (PyTorch's at::Half adds in
+//     float, then rounds) gives the same result: float's 24 bits are at
+//     least 2 * 11 + 2, so the double rounding is innocuous (Figueroa 1995),
+//     and the bound holds with the half's u.
+//  2. Let S_k be the exact partial sum of the same order and e_k = s_k - S_k.
+//     Then e_k = e_{k-1} + d_k (S_k + e_{k-1}), so
+//     |e_k| <= (1 + u) |e_{k-1}| + u R, where R bounds |S_k| in every order:
+//     S_k is a sum of some of the terms, so R = max(the positive terms'
+//     sum, |the negative terms' sum|), init counted as a term.  (Any
+//     summation tree too, as a block's tree reduction adds: a node's error
+//     is at most (1 + u)(|e_left| + |e_right|) + u R, and
+//     (1 + u)((a - 1) + (b - 1)) + u <= (1 + u)ab - 1 for a, b >= 1, so the
+//     bound of 3. holds for any tree of m additions.)
+//  3. Unrolled over the m additions: |e_m| <= ((1 + u)^m - 1) R.  About
+//     m u R while m u is small; for a half sum of thousands of values it
+//     exceeds R, and past (1 + u)^m's overflow it bounds nothing: a long
+//     half sum may drift anywhere (stagnation: 2048 + 1 rounds to 2048), and
+//     only a NaN or an unreachable infinity is then wrong.
+//  4. Exact when every partial sum is representable: every term is a
+//     multiple of 2^q (q the lowest set bit over the terms), so is every
+//     S_k, and a multiple of 2^q of magnitude at most 2^(p+q) has at most p
+//     significant bits.  So when R <= 2^(p+q) no addition rounds (while none
+//     overflows), and a finite result is the exact sum in every order.
+//  5. Overflow: an addition gives an infinity when its exact sum reaches the
+//     threshold largest + ulp(largest)/2; after that, finite values keep it.
+//     The largest partial sum any order (or tree) reaches is the positive
+//     terms' sum (plus the error so far), so +inf is a possible result only
+//     if that sum + the bound reaches the threshold; -inf likewise.
+// The oracle accepts a finite result within ((1 + u)^m - 1) R of the exact
+// sum (computed in long double: its 64 bits make its own rounding negligible
+// beside u, and a sum that is exact in the format is exact in it), and an
+// infinity only as in 5.
+#include "harness/kernel/float_sum.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "harness/prim/half_ops.cuh"
+#include "harness/registry/bits.hpp"
+
+namespace atomstress::kernel {
+
+namespace {
+
+struct Format {
+  int precision, emax;
+};
+Format format_of(VK kind) {
+  switch (kind) {
+    case VK::F16: return {11, 15};
+    case VK::BF16: return {8, 127};
+    case VK::F32: return {24, 127};
+    default: return {53, 1023};
+  }
+}
+// largest + ulp(largest) / 2 = 2^(emax+1) - 2^(emax-p): an exact sum this
+// large rounds to infinity.
+long double overflow_threshold(VK kind) {
+  const Format f = format_of(kind);
+  return std::ldexp(1.0L, f.emax + 1) - std::ldexp(1.0L, f.emax - f.precision);
+}
+// The exponent of the lowest set bit of a finite nonzero double.
+int lowest_set_bit(double d) {
+  int e = 0;
+  const double m = std::frexp(std::fabs(d), &e);  // |d| = m 2^e, m in [0.5, 1)
+  const uint64_t significand = uint64_t(std::ldexp(m, 53));
+  return e - 53 + std::countr_zero(significand);
+}
+
+std::string with_digits(double v) { return fmt::format("{:.9g}", v); }
+
+}  // namespace
+
+double float_value(VK kind, uint64_t bits) {
+  switch (kind) {
+    case VK::F16: return prim::to_double(from_bits<__half>(bits));
+    case VK::BF16: return prim::to_double(from_bits<__nv_bfloat16>(bits));
+    case VK::F32: return double(from_bits<float>(bits));
+    default: return from_bits<double>(bits);
+  }
+}
+
+double sum_error_bound(VK kind, uint64_t additions, long double reach, int lsb) {
+  const Format f = format_of(kind);
+  if (reach == 0) return 0;
+  if (lsb != INT32_MAX && reach <= std::ldexp(1.0L, f.precision + lsb)) return 0;  // no addition rounds (4.)
+  const double growth = std::expm1(double(additions) * std::log1p(std::ldexp(1.0, -f.precision)));  // (1+u)^m - 1
+  return double(growth * reach);  // infinite past overflow: no bound (3.)
+}
+
+FloatSum::FloatSum(VK kind, uint64_t init_bits) : kind_(kind) { take(init_bits, true); }
+
+void FloatSum::add(uint64_t value_bits) {
+  ++count_;
+  take(value_bits, false);
+}
+
+void FloatSum::take(uint64_t bits, bool is_init) {
+  const double v = float_value(kind_, bits);
+  if (std::isnan(v)) nan_ = true;
+  else if (std::isinf(v)) (v > 0 ? pos_inf_ : neg_inf_) = true;
+  else {
+    if (v != 0) lsb_ = std::min(lsb_, lowest_set_bit(v));
+    if (is_init) init_ = v;
+    else (v > 0 ? pos_ : neg_) += v;
+  }
+}
+
+FloatSum::Allowed FloatSum::allowed(std::optional<double> bound) const {
+  Allowed a;
+  if (nan_ || (pos_inf_ && neg_inf_)) {
+    a.only = Allowed::Nan;
+    return a;
+  }
+  if (pos_inf_ || neg_inf_) {
+    a.only = pos_inf_ ? Allowed::PosInf : Allowed::NegInf;
+    return a;
+  }
+  // The positive and negative terms' sums, init among them: every partial
+  // sum (2.) lies between them.
+  const long double pos = pos_ + std::max(init_, 0.0L), neg = neg_ + std::min(init_, 0.0L);
+  a.limit = bound ? *bound : sum_error_bound(kind_, count_, std::max(pos, -neg), lsb_);
+  a.want = double(init_ + pos_ + neg_);
+  const long double threshold = overflow_threshold(kind_);
+  a.up = pos + a.limit >= threshold;  // (5.)
+  a.down = neg - a.limit <= -threshold;
+  return a;
+}
+
+bool FloatSum::accepts(uint64_t got_bits, std::optional<double> bound) const {
+  const double got = float_value(kind_, got_bits);
+  const Allowed a = allowed(bound);
+  switch (a.only) {
+    case Allowed::Nan: return std::isnan(got);
+    case Allowed::PosInf: return got == INFINITY;
+    case Allowed::NegInf: return got == -INFINITY;
+    case Allowed::Finite: break;
+  }
+  if (std::isinf(got)) return got > 0 ? a.up : a.down;
+  return !std::isnan(got) && std::fabs(got - a.want) <= a.limit;
+}
+
+SumJudgement FloatSum::judge(uint64_t got_bits, std::optional<double> bound) const {
+  const double got = float_value(kind_, got_bits);
+  const Allowed a = allowed(bound);
+  SumJudgement j;
+  j.ok = accepts(got_bits, bound);
+  if (a.only == Allowed::Nan) {
+    j.expected = j.cell = "NaN";
+    j.why = ", which IEEE makes NaN in any order";
+    return j;
+  }
+  if (a.only != Allowed::Finite) {
+    j.expected = j.cell = a.only == Allowed::PosInf ? "+inf" : "-inf";
+    j.why = ", which hold an infinity";
+    return j;
+  }
+  j.want = a.want;
+  j.limit = a.limit;
+  const std::string infinities = a.up && a.down ? " or an infinity" : a.up ? " or +inf" : a.down ? " or -inf" : "";
+  if (std::isinf(a.limit)) {
+    j.expected = fmt::format("any finite value{} ({} roundings bound nothing)", infinities, count_);
+    j.cell = "any finite";
+  } else if (a.limit == 0 && !bound) {
+    j.expected = with_digits(a.want) + infinities + " (exact: no partial sum rounds)";
+    j.cell = fmt::format("{:.6g} exactly", a.want);
+  } else {
+    j.expected = fmt::format("{}{} (within {:.3g}, an order-independent bound)", with_digits(a.want), infinities, a.limit);
+    j.cell = fmt::format("{:.6g} ±{:.2g}", a.want, a.limit);
+  }
+  j.why = ": expected " + j.expected + ", off by " + (std::isnan(got) ? std::string("NaN") : with_digits(got - a.want));
+  return j;
+}
+
+}  // namespace atomstress::kernel
