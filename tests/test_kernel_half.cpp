@@ -339,6 +339,56 @@ TEST(KernelHalf, StagnationAndOverflowAreWhatSomeOrderGives) {
   EXPECT_FALSE(check_sum("t", VK::BF16, 0xff80, 0x3f80, std::vector<uint64_t>{0xff80, 0x3f80}));
 }
 
+// Infinities, NaN and overflow together: every result any sequential order
+// or tree of a few such terms gives is accepted (an infinity beside terms
+// that overflow the other way first gives NaN: the GPU found that one).
+template <class H>
+void every_order_of_special_terms_is_accepted() {
+  const VK kind = kind_of<H>();
+  const double big = std::is_same_v<H, __half> ? 65504.0 : 3.3895313892515355e38;
+  const std::vector<uint64_t> pool{bits_of_value<H>(INFINITY), bits_of_value<H>(-INFINITY), bits_of_value<H>(big), bits_of_value<H>(-big),
+                                   bits_of_value<H>(big / 2), bits_of_value<H>(-big / 2), bits_of_value<H>(1.0),
+                                   bits_of_value<H>(-0.5), bits_of_value<H>(0.0)};
+  std::mt19937_64 rng(std::is_same_v<H, __half> ? 21 : 22);
+  size_t nan_results = 0, inf_results = 0;
+  for (int c = 0; c < 300; ++c) {
+    const size_t n = 2 + rng() % 4;
+    std::vector<uint64_t> values(n);
+    for (uint64_t& v : values) v = pool[rng() % pool.size()];
+    const uint64_t init = pool[2 + rng() % (pool.size() - 2)];  // a finite init
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    do {
+      for (size_t at = 0; at <= n; ++at) {
+        for (uint64_t got : {sum_in_order<H>(init, values, order), tree_in_order<H>(init, values, order, at)}) {
+          const double g = value_of<H>(got);
+          nan_results += std::isnan(g);
+          inf_results += std::isinf(g);
+          const auto f = check_sum("total", kind, got, init, values);
+          ASSERT_FALSE(f) << "case " << c << ": " << f->message;
+        }
+      }
+    } while (std::next_permutation(order.begin(), order.end()));
+  }
+  EXPECT_GT(nan_results, 0u);  // the cases reached NaN and infinities
+  EXPECT_GT(inf_results, 0u);
+}
+
+TEST(KernelHalf, EveryOrderOfInfinitiesAndOverflowingTermsIsAccepted) {
+  every_order_of_special_terms_is_accepted<__half>();
+  every_order_of_special_terms_is_accepted<__nv_bfloat16>();
+  // One +inf term, and negative terms that overflow before it in some order:
+  // +inf or NaN, never -inf or a finite value.
+  const uint64_t inf = 0x7c00, minus_max = bits_of_value<__half>(-65504.0);
+  const std::vector<uint64_t> v{inf, minus_max, minus_max};
+  EXPECT_FALSE(check_sum("t", VK::F16, 0x7fff, 0, v));
+  EXPECT_FALSE(check_sum("t", VK::F16, 0x7c00, 0, v));
+  EXPECT_TRUE(check_sum("t", VK::F16, 0xfc00, 0, v));
+  EXPECT_TRUE(check_sum("t", VK::F16, 0, 0, v));
+  // One +inf and nothing that can overflow: only +inf.
+  EXPECT_TRUE(check_sum("t", VK::F16, 0x7fff, 0, std::vector<uint64_t>{inf, minus_max}));
+}
+
 // ------------------------------------------------------- scatter sums
 TEST(KernelHalf, ScatterSumsNameTheElementItsContributorsExpectedAndGot) {
   // self[j] += src[i] at index[i]: element 2 gets 1.5 + 0.25 + 2 from 1.

@@ -34,6 +34,12 @@
 //     The largest partial sum any order (or tree) reaches is the positive
 //     terms' sum (plus the error so far), so +inf is a possible result only
 //     if that sum + the bound reaches the threshold; -inf likewise.
+//  6. NaN: from a NaN term, or an infinity meeting the opposite one.  With
+//     +inf and -inf terms every order gives NaN.  With one infinite term,
+//     the other side's finite terms may overflow first (two half -65504s
+//     make -inf before the +inf term comes): NaN, else that infinity.  With
+//     no infinite term, a summation tree may overflow one subtree up and
+//     another down: NaN when both overflows are possible.
 // The oracle accepts a finite result within ((1 + u)^m - 1) R of the exact
 // sum (computed in long double: its 64 bits make its own rounding negligible
 // beside u, and a sum that is exact in the format is exact in it), and an
@@ -119,30 +125,27 @@ void FloatSum::take(uint64_t bits, bool is_init) {
 
 FloatSum::Allowed FloatSum::allowed(std::optional<double> bound) const {
   Allowed a;
-  if (nan_ || (pos_inf_ && neg_inf_)) {
-    a.only = Allowed::Nan;
-    return a;
-  }
-  if (pos_inf_ || neg_inf_) {
-    a.only = pos_inf_ ? Allowed::PosInf : Allowed::NegInf;
-    return a;
-  }
-  // The positive and negative terms' sums, init among them: every partial
-  // sum (2.) lies between them.
+  // The positive and negative finite terms' sums, init among them: every
+  // partial sum of the finite terms (2.) lies between them.
   const long double pos = pos_ + std::max(init_, 0.0L), neg = neg_ + std::min(init_, 0.0L);
   a.limit = bound ? *bound : sum_error_bound(kind_, count_, std::max(pos, -neg), lsb_);
   a.want = double(init_ + pos_ + neg_);
   const long double threshold = overflow_threshold(kind_);
   a.up = pos + a.limit >= threshold;  // (5.)
   a.down = neg - a.limit <= -threshold;
+  if (nan_ || (pos_inf_ && neg_inf_)) a.only = Allowed::Nan;
+  else if (pos_inf_) a.only = Allowed::PosInf, a.nan_too = a.down;  // (6.)
+  else if (neg_inf_) a.only = Allowed::NegInf, a.nan_too = a.up;
+  else a.nan_too = a.up && a.down;
   return a;
 }
 
 bool FloatSum::accepts(uint64_t got_bits, std::optional<double> bound) const {
   const double got = float_value(kind_, got_bits);
   const Allowed a = allowed(bound);
+  if (std::isnan(got)) return a.only == Allowed::Nan || a.nan_too;
   switch (a.only) {
-    case Allowed::Nan: return std::isnan(got);
+    case Allowed::Nan: return false;
     case Allowed::PosInf: return got == INFINITY;
     case Allowed::NegInf: return got == -INFINITY;
     case Allowed::Finite: break;
@@ -162,13 +165,17 @@ SumJudgement FloatSum::judge(uint64_t got_bits, std::optional<double> bound) con
     return j;
   }
   if (a.only != Allowed::Finite) {
-    j.expected = j.cell = a.only == Allowed::PosInf ? "+inf" : "-inf";
-    j.why = ", which hold an infinity";
+    const bool pos = a.only == Allowed::PosInf;
+    j.expected = j.cell = std::string(pos ? "+inf" : "-inf") + (a.nan_too ? " or NaN" : "");
+    j.why = a.nan_too ? std::string(", which hold an infinity (or NaN, where the ") + (pos ? "negative" : "positive") +
+                            " terms overflow to " + (pos ? "-inf" : "+inf") + " first)"
+                      : ", which hold an infinity";
     return j;
   }
   j.want = a.want;
   j.limit = a.limit;
-  const std::string infinities = a.up && a.down ? " or an infinity" : a.up ? " or +inf" : a.down ? " or -inf" : "";
+  const std::string infinities =
+      a.nan_too ? " or an infinity or NaN" : a.up ? " or +inf" : a.down ? " or -inf" : "";
   if (std::isinf(a.limit)) {
     j.expected = fmt::format("any finite value{} ({} roundings bound nothing)", infinities, count_);
     j.cell = "any finite";

@@ -46,7 +46,8 @@ class FloatSum {
   struct Allowed {
     enum { Finite, Nan, PosInf, NegInf } only = Finite;
     double want = 0, limit = 0;
-    bool up = false, down = false;
+    bool up = false, down = false;  // the finite terms can overflow to +inf / -inf (5.)
+    bool nan_too = false;           // NaN is a possible result as well (6.)
   };
   Allowed allowed(std::optional<double> bound) const;
   void take(uint64_t bits, bool is_init);
