@@ -9,7 +9,10 @@
 //       the kernel's HANG);
 //   kernel_test.host_code_slow  past the watchdog and the isolation grace,
 //       well within the kernel family's host-code allowance: it must PASS
-//       (a deadline of the watchdog alone would have killed it).
+//       (a deadline of the watchdog alone would have killed it);
+//   kernel_test.launch_never_ends  its launch never ends (a host stand-in
+//       for a kernel that spins): HANG at the launch's own bound, the
+//       watchdog and the grace, without the host-code allowance.
 // (Named outside `test.*`, which other isolation tests fuzz as a glob.)
 // So the supervisor's side of the host-code deadline is tested on the CPU;
 // a real kernel entry's notes need the GPU (examples/kernels/unbounded.cu's
@@ -50,6 +53,12 @@ bool slow(const Workload& w, const Setup&, const RunOptions& o, History&, std::s
   return true;
 }
 
+bool launch_never_ends(const Workload& w, const Setup&, const RunOptions&, History&, std::string&) {
+  kernel::note_case_phase({w.impl->name, CasePhase::HostCode, 0});
+  kernel::note_case_phase({w.impl->name, CasePhase::Launch, 1});
+  for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a kernel that never ends
+}
+
 void register_host_entry(const char* name, const char* bug, RunFn run) {
   EntryDraft d;
   d.name = name;
@@ -69,6 +78,8 @@ const bool registered = [] {
   register_host_entry("kernel_test.host_code_never_ends",
                       "its property's host code never ends (a test of the trial's deadline)", &never_ends);
   register_host_entry("kernel_test.host_code_slow", nullptr, &slow);
+  register_host_entry("kernel_test.launch_never_ends", "its one launch never ends (a test of a launch's bound)",
+                      &launch_never_ends);
   return true;
 }();
 

@@ -427,6 +427,31 @@ TEST(Isolation, AKernelPropertysSlowHostCodeIsNotCutShort) {
   EXPECT_EQ(line_of(r.out, "kernel_test.host_code_slow").rfind("PASS ", 0), 0u) << r.out;
 }
 
+// A launch that never ends is bounded by the watchdog and the grace from
+// its start, not by the host-code allowance as well: the HANG names the
+// launch and the bound it had, through check (a sequence) and repro (one
+// trial).
+TEST(Isolation, AKernelCasesEndlessLaunchIsAHangAtTheLaunchsOwnBound) {
+  const auto c = run("check --impl kernel_test.launch_never_ends" + kSmall + "--watchdog-ms 300 --pattern single");
+  EXPECT_EQ(c.status, 1) << c.out;
+  EXPECT_EQ(line_of(c.out, "kernel_test.launch_never_ends").rfind("HANG ", 0), 0u) << c.out;
+  const std::string launch_bound = "no result within the trial's watchdog (300 ms) and 2000 ms of grace: its worker";
+  EXPECT_NE(c.out.find(launch_bound), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("kernel entry 'kernel_test.launch_never_ends' was in launch 1"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find("for host code"), std::string::npos) << c.out;
+  TrialSpec s;
+  s.impl = "kernel_test.launch_never_ends";
+  s.grid = 1;
+  s.block = 32;
+  s.ops_per_thread = 1;
+  TrialKnobs knobs;
+  knobs.watchdog_ms = 300;
+  const auto r = run("repro " + encode_token(s, knobs) + " --backend cpu --runs 1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(launch_bound), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("was in launch 1"), std::string::npos) << r.out;
+}
+
 TEST(Isolation, TheDeadlineSaysWhoseTimeRanOut) {
   Outcome blank;
   const TrialDeadline d{300, 2000, 5001};

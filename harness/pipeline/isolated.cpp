@@ -62,11 +62,15 @@ WorkerProcess::Read receive_reply(WorkerProcess& worker, std::string& line, Cloc
 }
 
 // The worker's answer: its next line past compute-sanitizer's own and past
-// a kernel case's phase notes, the last of which lands in `phase`.
-WorkerProcess::Read receive_answer(WorkerProcess& worker, std::string& line, Clock::time_point deadline,
-                                   std::optional<kernel::PhaseNote>& phase) {
+// a kernel case's phase notes, the last of which lands in `phase`.  The
+// wait ends at `deadline`'s bound: the whole deadline from `started`, or,
+// while a launch runs, its own bound from the note (never past the whole).
+WorkerProcess::Read receive_answer(WorkerProcess& worker, std::string& line, Clock::time_point started,
+                                   const TrialDeadline& deadline, std::optional<kernel::PhaseNote>& phase) {
+  const Clock::time_point last = started + std::chrono::milliseconds(deadline.total_ms());
+  Clock::time_point until = last;
   for (;;) {
-    const auto got = receive_reply(worker, line, deadline);
+    const auto got = receive_reply(worker, line, until);
     kernel::PhaseNote note;
     std::string error;
     // to_json's keys come sorted: a note's line starts with its "case_phase".
@@ -74,6 +78,7 @@ WorkerProcess::Read receive_answer(WorkerProcess& worker, std::string& line, Clo
         !phase_from_json(json::parse(line, nullptr, false), note, error))
       return got;
     phase = std::move(note);
+    until = std::min(last, Clock::now() + std::chrono::milliseconds(deadline.bound_ms(phase)));
   }
 }
 
@@ -210,7 +215,7 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
   const pid_t pid = worker_.pid();
   std::string line_in;
   std::optional<kernel::PhaseNote> phase;
-  switch (receive_answer(worker_, line_in, Clock::now() + std::chrono::milliseconds(deadline.total_ms()), phase)) {
+  switch (receive_answer(worker_, line_in, Clock::now(), deadline, phase)) {
     case WorkerProcess::Read::TimedOut:
       worker_.kill();
       return deadline_passed(std::move(out), deadline, phase, pid, last_words(worker_));
@@ -286,8 +291,7 @@ Outcome Supervisor::run_sanitized(const TrialSpec& spec, BackendKind backend, co
   std::string line_in;
   std::optional<kernel::PhaseNote> phase;
   const auto got = worker_.send(to_json(request).dump())
-                       ? receive_answer(worker_, line_in, Clock::now() + std::chrono::milliseconds(deadline.total_ms()),
-                                        phase)
+                       ? receive_answer(worker_, line_in, Clock::now(), deadline, phase)
                        : WorkerProcess::Read::Died;
   const json j = got == WorkerProcess::Read::Line ? json::parse(line_in, nullptr, false) : json();
   if (got == WorkerProcess::Read::TimedOut) {
@@ -352,7 +356,8 @@ uint64_t sequence_wait_ms(std::span<const TrialSpec> specs, const SequenceConfig
   uint64_t wait_ms = p.judged < specs.size() ? isolation_grace_ms(specs[p.judged].ops()) : 2000;
   if (p.in_run()) {
     const TrialDeadline d = trial_deadline(specs[*p.running], cfg.run);
-    wait_ms += d.watchdog_ms + d.host_code_ms + (*p.running != p.judged ? d.grace_ms : 0);
+    // (bound_ms: a launch's own bound from its note, the line waited after.)
+    wait_ms += d.bound_ms(p.phase) - d.grace_ms + (*p.running != p.judged ? d.grace_ms : 0);
   }
   return wait_ms;
 }
@@ -567,7 +572,10 @@ Outcome deadline_passed(Outcome out, const TrialDeadline& d, const std::optional
                     "a property's host code: an oracle too slow for the case's size, or a loop that never ends{}",
                     phase->entry, d.total_ms(), d.watchdog_ms, d.grace_ms, d.host_code_ms, kernel::describe(*phase),
                     killed, last_words));
-  const std::string host = d.host_code_ms ? fmt::format(" and {} ms for host code", d.host_code_ms) : "";
+  // In a launch, the launch's own bound (TrialDeadline::bound_ms): no host-code allowance.
+  const bool in_launch = phase && phase->phase == kernel::CasePhase::Launch;
+  const std::string host =
+      d.host_code_ms && !in_launch ? fmt::format(" and {} ms for host code", d.host_code_ms) : "";
   const std::string where = phase ? fmt::format("; kernel entry '{}' was {}", phase->entry, kernel::describe(*phase)) : "";
   return with_finding(std::move(out), Verdict::Hang, FindingKind::Hang,
                       fmt::format("no result within the trial's watchdog ({} ms) and {} ms of grace{}: {}{}{}",

@@ -79,6 +79,13 @@ uint64_t isolation_grace_ms(uint64_t ops);
 struct TrialDeadline {
   uint64_t watchdog_ms = 0, grace_ms = 0, host_code_ms = 0;
   uint64_t total_ms() const { return watchdog_ms + grace_ms + host_code_ms; }
+  // From where the worker last said it was: a kernel case's launch gets its
+  // watchdog and the grace from the note on (the host-code allowance is
+  // not a launch's: a kernel that never ends costs what it did before the
+  // allowance); anything else the whole deadline.
+  uint64_t bound_ms(const std::optional<kernel::PhaseNote>& phase) const {
+    return phase && phase->phase == kernel::CasePhase::Launch ? watchdog_ms + grace_ms : total_ms();
+  }
 };
 TrialDeadline trial_deadline(const TrialSpec& spec, const RunOptions& opt);
 
