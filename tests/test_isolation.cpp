@@ -400,16 +400,22 @@ TEST(Isolation, AKernelPropertysEndlessHostCodeIsAnErrorNotTheKernelsHang) {
       << r.out;
 }
 
-// The same entry replayed alone (repro: one trial, not a sequence).
-TEST(Isolation, AKernelPropertysEndlessHostCodeReplaysAsTheSameError) {
+// A one-block trial of a kernel test entry (kernel_host_code_entries.cpp)
+// with a 300 ms watchdog, as a repro token.
+std::string kernel_test_token(const char* impl) {
   TrialSpec s;
-  s.impl = "kernel_test.host_code_never_ends";
+  s.impl = impl;
   s.grid = 1;
   s.block = 32;
   s.ops_per_thread = 1;
   TrialKnobs knobs;
   knobs.watchdog_ms = 300;
-  const auto r = run("repro " + encode_token(s, knobs) + " --backend cpu --runs 1");
+  return encode_token(s, knobs);
+}
+
+// The same entry replayed alone (repro: one trial, not a sequence).
+TEST(Isolation, AKernelPropertysEndlessHostCodeReplaysAsTheSameError) {
+  const auto r = run("repro " + kernel_test_token("kernel_test.host_code_never_ends") + " --backend cpu --runs 1");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("atomstress: error: the property of kernel entry 'kernel_test.host_code_never_ends' did not "
                        "finish its host code"),
@@ -439,14 +445,7 @@ TEST(Isolation, AKernelCasesEndlessLaunchIsAHangAtTheLaunchsOwnBound) {
   EXPECT_NE(c.out.find(launch_bound), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("kernel entry 'kernel_test.launch_never_ends' was in launch 1"), std::string::npos) << c.out;
   EXPECT_EQ(c.out.find("for host code"), std::string::npos) << c.out;
-  TrialSpec s;
-  s.impl = "kernel_test.launch_never_ends";
-  s.grid = 1;
-  s.block = 32;
-  s.ops_per_thread = 1;
-  TrialKnobs knobs;
-  knobs.watchdog_ms = 300;
-  const auto r = run("repro " + encode_token(s, knobs) + " --backend cpu --runs 1");
+  const auto r = run("repro " + kernel_test_token("kernel_test.launch_never_ends") + " --backend cpu --runs 1");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find(launch_bound), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("was in launch 1"), std::string::npos) << r.out;
