@@ -281,6 +281,60 @@ TEST(Fuzz, DevicesRunOneLanePerDeviceAndCombineThem) {
   EXPECT_EQ(run("fuzz --backend cpu --devices 0,x --time 1s").status, 2);
 }
 
+TEST(Fuzz, JobsRunSeveralLanesOnOneDeviceAndCombineThem) {
+  // --jobs N: N lanes on the one device, each its own process and worker on
+  // its share of the entries; combined as --devices' lanes are.
+  const fs::path d = scratch("jobs_lanes");
+  const std::string corpus = (d / "corpus").string(), xml = (d / "j.xml").string();
+  const std::string impls = "buggy.plain_rmw.add.i32,buggy.inc_gt.u32,native.add.i32,cas.add.f32,native.add.u32";
+  const auto r = run("fuzz --backend cpu --jobs 2 --time 4s --impl '" + impls + "' --corpus " + corpus +
+                     " --junit " + xml);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("over 2 lanes, 2 on each of 1 devices"), std::string::npos) << r.out;
+  for (const char* lane : {"device 0 (lane 0): ", "device 0 (lane 1): "}) {
+    const auto at = r.out.find(lane);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_EQ(r.out.substr(at, r.out.find('\n', at) - at).find(", 0 trials"), std::string::npos) << r.out;
+  }
+  EXPECT_NE(r.out.find("[device 0, lane 1] "), std::string::npos) << "each lane's lines say which lane" << r.out;
+  EXPECT_NE(r.out.find("2 lanes: "), std::string::npos) << r.out;
+  const auto lane0 = entries_in_log(d / "corpus" / "fuzz-state-lanes" / "lane-0.jsonl"),
+             lane1 = entries_in_log(d / "corpus" / "fuzz-state-lanes" / "lane-1.jsonl");
+  EXPECT_EQ(lane0.size() + lane1.size(), 5u);
+  std::set<std::string> both = lane0;
+  both.insert(lane1.begin(), lane1.end());
+  EXPECT_EQ(both.size(), 5u) << "the lanes' shares partition the selection";
+  const std::string junit = slurp(xml);
+  EXPECT_NE(junit.find("tests=\"5\" failures=\"2\""), std::string::npos) << junit;
+  // More lanes than entries: as many lanes as entries, said.
+  const auto few = run("fuzz --backend cpu --jobs 4 --time 1s --impl native.add.i32,native.add.u32 --corpus " +
+                       (d / "few").string());
+  EXPECT_EQ(few.status, 0) << few.out;
+  EXPECT_NE(few.out.find("2 lanes on each"), std::string::npos) << few.out;
+  EXPECT_NE(few.out.find("device 0 (lane 1): 1 entries"), std::string::npos) << few.out;
+  EXPECT_EQ(few.out.find("(lane 2)"), std::string::npos) << few.out;
+  // Bad values, and the internal --lane beside --jobs, are refused with one line.
+  for (const char* bad : {"--jobs 0", "--jobs 17", "--jobs -1", "--jobs x", "--jobs 2 --lane 0/2"})
+    EXPECT_EQ(run(std::string("fuzz --backend cpu --time 1s ") + bad).status, 2) << bad;
+}
+
+TEST(Fuzz, AKilledJobsRunResumesWithItsLanes) {
+  const fs::path d = scratch("jobs_resume");
+  const std::string corpus = (d / "c").string(), log = (d / "all.jsonl").string();
+  ASSERT_TRUE(run_and_kill({"fuzz", "--backend", "cpu", "--jobs", "2", "--time", "6s", "--impl",
+                            "native.add.i32,cas.add.f32,native.add.u32", "--corpus", corpus, "--json", log},
+                           3));
+  sleep(1);
+  const fs::path lane1 = d / "c" / "fuzz-state-lanes" / "lane-1.jsonl";
+  const std::string before = slurp(lane1);
+  ASSERT_GT(count(before, "\"record\":\"slice\""), 0u) << before;
+  const auto r = run("fuzz --resume --corpus " + corpus);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("device 0 (lane 1): "), std::string::npos) << "resumed with its --jobs" << r.out;
+  EXPECT_EQ(slurp(lane1).substr(0, before.size()), before);
+  EXPECT_EQ(entries_in_log(log), (std::set<std::string>{"native.add.i32", "cas.add.f32", "native.add.u32"}));
+}
+
 TEST(Fuzz, AKilledDevicesRunTakesItsLanesDownAndResumes) {
   const fs::path d = scratch("lanes_resume");
   const std::string corpus = (d / "c").string(), log = (d / "all.jsonl").string();

@@ -29,6 +29,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "reports/terminal.hpp"
 
 #ifndef ATOMSTRESS_VERSION
@@ -75,7 +77,8 @@ class ShardValue : public po::typed_value<std::string> {
 struct FuzzOptions {
   std::string impl = "all", backend = "auto", time_text = "90s", corpus, state, shard;
   std::string devices, lane;  // --devices 0,1; --lane i/N (a lane of a --devices run)
-  uint32_t lane_device = 0;
+  uint32_t lane_device = 0, lane_jobs = 1;
+  uint32_t jobs = 1;  // --jobs: lanes per device
   double time_s = 90, progress_s = 10;
   uint64_t seed = 1;
   uint32_t reruns = 2, rate_runs = 10;
@@ -106,8 +109,12 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "devices", non_empty(&o.devices),
       "GPUs of this host to use, e.g. 0,1: one lane (a process and its trial worker) per GPU, each on its "
       "share of the entries; --junit/--report/--json combine them (default: the current device)")(
-      "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices run")(
+      "jobs", bounded<uint32_t>(&o.jobs, 1, kMaxLanesPerDevice)->default_value(1),
+      "campaigns at once on each device, 1 to 16: that many lanes per device, each on its share of the entries, "
+      "so one lane's host work (generation, expansion, judging, shrinking) overlaps another's kernels")(
+      "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices or --jobs run")(
       "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
+      "lane-jobs", bounded<uint32_t>(&o.lane_jobs, 1, kMaxLanesPerDevice)->default_value(1), "internal: lanes on that device")(
       "progress-s", seconds(&o.progress_s, kMaxBudgetSeconds),
       "seconds between progress lines when stdout is not a terminal (default 10)");
   add_report_options(desc, o.reports);
@@ -240,6 +247,7 @@ reports::RunHeader fuzz_header(const FuzzOptions& o, const fuzz::NightlyConfig& 
   for (const RunSetting& s : run_settings())
     if (s.commands & kCommandFuzz) h.options.emplace_back(s.key, setting_text(s, s.get(o.run)));
   if (!o.devices.empty()) h.options.emplace_back("devices", o.devices);
+  if (o.jobs > 1) h.options.emplace_back("jobs", std::to_string(o.jobs));
   if (!o.lane.empty()) h.options.emplace_back("lane", fmt::format("{} (device {})", o.lane, o.lane_device));
   // RapidCheck's "Using configuration" line: in the log, not on stderr
   // (unless RC_PARAMS asked RapidCheck for something).
@@ -250,11 +258,14 @@ reports::RunHeader fuzz_header(const FuzzOptions& o, const fuzz::NightlyConfig& 
   return h;
 }
 
-// fuzz --devices with several: a lane per device, combined at the end.
+// fuzz --devices with several, or --jobs: `jobs` lanes per device, combined
+// at the end.
 int coordinate_lanes(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const fuzz::FuzzState& state,
-                     const std::vector<unsigned>& devices, bool resumed, const std::string& coordinator_state) {
+                     const std::vector<unsigned>& devices, unsigned jobs, bool resumed,
+                     const std::string& coordinator_state) {
   LanePlan plan;
   plan.devices = devices;
+  plan.jobs = jobs;
   plan.args = state.args;
   plan.resume = resumed;
   plan.reports = o.reports.request();
@@ -271,9 +282,13 @@ int coordinate_lanes(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const
     plan.lanes_dir = tmpl;
   }
   const bool cuda = cfg.backend == BackendKind::Cuda;
-  reports::print("fuzz on {}: {} entries over {} {}{}, {:.0f} s budget{}; lanes' state and logs in {}\n",
-                 to_string(cfg.backend), cfg.entries.size(), devices.size(), cuda ? "GPUs" : "lanes",
-                 cuda ? "" : " (cpu backend)", state.budget_s, resumed ? ", resumed" : "", plan.lanes_dir);
+  const std::string where =
+      jobs > 1 ? fmt::format("{} lanes, {} on each of {} {}", devices.size() * jobs, jobs, devices.size(),
+                             cuda ? "GPUs" : "devices (cpu backend)")
+               : fmt::format("{} {}", devices.size(), cuda ? "GPUs" : "lanes (cpu backend)");
+  reports::print("fuzz on {}: {} entries over {}, {:.0f} s budget{}; lanes' state and logs in {}\n",
+                 to_string(cfg.backend), cfg.entries.size(), where, state.budget_s, resumed ? ", resumed" : "",
+                 plan.lanes_dir);
   std::fflush(stdout);
   const int status = run_lanes(plan, error);
   return status == 2 ? usage_error(error) : status;
@@ -339,7 +354,8 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   std::vector<unsigned> devices;
   if (!o.devices.empty() && !parse_devices(o.devices, devices, why))
     return usage_error("--devices '" + o.devices + "' " + why);
-  if (!o.lane.empty() && !o.devices.empty()) return usage_error("--lane is internal to --devices");
+  if (!o.lane.empty() && (!o.devices.empty() || o.jobs > 1))
+    return usage_error("--lane is internal to --devices and --jobs");
   if (devices.size() == 1) setenv("CUDA_VISIBLE_DEVICES", visible_device(devices[0]).c_str(), 1);
   if (!o.lane.empty()) setvbuf(stdout, nullptr, _IOLBF, 0);  // lanes share the terminal: whole lines
 
@@ -357,7 +373,11 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   cfg.entries = fuzz::shard_entries(selected, shard);
   if (!o.lane.empty()) {
     cfg.entries = fuzz::shard_entries(cfg.entries, *fuzz::parse_shard(o.lane, why));
-    cfg.label = fmt::format("[{}{}] ", backend == BackendKind::Cuda ? "gpu " : "lane ", o.lane_device);
+    const auto lane = *fuzz::parse_shard(o.lane, why);
+    // One lane per device: "[gpu 1] "; several (--jobs): "[gpu 1, lane 3] ".
+    cfg.label = o.lane_jobs > 1 ? fmt::format("[{}{}, lane {}] ", backend == BackendKind::Cuda ? "gpu " : "device ",
+                                              o.lane_device, lane.index)
+                                : fmt::format("[{}{}] ", backend == BackendKind::Cuda ? "gpu " : "lane ", o.lane_device);
   }
   cfg.backend = backend;
   cfg.run = o.run;
@@ -372,7 +392,17 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   std::vector<fuzz::CorpusCase> corpus;
   if (!prepare_outputs(o, cfg, resumed, command_line, corpus, lock, error)) return usage_error(error);
   cfg.header = fuzz_header(o, cfg, state, shard, resumed, command_line);
-  if (devices.size() > 1) return coordinate_lanes(o, cfg, state, devices, resumed, state_path_of(o, shard));
+  // --jobs: never more lanes than entries (a lane with nothing to fuzz would
+  // only cost a worker).
+  const size_t device_count = std::max<size_t>(devices.size(), 1);
+  const unsigned jobs = unsigned(std::clamp<size_t>(cfg.entries.size() / device_count, 1, o.jobs));
+  if (jobs < o.jobs)
+    reports::print("fuzz: --jobs {} is more lanes than the {} entries fill on each device: {} lanes on each\n",
+                   o.jobs, cfg.entries.size(), jobs);
+  if (devices.size() > 1 || jobs > 1) {
+    if (devices.empty()) devices = {0};  // the current device, as one lane would use
+    return coordinate_lanes(o, cfg, state, devices, jobs, resumed, state_path_of(o, shard));
+  }
   return run_campaign_here(o, cfg, state, corpus, shard, resumed, note);
 }
 

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -78,7 +79,7 @@ bool append_file(const std::string& from, const std::string& to, std::string& er
 // coordinator dies of the signal.
 volatile std::sig_atomic_t g_lane_signal = 0;
 volatile std::sig_atomic_t g_lanes = 0;
-pid_t g_lane_pids[kMaxDevices];
+pid_t g_lane_pids[kMaxDevices * kMaxLanesPerDevice];
 extern "C" void pass_on_to_lanes(int sig) {
   if (g_lane_signal == 0) g_lane_signal = sig;
   for (std::sig_atomic_t i = 0; i < g_lanes; ++i)
@@ -133,7 +134,7 @@ std::vector<std::string> lane_args(const std::vector<std::string>& args) {
   // Options with a value that the coordinator handles (its report files among
   // them); and its switches.
   static const std::set<std::string> with_value = [] {
-    std::set<std::string> s = {"--devices", "--state"};
+    std::set<std::string> s = {"--devices", "--jobs", "--state"};
     for (const auto& f : reports::report_formats())
       if (f.commands & reports::kReportFuzz) s.insert(std::string("--") + f.option);
     return s;
@@ -157,8 +158,11 @@ namespace {
 
 // Starts a process per lane (a lane resumes from its state file when there
 // is one); -1 for a lane that could not start, with `error`.
+unsigned lane_device(const LanePlan& plan, size_t lane) { return plan.devices[lane / plan.jobs]; }
+size_t lane_count(const LanePlan& plan) { return plan.devices.size() * plan.jobs; }
+
 std::vector<pid_t> start_lanes(const LanePlan& plan, std::string& error) {
-  const size_t n = plan.devices.size();
+  const size_t n = lane_count(plan);
   const std::vector<std::string> common = lane_args(plan.args);
   std::vector<pid_t> pids(n, -1);
   struct sigaction sa{};
@@ -175,11 +179,12 @@ std::vector<pid_t> start_lanes(const LanePlan& plan, std::string& error) {
       args = common;
       args.insert(args.begin(), "fuzz");
       for (const std::string& a : {std::string("--lane"), std::to_string(i) + "/" + std::to_string(n),
-                                   std::string("--lane-device"), std::to_string(plan.devices[i]),
+                                   std::string("--lane-device"), std::to_string(lane_device(plan, i)),
+                                   std::string("--lane-jobs"), std::to_string(plan.jobs),
                                    std::string("--state"), state, std::string("--json"), log})
         args.push_back(a);
     }
-    pids[i] = start_lane(args, visible_device(plan.devices[i]), error);
+    pids[i] = start_lane(args, visible_device(lane_device(plan, i)), error);
     if (pids[i] < 0) break;
     g_lane_pids[i] = pids[i];
     g_lanes = std::sig_atomic_t(i + 1);
@@ -204,7 +209,7 @@ int wait_lanes(const LanePlan& plan, const std::vector<pid_t>& pids, std::string
       worst = std::max(worst, 1);  // interrupted as asked: its entries show as unfinished
     } else if (code != 0 && code != 1) {
       if (error.empty())
-        error = fmt::format("lane {} (device {}) {}", i, plan.devices[i],
+        error = fmt::format("lane {} (device {}) {}", i, lane_device(plan, i),
                             WIFEXITED(st) ? fmt::format("exited with status {}", code)
                                           : fmt::format("was killed by signal {}", WTERMSIG(st)));
       worst = 2;
@@ -217,20 +222,25 @@ int wait_lanes(const LanePlan& plan, const std::vector<pid_t>& pids, std::string
 
 // What every lane recorded, whatever happened to the others, into the run's
 // report files; each device's share printed.  False with `error`.
-bool combine_lanes(const LanePlan& plan, int& worst, std::string& error) {
+bool combine_lanes(const LanePlan& plan, double wall_s, int& worst, std::string& error) {
   fuzz::MergedLogs all;
   reports::print("\n");
-  for (size_t i = 0; i < plan.devices.size(); ++i) {
+  for (size_t i = 0; i < lane_count(plan); ++i) {
     const std::string log = lane_file(plan.lanes_dir, i, ".jsonl");
     // Lanes share no entry: what this log adds to `all` is the lane's.
     const size_t entries = all.entries.size();
     const uint64_t trials = all.trials, ops = all.ops;
     if (fs::exists(log) && !fuzz::read_fuzz_log(log, all, error)) return false;
-    reports::print("device {}: {} entries, {} trials, {} ops\n", plan.devices[i], all.entries.size() - entries,
+    reports::print("device {}{}: {} entries, {} trials, {} ops\n", lane_device(plan, i),
+                   plan.jobs > 1 ? fmt::format(" (lane {})", i) : "", all.entries.size() - entries,
                    all.trials - trials, all.ops - ops);
     for (const auto& [format, value] : plan.reports)
       if (format->appended_log && !append_file(log, value, error)) return false;
   }
+  // The whole run's throughput: what --jobs is measured by (lanes on one
+  // GPU time-slice it, so their kernel times overlap and do not add up).
+  reports::print("{} lanes: {} trials, {} ops in {:.1f} s ({:.0f} trials/s)\n", lane_count(plan), all.trials, all.ops,
+                 wall_s, wall_s > 0 ? double(all.trials) / wall_s : 0.0);
   // A lane that died left entries without a result: errors, never passes.
   for (const auto& line : fuzz::add_unfinished(all)) {
     reports::print("{}\n", line);
@@ -247,10 +257,12 @@ bool combine_lanes(const LanePlan& plan, int& worst, std::string& error) {
 
 int run_lanes(const LanePlan& plan, std::string& error) {
   if (!fuzz::ensure_dir(plan.lanes_dir, error)) return 2;
+  const auto started = std::chrono::steady_clock::now();
   const std::vector<pid_t> pids = start_lanes(plan, error);
   int worst = wait_lanes(plan, pids, error);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string werr;
-  if (!combine_lanes(plan, worst, werr)) {
+  if (!combine_lanes(plan, wall_s, worst, werr)) {
     error = werr;
     return 2;
   }

@@ -1,4 +1,5 @@
-// fuzz --devices 0,1,...: one lane per GPU of a host.  A lane is this same
+// fuzz --devices 0,1,... and --jobs N: N lanes per GPU of a host (one each
+// without --jobs).  A lane is this same
 // program run as `fuzz --lane i/N` with CUDA_VISIBLE_DEVICES naming its GPU
 // (so its trial worker runs there), on a deterministic share of the entries
 // (the i-th of N, within the run's --shard), with its own state file and
@@ -16,8 +17,11 @@
 
 namespace atomstress::cli {
 
+inline constexpr unsigned kMaxLanesPerDevice = 16;  // fuzz --jobs
+
 struct LanePlan {
-  std::vector<unsigned> devices;     // as given to --devices
+  std::vector<unsigned> devices;     // as given to --devices (distinct)
+  unsigned jobs = 1;                 // lanes per device: lane i runs on devices[i / jobs]
   std::vector<std::string> args;     // the run's fuzz arguments
   std::string lanes_dir;             // lane-I.json (state) and lane-I.jsonl (log)
   bool resume = false;               // each lane continues from its state file
