@@ -133,6 +133,7 @@ TEST(TrialJson, ARequestComesBackWithItsOptions) {
   r.run.timing.bench_reps = 9;
   r.run.policy.isolate = true;
   r.run.policy.checker = CheckerKind::Both;
+  r.run.policy.gpu_share = 3;
   TrialRequest back;
   std::string error;
   ASSERT_TRUE(from_json(json::parse(to_json(r).dump()), back, error)) << error;
@@ -146,6 +147,7 @@ TEST(TrialJson, ARequestComesBackWithItsOptions) {
   EXPECT_EQ(back.run.timing.bench_reps, 9u);
   EXPECT_TRUE(back.run.policy.isolate);
   EXPECT_EQ(back.run.policy.checker, CheckerKind::Both);
+  EXPECT_EQ(back.run.policy.gpu_share, 3u) << "a fuzz lane's worker keeps its GPU share";
 }
 
 // Three specs with every field set, seeds 0, 1, 2.

@@ -267,6 +267,7 @@ struct Histogram {
       each_element(c, g, [&](uint64_t e) {
         prim::Retry r = make_retry(g);
         (void)A{}(bins + g.key[e], one(), M(0), r);
+        record_retries(g, e, r);  // a loop that gave up is a hang, not a lost increment
       });
     } else {
       M* s = reinterpret_cast<M*>(c.smem);
@@ -277,8 +278,11 @@ struct Histogram {
       each_element(c, g, [&](uint64_t e) {
         prim::Retry r = make_retry(g);
         (void)A{}(s + g.key[e], one(), M(0), r);
+        record_retries(g, e, r);
       });
       if constexpr (SyncMerge) c.sync();
+      // A merge belongs to no element: one that gives up is seen through
+      // RetryShared's abort flag (History::loop_stopped).
       c.each([&](uint32_t t) {
         for (uint32_t b = t; b < g.param; b += g.block) {
           const M n = s[b];

@@ -43,9 +43,10 @@ std::string nvidia_module_version(const std::string& line) {
 }
 
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops) {
-  if (o.knobs.watchdog_ms != 0) return o.knobs.watchdog_ms;
+  const uint64_t share = std::max<uint32_t>(o.policy.gpu_share, 1);
+  if (o.knobs.watchdog_ms != 0) return o.knobs.watchdog_ms * share;
   const uint64_t plain = 1000 + ops / 50;
-  return o.policy.sanitize == SanitizeTool::None ? plain : plain * kSanitizeSlowdown;
+  return (o.policy.sanitize == SanitizeTool::None ? plain : plain * kSanitizeSlowdown) * share;
 }
 
 uint32_t effective_retry_budget(const RunOptions& o, const TrialSpec& spec) {

@@ -54,6 +54,7 @@ struct History {
   RunFault fault = RunFault::None;  // set by a runner that returns false
   uint32_t stopped_retries = 0;     // a Hang: the retries of the loop its bound stopped (0: unknown)
   bool block_scope_calls = false;   // a user's code called a block-scope intrinsic (RetryShared)
+  bool loop_stopped = false;        // a loop gave up (RetryShared::abort_flag), whether or not an op recorded it
   // Where the history lives.  The pipeline decides it before the run (a
   // single atomic checked on the GPU: gpu_checked.hpp) and the cuda runner
   // honours it; Device: the per-op arrays and final_mem above stay empty,
@@ -103,6 +104,11 @@ struct ExecutionPolicy {
   // The pipeline's choice: each trial in a fresh worker under compute-sanitizer
   // (isolated.hpp); kernel entries then allocate buffers without guard zones.
   SanitizeTool sanitize = SanitizeTool::None;
+  // Processes time-slicing this GPU (fuzz --jobs: its lanes on one device).
+  // A context gets about 1/gpu_share of the GPU while the others run, and
+  // the watchdog counts wall time, so every watchdog is this many times
+  // longer: a correct loop slowed by its neighbours must not read as a hang.
+  uint32_t gpu_share = 1;
 };
 
 // profile's timing runs (cuda): the launches time the code, record nothing.
@@ -122,7 +128,8 @@ struct RunOptions {
 
 // Watchdog deadline for a trial when none is given: 1 s plus 20 us per op;
 // under --sanitize kSanitizeSlowdown times that (the tools slow kernels
-// 10 to 100 times, and a slow kernel must not read as a hang).
+// 10 to 100 times, and a slow kernel must not read as a hang).  Given or
+// derived, it is ExecutionPolicy::gpu_share times longer on a shared GPU.
 inline constexpr uint64_t kSanitizeSlowdown = 50;
 uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);
 

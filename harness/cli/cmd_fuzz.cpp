@@ -381,6 +381,8 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   }
   cfg.backend = backend;
   cfg.run = o.run;
+  // A lane among several on its GPU: its watchdogs are that many times longer.
+  if (backend == BackendKind::Cuda) cfg.run.policy.gpu_share = o.lane_jobs;
   cfg.reruns = o.reruns;
   cfg.rate_runs = o.rate_runs;
   cfg.progress_s = o.progress_s;

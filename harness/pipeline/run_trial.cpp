@@ -85,6 +85,15 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
             ": " + w.impl->family->hang_cause(),
         int64_t(o), w.addr[o]);
   }
+  // An algorithm's step that belongs to no op (a histogram's merge of its
+  // shared bins) records nothing when its loop gives up; the run was cut
+  // short all the same, and what it left is not the algorithm's result.
+  if (w.impl->algo != nullptr && h.loop_stopped)
+    return make_finding(FindingKind::Hang,
+                        "a loop in a step of the algorithm that belongs to no op (a merge) gave up (its retry budget "
+                        "of " + std::to_string(effective_retry_budget(opt, w.spec)) + " or the " +
+                            std::to_string(effective_watchdog_ms(opt, w.ops())) +
+                            " ms watchdog), so the run was cut short: " + w.impl->family->hang_cause());
   return {};
 }
 

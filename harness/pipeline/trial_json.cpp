@@ -182,6 +182,7 @@ json to_json(const RunOptions& o) {
   j["sequential"] = o.policy.sequential;
   j["trace_rows"] = o.policy.trace_rows;
   j["sanitize"] = to_string(o.policy.sanitize);
+  j["gpu_share"] = o.policy.gpu_share;
   return j;
 }
 
@@ -268,6 +269,7 @@ bool from_json(const json& j, RunOptions& o, std::string& error) {
   get(j, "sequential", o.policy.sequential, error);
   get(j, "trace_rows", o.policy.trace_rows, error);
   if (j.contains("sanitize")) read_enum(j, "sanitize", o.policy.sanitize, parse_sanitize_tool, error);
+  if (j.contains("gpu_share")) get(j, "gpu_share", o.policy.gpu_share, error);
   return error.empty();
 }
 

@@ -225,11 +225,13 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
   return true;
 }
 
-// Whether the last launch's code made a block-scope call (RetryShared).
-inline bool read_block_scope_calls(bool& out, std::string& error) {
+// What the last launch left in RetryShared: whether its code made a
+// block-scope call, and whether a loop gave up.
+inline bool read_retry_shared(History& h, std::string& error) {
   prim::RetryShared rs_after{};
   AS_CUDA_TRY(cudaMemcpy(&rs_after, trial_buffers().rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));
-  out = rs_after.block_scope_calls != 0;
+  h.block_scope_calls = rs_after.block_scope_calls != 0;
+  h.loop_stopped = rs_after.abort_flag != 0;
   return true;
 }
 
@@ -263,7 +265,7 @@ bool run_recorded(const Workload& w, const Setup& s, const RunOptions& opt, Hist
   }
   if (s.out_slots) AS_CUDA_TRY(cudaMemcpy(h.out.data(), B.out.p, size_t(s.out_slots) * 4, cudaMemcpyDeviceToHost));
   AS_CUDA_TRY(cudaMemcpy(mem.data(), B.mem.p, words * sizeof(M), cudaMemcpyDeviceToHost));
-  if (!cuda::read_block_scope_calls(h.block_scope_calls, error)) return false;
+  if (!cuda::read_retry_shared(h, error)) return false;
   h.final_mem.resize(words);
   for (uint64_t i = 0; i < words; ++i) h.final_mem[i] = to_bits<M>(mem[i]);
   return true;
@@ -297,7 +299,7 @@ bool run_gpu_checked(const Workload& w, const Setup& s, const RunOptions& opt, H
   float ms = 0;
   if (!cuda::launch_program<P>(L, opt, false, h, ms, error)) return false;
   h.kernel_ms = ms;
-  if (!cuda::read_block_scope_calls(h.block_scope_calls, error)) return false;
+  if (!cuda::read_retry_shared(h, error)) return false;
   h.home = HistoryHome::Device;
   return true;
 }
