@@ -294,6 +294,16 @@ int coordinate_lanes(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const
   return status == 2 ? usage_error(error) : status;
 }
 
+// --jobs: never more lanes than entries (a lane with nothing to fuzz would
+// only cost a worker).
+unsigned lanes_per_device(unsigned asked, size_t entries, size_t devices) {
+  const unsigned jobs = unsigned(std::clamp<size_t>(entries / std::max<size_t>(devices, 1), 1, asked));
+  if (jobs < asked)
+    reports::print("fuzz: --jobs {} is more lanes than the {} entries fill on each device: {} lanes on each\n", asked,
+                   entries, jobs);
+  return jobs;
+}
+
 // The campaign itself, reported through the terminal and the report files.
 int run_campaign_here(const FuzzOptions& o, fuzz::NightlyConfig& cfg, fuzz::FuzzState& state,
                       const std::vector<fuzz::CorpusCase>& corpus, const fuzz::Shard& shard, bool resumed,
@@ -394,13 +404,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   std::vector<fuzz::CorpusCase> corpus;
   if (!prepare_outputs(o, cfg, resumed, command_line, corpus, lock, error)) return usage_error(error);
   cfg.header = fuzz_header(o, cfg, state, shard, resumed, command_line);
-  // --jobs: never more lanes than entries (a lane with nothing to fuzz would
-  // only cost a worker).
-  const size_t device_count = std::max<size_t>(devices.size(), 1);
-  const unsigned jobs = unsigned(std::clamp<size_t>(cfg.entries.size() / device_count, 1, o.jobs));
-  if (jobs < o.jobs)
-    reports::print("fuzz: --jobs {} is more lanes than the {} entries fill on each device: {} lanes on each\n",
-                   o.jobs, cfg.entries.size(), jobs);
+  const unsigned jobs = lanes_per_device(o.jobs, cfg.entries.size(), devices.size());
   if (devices.size() > 1 || jobs > 1) {
     if (devices.empty()) devices = {0};  // the current device, as one lane would use
     return coordinate_lanes(o, cfg, state, devices, jobs, resumed, state_path_of(o, shard));
