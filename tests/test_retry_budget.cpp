@@ -81,9 +81,9 @@ TEST(RetryBudget, ASharedGpuLengthensEveryWatchdog) {
 TrialSpec cut_short_histogram(const char* impl, uint64_t seed) {
   TrialSpec s;
   s.impl = impl;
-  s.grid = 8;
-  s.block = 64;
-  s.ops_per_thread = 4;
+  s.grid = 64;  // 64 merges of the shared form into one global bin
+  s.block = 32;
+  s.ops_per_thread = 2;
   s.pattern = Pattern::Single;
   s.k = 1;
   s.init = Init::Zero;
@@ -96,6 +96,7 @@ properties::Evaluation first_not_passing(const char* impl) {
   RunOptions run;
   run.knobs.cpu_threads = 2;
   run.knobs.retry_budget = 0;
+  run.knobs.yield_permille = 1000;  // a yield at every interleaving point: loops race, and retry
   properties::Evaluation ev;
   for (uint64_t seed = 0; seed < 64; ++seed) {
     ev = properties::evaluate(cut_short_histogram(impl, seed), BackendKind::Cpu, run, 1);
