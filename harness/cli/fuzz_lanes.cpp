@@ -156,11 +156,11 @@ std::vector<std::string> lane_args(const std::vector<std::string>& args) {
 
 namespace {
 
-// Starts a process per lane (a lane resumes from its state file when there
-// is one); -1 for a lane that could not start, with `error`.
 unsigned lane_device(const LanePlan& plan, size_t lane) { return plan.devices[lane / plan.jobs]; }
 size_t lane_count(const LanePlan& plan) { return plan.devices.size() * plan.jobs; }
 
+// Starts a process per lane (a lane resumes from its state file when there
+// is one); -1 for a lane that could not start, with `error`.
 std::vector<pid_t> start_lanes(const LanePlan& plan, std::string& error) {
   const size_t n = lane_count(plan);
   const std::vector<std::string> common = lane_args(plan.args);
