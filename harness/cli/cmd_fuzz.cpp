@@ -111,7 +111,8 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "share of the entries; --junit/--report/--json combine them (default: the current device)")(
       "jobs", bounded<uint32_t>(&o.jobs, 1, kMaxLanesPerDevice)->default_value(1),
       "campaigns at once on each device, 1 to 16: that many lanes per device, each on its share of the entries, "
-      "so one lane's host work (generation, expansion, judging, shrinking) overlaps another's kernels")(
+      "so one lane's host work (generation, expansion, judging, shrinking) overlaps another's kernels; the GPU "
+      "time-slices them, so each lane's watchdogs are that many times longer")(
       "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices or --jobs run")(
       "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
       "lane-jobs", bounded<uint32_t>(&o.lane_jobs, 1, kMaxLanesPerDevice)->default_value(1), "internal: lanes on that device")(
