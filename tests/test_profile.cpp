@@ -329,21 +329,40 @@ TEST(Profile, BadAxisValuesAreRefusedWithOneLine) {
 // --batch-time is a timing sample's length: longer samples average more
 // launches each (the first launch sizes them).
 TEST(Profile, BatchTimeSetsTheLaunchesPerSample) {
-  const fs::path dir = scratch("batch_time");
-  auto launches_per_batch = [&](const std::string& extra, const char* name) {
-    const fs::path json = dir / name;
+  // The rule, on launches of a fixed 1 ms (measure's calibration launch says
+  // how many make a batch of target_batch_s, at most 1000): timing-free, so
+  // a loaded CI machine cannot flip it (the end-to-end ratio of two timed
+  // runs once did).
+  ProfileSettings s;
+  s.max_noise = 1;
+  Timing t;
+  std::string error;
+  auto per_batch = [&](double target_s) {
+    s.target_batch_s = target_s;
+    std::vector<uint32_t> reps;
+    EXPECT_TRUE(measure(s, [&](uint32_t n, double& sec, std::string&) { return reps.push_back(n), sec = 1e-3, true; },
+                        t, error));
+    EXPECT_EQ(reps.at(0), 1u) << "the calibration launch";
+    return double(t.launches) / double(t.batches);
+  };
+  EXPECT_DOUBLE_EQ(per_batch(0.01), 10.0);
+  EXPECT_DOUBLE_EQ(per_batch(0.1), 100.0);
+  EXPECT_DOUBLE_EQ(per_batch(60), 1000.0) << "capped";
+  // The option reaches the rule: --batch-time 60 makes every batch the cap of
+  // 1000 launches (one launch of 32 ops takes far less than 60 ms), and
+  // --batch-time 0.000001 one launch (any launch takes more than 1 us).
+  auto launches_per_batch = [&](const char* batch_time) {
+    const fs::path json = scratch("batch_time") / (std::string(batch_time) + ".json");
     const auto r = profile("--backend cpu --impl native.add.i32 --k 4 --grid 1 --block 32 --ops-per-thread 1 "
-                           "--max-noise 100 --max-time-per-point 2 --json " + json.string() + " " + extra);
+                           "--max-noise 100 --max-time-per-point 1 --batch-time " + std::string(batch_time) +
+                           " --json " + json.string());
     EXPECT_EQ(r.status, 0) << r.out;
     const auto doc = nlohmann::json::parse(slurp(json));
     const auto& b = doc["benchmarks"].at(0);
     return double(b["iterations"].get<uint64_t>()) / double(b["batches"].get<uint64_t>());
   };
-  const double short_batches = launches_per_batch("", "short.json");
-  const double long_batches = launches_per_batch("--batch-time 0.1", "long.json");
-  // (A batch holds at most 1000 launches: on a fast host the long ones may be capped there.)
-  EXPECT_GT(long_batches, 1.5 * short_batches) << short_batches << " vs " << long_batches;
-  std::printf("launches per sample: %.0f (default), %.0f (--batch-time 0.1)\n", short_batches, long_batches);
+  EXPECT_DOUBLE_EQ(launches_per_batch("60"), 1000.0);
+  EXPECT_DOUBLE_EQ(launches_per_batch("0.000001"), 1.0);
 }
 
 // A point the entry's family refuses (privatised bins that do not fit shared
