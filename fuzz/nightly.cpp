@@ -219,7 +219,7 @@ int report_results(const NightlyConfig& cfg, FuzzState& state, reports::Printer&
     out.record(r);
     if (r.failed()) status = 1;
   }
-  out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend));
+  out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend, cfg.run.policy.gpu_share));
   return status;
 }
 

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -84,11 +85,17 @@ class FuzzCollector : public Printer {
 
   // "time: 150.0 s fuzzed; the code under test ran 12.3 s of it (8%: the
   // GPU's busy share)": where a run's time went (shrinking and rates
-  // included), in the terminal and the Markdown summary.
-  static std::string busy_line(double fuzzed_s, double ran_s, BackendKind backend) {
+  // included), in the terminal and the Markdown summary.  Lanes sharing a
+  // GPU (fuzz --jobs, `gpu_lanes` on each) time their kernels while the
+  // others' run too: their share is not the GPU's.
+  static std::string busy_line(double fuzzed_s, double ran_s, BackendKind backend, unsigned gpu_lanes = 1) {
+    const std::string whose =
+        backend != BackendKind::Cuda ? ""
+        : gpu_lanes > 1 ? fmt::format(": {} lanes on each GPU, their kernels time-sliced: not the GPU's busy share",
+                                      gpu_lanes)
+                        : ": the GPU's busy share";
     return fmt::format("time: {:.1f} s fuzzed; the code under test ran {:.1f} s of it ({:.0f}%{})", fuzzed_s, ran_s,
-                       fuzzed_s > 0 ? 100 * ran_s / fuzzed_s : 0.0,
-                       backend == BackendKind::Cuda ? ": the GPU's busy share" : "");
+                       fuzzed_s > 0 ? 100 * ran_s / fuzzed_s : 0.0, whose);
   }
 
  protected:
@@ -107,7 +114,12 @@ class FuzzCollector : public Printer {
       fuzzed += e.seconds;
       ran += e.run_s;
     }
-    return busy_line(fuzzed, ran, header_.backend);
+    // A run of several lanes on each GPU (fuzz --jobs): the lanes' kernels
+    // were time-sliced, so their summed time is no GPU's busy share.
+    unsigned lanes = 1;
+    for (const auto& [key, value] : header_.options)
+      if (key == "jobs") lanes = unsigned(std::max(1, std::atoi(value.c_str())));
+    return busy_line(fuzzed, ran, header_.backend, lanes);
   }
   // Seconds with one decimal, for the tables.
   static std::string fixed(double v) {

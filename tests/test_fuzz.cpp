@@ -459,6 +459,37 @@ TEST(FuzzParts, TheRateWithoutStressIsRecordedAndSaid) {
             "failed 9 of 10 reruns (score 1.000); without its stress, 1 of 10 (score 0.632)");
 }
 
+// A lane's time line says whose share it is: beside other lanes on one GPU
+// (fuzz --jobs) its kernels' time is not the GPU's busy share.
+TEST(Fuzz, ALanesTimeLineSaysItsShareIsNotTheGpus) {
+  using atomstress::BackendKind;
+  using atomstress::reports::FuzzCollector;
+  EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda),
+            "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%: the GPU's busy share)");
+  const std::string lane = FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 3);
+  EXPECT_NE(lane.find("(50%: 3 lanes on each GPU, their kernels time-sliced: not the GPU's busy share)"),
+            std::string::npos) << lane;
+  EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cpu, 3),
+            "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%)");
+  // The combined summary of a --jobs run says so too (its header has "jobs").
+  const fs::path d = scratch("jobs_summary");
+  for (const char* jobs : {"1", "3"}) {
+    atomstress::reports::MarkdownPrinter md((d / (std::string(jobs) + ".md")).string());
+    atomstress::reports::RunHeader h;
+    h.backend = BackendKind::Cuda;
+    if (std::string(jobs) != "1") h.options = {{"jobs", jobs}};
+    md.begin(h);
+    atomstress::reports::FuzzEntryResult e;
+    e.impl = "native.add.i32";
+    e.seconds = 10;
+    e.run_s = 5;
+    md.record(e);
+    ASSERT_TRUE(md.finish()) << md.error();
+  }
+  EXPECT_NE(slurp(d / "1.md").find("(50%: the GPU's busy share)"), std::string::npos) << slurp(d / "1.md");
+  EXPECT_NE(slurp(d / "3.md").find("(50%: 3 lanes on each GPU"), std::string::npos) << slurp(d / "3.md");
+}
+
 // ------------------------------------------------------------------ issue 28
 // A nightly run that never lies: one test per defect found (the number is
 // the issue's), each failing on the code before the fix.
