@@ -20,6 +20,7 @@
 #include "harness/backend/cuda/util.cuh"
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/pipeline/isolated.hpp"
+#include "harness/pipeline/spare_workers.hpp"
 #include "harness/pipeline/trial_json.hpp"
 #include "harness/pipeline/worker_process.hpp"
 #include "run_program.hpp"
@@ -732,4 +733,63 @@ TEST(Isolation, Defect20_AWorkerKilledFromOutsideIsNotTheEntrysCrash) {
   EXPECT_EQ(twice.status, 2) << twice.out;
   EXPECT_NE(twice.out.find("infrastructure error, not the code under test"), std::string::npos) << twice.out;
   EXPECT_EQ(twice.out.find("CRASH"), std::string::npos) << twice.out;
+}
+
+// ------------------------------------------------------------ spare workers
+
+TEST(SpareWorkers, AReplacementTakesAStartedSpareAndKeepsTwoWaiting) {
+  spare_workers::clear();
+  const std::string sh = "/bin/sh";
+  const std::vector<std::string> argv = {"sh", "-c", "while read x; do echo \"got $x\"; done"};
+  WorkerProcess w;
+  // A first start gets no spare, and starts none.
+  EXPECT_FALSE(spare_workers::take(sh, argv, false, w));
+  EXPECT_FALSE(w.running());
+  EXPECT_EQ(spare_workers::waiting(), 0u);
+  // A replacement does, and two more wait for the next.
+  ASSERT_TRUE(spare_workers::take(sh, argv, true, w));
+  ASSERT_TRUE(w.running());
+  EXPECT_EQ(spare_workers::waiting(), spare_workers::kSpares);
+  std::string line;
+  ASSERT_TRUE(w.send("one"));
+  ASSERT_EQ(w.receive(line, Clock::now() + std::chrono::seconds(10)), WorkerProcess::Read::Line);
+  EXPECT_EQ(line, "got one");
+  // Retired: let go at once (its input closed, so it exits), reaped later.
+  const pid_t pid = w.pid();
+  spare_workers::retire(w, false);
+  EXPECT_FALSE(w.running());
+  EXPECT_EQ(w.death(), "retired");
+  // From now on this command line gets spares without being told again;
+  // another command line does not.
+  WorkerProcess next, other;
+  ASSERT_TRUE(spare_workers::take(sh, argv, false, next));
+  ASSERT_TRUE(next.send("two"));
+  ASSERT_EQ(next.receive(line, Clock::now() + std::chrono::seconds(10)), WorkerProcess::Read::Line);
+  EXPECT_EQ(line, "got two");
+  EXPECT_FALSE(spare_workers::take(sh, {"sh", "-c", "cat"}, false, other));
+  EXPECT_EQ(spare_workers::waiting(), spare_workers::kSpares);
+  spare_workers::clear();  // the spares killed, every retired worker reaped
+  EXPECT_EQ(spare_workers::waiting(), 0u);
+  EXPECT_TRUE(reaped(pid)) << "no zombie";
+  next.stop(std::chrono::seconds(10));
+}
+
+TEST(SpareWorkers, AKilledRetireeIsReapedAndTheSpareAfterItAnswers) {
+  spare_workers::clear();
+  const std::vector<std::string> argv = {"sh", "-c", "read x; echo \"got $x\"; exec sleep 60"};
+  WorkerProcess w;
+  ASSERT_TRUE(spare_workers::take("/bin/sh", argv, true, w));
+  std::string line;
+  ASSERT_TRUE(w.send("a"));
+  ASSERT_EQ(w.receive(line, Clock::now() + std::chrono::seconds(10)), WorkerProcess::Read::Line);
+  const pid_t pid = w.pid();
+  spare_workers::retire(w, true);  // it would sleep on: SIGKILL
+  EXPECT_FALSE(w.running());
+  ASSERT_TRUE(spare_workers::take("/bin/sh", argv, false, w));
+  ASSERT_TRUE(w.send("b"));
+  ASSERT_EQ(w.receive(line, Clock::now() + std::chrono::seconds(10)), WorkerProcess::Read::Line);
+  EXPECT_EQ(line, "got b");
+  spare_workers::retire(w, true);
+  spare_workers::clear();
+  EXPECT_TRUE(reaped(pid)) << "no zombie";
 }

@@ -12,6 +12,7 @@
 
 #include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/sanitizer.hpp"
+#include "harness/pipeline/spare_workers.hpp"
 #include "harness/pipeline/trial_json.hpp"
 #include "harness/pipeline/worker_process.hpp"
 #include "harness/registry/registry.hpp"
@@ -89,25 +90,11 @@ std::string& worker_program_setting() {
 
 }  // namespace
 
-bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error,
-                  const SanitizedStart* sanitized) {
-  std::vector<std::string> argv = {"atomstress", "worker", "--backend", to_string(backend)};
-  // Under the sanitizer the worker's parent is the tool, not us: no
-  // --parent check (it still dies with the tool: PR_SET_PDEATHSIG).
-  if (!sanitized) argv.insert(argv.end(), {"--parent", std::to_string(getpid())});
-  if (jobs > 1) argv.insert(argv.end(), {"--jobs", std::to_string(jobs)});
-  std::string program = worker_program();
-  if (sanitized) {
-    std::error_code ec;
-    // /proc/self/exe in the tool's process would be the tool itself.
-    const auto real = std::filesystem::canonical(program, ec);
-    if (!ec) program = real.string();
-    argv[0] = program;
-    argv = sanitizer::command_line(sanitized->tool_path, sanitized->tool, sanitized->log_file, argv);
-    program = sanitized->tool_path;
-  }
-  if (!worker.start(program, argv, error)) return false;
-  // It says it is ready once its start-up is done.
+namespace {
+
+// Awaits a started worker's ready line; false with `error` (the worker
+// killed) when it is not ready.
+bool await_ready(WorkerProcess& worker, std::string& error) {
   std::string line;
   switch (receive_reply(worker, line, Clock::now() + kStartLimit)) {
     case WorkerProcess::Read::Line: {
@@ -123,6 +110,37 @@ bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::
   }
   worker.kill();
   return false;
+}
+
+}  // namespace
+
+bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error,
+                  const SanitizedStart* sanitized) {
+  // A replacement for a worker that ended (spare_workers.hpp: CUDA only,
+  // where a start is a context).
+  const bool replacing = !worker.death().empty();
+  std::vector<std::string> argv = {"atomstress", "worker", "--backend", to_string(backend)};
+  // Under the sanitizer the worker's parent is the tool, not us: no
+  // --parent check (it still dies with the tool: PR_SET_PDEATHSIG).
+  if (!sanitized) argv.insert(argv.end(), {"--parent", std::to_string(getpid())});
+  if (jobs > 1) argv.insert(argv.end(), {"--jobs", std::to_string(jobs)});
+  std::string program = worker_program();
+  if (sanitized) {
+    std::error_code ec;
+    // /proc/self/exe in the tool's process would be the tool itself.
+    const auto real = std::filesystem::canonical(program, ec);
+    if (!ec) program = real.string();
+    argv[0] = program;
+    argv = sanitizer::command_line(sanitized->tool_path, sanitized->tool, sanitized->log_file, argv);
+    program = sanitized->tool_path;
+  } else if (backend == BackendKind::Cuda && spare_workers::take(program, argv, replacing, worker)) {
+    std::string spare_error;
+    if (await_ready(worker, spare_error)) return true;
+    // A spare that died while it waited: a fresh one says why, if it fails too.
+  }
+  if (!worker.start(program, argv, error)) return false;
+  // It says it is ready once its start-up is done.
+  return await_ready(worker, error);
 }
 
 namespace {
@@ -240,8 +258,8 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
     return with_finding(std::move(out), Verdict::Error, FindingKind::BackendError,
                         "the trial worker's answer was refused (" + why + "): '" + line_in.substr(0, 200) + "'");
   }
-  // It exits after a trial that lost its CUDA context: reap it now.
-  if (j.value("exits", false)) worker_.stop(std::chrono::seconds(10));
+  // It exits after a trial that lost its CUDA context: let it, reaped later.
+  if (j.value("exits", false)) spare_workers::retire(worker_, false);
   return answer;
 }
 
@@ -439,7 +457,7 @@ std::optional<size_t> Supervisor::take_sequence_line(std::span<const TrialSpec> 
     report(std::move(o));
   } else if (j.is_object() && j.contains("done") && !j.contains("error")) {
     report.stats.overlapped_ms += j.value("overlapped_ms", 0.0);
-    if (j.value("exits", false)) worker_.stop(std::chrono::seconds(10));
+    if (j.value("exits", false)) spare_workers::retire(worker_, false);
     if (progress.judged == 0 && !(cfg.until_failure && report.failed)) {  // it ran nothing: no worker will
       report(with_finding(unanswered(specs[0], cfg.backend, cfg.run), Verdict::Error, FindingKind::BackendError,
                           "the trial worker ran no trial of the sequence"));
@@ -528,7 +546,7 @@ std::vector<std::optional<Outcome>> Supervisor::run_pack(std::span<const TrialSp
     Outcome o = unanswered(specs[i], backend, opt);
     if (std::string why; from_packed_json(r, o, why)) results[i] = std::move(o);
   }
-  if (j.value("exits", false)) worker_.stop(std::chrono::seconds(10));
+  if (j.value("exits", false)) spare_workers::retire(worker_, false);
   return results;
 }
 

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 extern char** environ;
 
@@ -222,6 +223,26 @@ void WorkerProcess::stop(std::chrono::milliseconds grace) {
   while (!reap(false) && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   if (running()) kill();
   close_channels();
+}
+
+pid_t WorkerProcess::release(bool kill) {
+  const pid_t pid = pid_;
+  if (pid > 0 && kill) ::kill(pid, SIGKILL);
+  pid_ = -1;
+  death_ = pid > 0 ? "retired" : death_;
+  death_signal_ = 0;
+  close_channels();
+  return pid;
+}
+
+void WorkerProcess::swap(WorkerProcess& other) noexcept {
+  std::swap(pid_, other.pid_);
+  std::swap(channel_, other.channel_);
+  std::swap(stderr_, other.stderr_);
+  std::swap(pending_, other.pending_);
+  std::swap(tail_, other.tail_);
+  std::swap(death_, other.death_);
+  std::swap(death_signal_, other.death_signal_);
 }
 
 void WorkerProcess::close_channels() {

@@ -42,6 +42,13 @@ class WorkerProcess {
   // Closes the worker's input (it exits at the end of its input) and reaps
   // it, killing it when it has not exited within `grace`.
   void stop(std::chrono::milliseconds grace);
+  // Lets a worker that is ending go without waiting for it: its channels
+  // are closed and its process id is returned for the caller to reap (-1
+  // when none runs).  `kill`: SIGKILL it first.  death() then reads
+  // "retired".
+  pid_t release(bool kill);
+  // Exchanges the two workers (a started spare for a dead one).
+  void swap(WorkerProcess& other) noexcept;
 
   // How the last worker ended ("killed by signal 11 (SIGSEGV)", "exited
   // with status 3"); empty while it runs.
