@@ -69,6 +69,23 @@ add_test(NAME isolation_cuda
 set_tests_properties(isolation_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
   PASS_REGULAR_EXPRESSION "HANG  test\\.spin\\.forever\\.u32 .*CRASH test\\.fault\\.u32 .*PASS  outside\\.add\\.u32 ")
 
+# A user's compare-and-swap loop that never ends is released when it gives
+# up, not trapped (prim::intercepted_cas_call): HANG by the hang rule, and
+# the CUDA context survives, so ten runs in one process (--isolate off, where
+# a lost context would stop the run after the first) all end.  Both of
+# examples/byo's never-ending loops, their shrunk one-thread tokens: one that
+# never refreshes its compare (released as a success), and one that compares
+# floats, which a NaN keeps unequal (released as zero, then as a success).
+foreach(_release IN ITEMS "ref_add_stuck.u32.1.1.1.0.0.1.1.0.0.1.0.20.4.0.1048576.4aa633d8"
+                          "add_floatcmp.f32.1.1.1.0.0.1.1.0.381.1.3.20.4.0.1048576.62130164")
+  string(REGEX MATCH "^[a-z_]+" _name "${_release}")
+  add_test(NAME byo_release_cuda.${_name}
+    COMMAND atomstress_byo_example repro as2.0_1_0.mylib.${_release} --backend cuda --skip-without-gpu --runs 10
+            --isolate off)
+  set_tests_properties(byo_release_cuda.${_name} PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
+    PASS_REGULAR_EXPRESSION "exceeded its retry budget of 4096.*failed 10 of 10 runs")
+endforeach()
+
 # atomstress fuzz on the CPU backend: JUnit, corpus and its replay, kill and
 # --resume, shards and merge (tests/test_fuzz.cpp).
 gtest_discover_tests(atomstress_fuzz_tests TEST_PREFIX "fuzz." DISCOVERY_MODE PRE_TEST)

@@ -3,7 +3,8 @@
 // atomstress_<name>, so `atomicCAS(p, c, v)` in a user's unit, unchanged,
 // lands in atomstress_atomicCAS: it counts the call (each call after an op's
 // first is a retry), marks block-scope calls for the scope rule, stops a loop
-// that gives up (prim/call_scope.cuh), and then performs the real intrinsic on
+// that gives up (prim/call_scope.cuh: a compare-and-swap loop is released,
+// any other trapped), and then performs the real intrinsic on
 // the device, or the host mapping of harness/prim/ on the CPU backend.
 //
 // The overload set is CUDA's own (sm_20..sm_90 atomic headers, cuda_fp16.h,
@@ -28,9 +29,15 @@
     prim::intercepted_call(BLOCK);                                                   \
     NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return ::NAME(p, v);), (return HOST(p, v);))    \
   }
+// A compare-and-swap whose loop gave up swaps nothing and returns what ends
+// the loop (prim::intercepted_cas_call).
 #define ATOMSTRESS_BYO_CAS(NAME, T, BLOCK)                                                 \
   AS_HD AS_FI T atomstress_##NAME(T* p, T compare, T val) {                                            \
-    prim::intercepted_call(BLOCK);                                                        \
+    switch (prim::intercepted_cas_call(BLOCK)) {                                          \
+      case prim::CasCall::Run: break;                                                     \
+      case prim::CasCall::ReleaseAsCompare: return compare;                               \
+      case prim::CasCall::ReleaseAsZero: { T zero{}; return zero; }                       \
+    }                                                                                     \
     NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return ::NAME(p, compare, val);),                    \
                       (return prim::cas(p, compare, val);))                               \
   }

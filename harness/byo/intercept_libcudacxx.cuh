@@ -9,7 +9,8 @@
 // members keep their names).
 //   - a read-modify-write (fetch_*, exchange, compare_exchange_*, ++, +=, ...)
 //     is an intercepted call: each after an op's first is a retry, and a loop
-//     past its budget or the trial's deadline is stopped (HANG);
+//     past its budget or the trial's deadline is stopped (HANG; a
+//     compare_exchange loop is released, reading success, any other trapped);
 //   - a block or thread scope marks the op for the scope rule;
 //   - a load, store or wait is a poll: not a retry, but a loop of polls is
 //     stopped at the deadline too (wait() is a loop of loads here, so that it
@@ -64,7 +65,7 @@ struct InterceptedRef : Base {
   template <class B = Base, class... O>                                                                       \
   AS_HD auto NAME(T& expected, T desired, O... order) const                                                   \
       -> decltype(std::declval<const B&>().NAME(expected, desired, order...)) {                               \
-    rmw();                                                                                                    \
+    if (prim::intercepted_cas_call(Narrow) != prim::CasCall::Run) return true; /* gave up: released, a success */ \
     return static_cast<const B&>(*this).NAME(expected, desired, order...);                                    \
   }
   ATOMSTRESS_REF_RMW_(fetch_add)

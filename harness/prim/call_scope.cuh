@@ -20,6 +20,7 @@ struct CallScope {
   Retry* retry = nullptr;
   uint32_t calls = 0;  // intercepted calls so far in this op
   uint32_t polls = 0;  // intercepted loads, stores and waits so far in this op
+  uint32_t releases = 0;  // compare-and-swaps of this op released after its loop gave up
 };
 
 // Thrown on the host out of a user loop that must stop.
@@ -51,16 +52,23 @@ AS_HD AS_FI void set_call_scope(CallScope* s) {
   NV_IF_ELSE_TARGET(NV_IS_DEVICE, (device_call_scope_slot() = s;), (host_call_scope = s;))
 }
 
+// Leaves a stopped loop's reason in the trial's stop note (device only).
+AS_HD AS_FI void note_stop(const Retry& r) {
+  NV_IF_TARGET(NV_IS_DEVICE, (if (r.shared != nullptr && r.shared->stop_note != nullptr) {
+                 atomicMax(r.shared->stop_note + 1, r.count);
+                 atomicCAS(r.shared->stop_note, 0u, kStopNoteTag | r.gave_up);
+                 __threadfence_system();
+               }))
+}
+
 // Stops a loop that gave up (never returns).
 AS_HD inline void stop_loop(const Retry& r) {
-  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
-                    (if (r.shared != nullptr && r.shared->stop_note != nullptr) {
-                      atomicMax(r.shared->stop_note + 1, r.count);
-                      atomicCAS(r.shared->stop_note, 0u, kStopNoteTag | r.gave_up);
-                      __threadfence_system();
-                    } __trap();),
-                    ((void)r; throw LoopStopped{};))
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (note_stop(r); __trap();), ((void)r; throw LoopStopped{};))
 }
+
+// How many times a device loop that gave up is released (below) before it
+// is stopped by a trap.
+inline constexpr uint32_t kReleasesBeforeTrap = 16;
 
 // Notes in the trial's shared word that a block-scope intrinsic ran (read
 // first: one write per trial, not one per call).
@@ -74,15 +82,46 @@ AS_HD AS_FI void note_block_scope_call(RetryShared* rs) {
 
 // An intercepted intrinsic is about to run: count it, and stop the loop
 // once its Retry gives up.  Outside a trial (no scope) it does nothing.
-AS_HD AS_FI void intercepted_call(bool block_scope) {
-  CallScope* s = current_call_scope();
-  if (s == nullptr) return;
+// Counts an intercepted call of scope `s`: true when it is the op's first or
+// its loop may go on.
+AS_HD AS_FI bool count_call(CallScope* s, bool block_scope) {
   if (block_scope) {
     s->retry->block_scope = 1;
     note_block_scope_call(s->retry->shared);
   }
-  if (s->calls++ == 0) return;
-  if (!s->retry->again()) stop_loop(*s->retry);
+  return s->calls++ == 0 || s->retry->again();
+}
+
+AS_HD AS_FI void intercepted_call(bool block_scope) {
+  CallScope* s = current_call_scope();
+  if (s != nullptr && !count_call(s, block_scope)) stop_loop(*s->retry);
+}
+
+// What an intercepted compare-and-swap does: run, or, its loop having
+// given up on the device, return without swapping, reading as a success
+// (the caller returns its `compare`) or, on every second release, as zero.
+enum class CasCall { Run, ReleaseAsCompare, ReleaseAsZero };
+
+// An intercepted compare-and-swap is about to run: counted like any call.
+// A loop that gave up on the device is released rather than trapped: a trap
+// takes the CUDA context, and with it the worker process and every trial
+// running beside it, and costs about 0.35 s on an H100 before the host even
+// learns of it.  The swap then returns its `compare` (a success, so a loop
+// written the usual way ends), and if the loop calls again, zero: a loop
+// that compares floats cannot see a NaN `compare` come back as equal, but
+// takes the zero as its next compare and ends on the release after.  The
+// op's Retry says it gave up, so the trial is a HANG all the same; a loop
+// that still calls after kReleasesBeforeTrap releases is trapped.  On the
+// host a stop throws, as for any call.
+AS_HD AS_FI CasCall intercepted_cas_call(bool block_scope) {
+  CallScope* s = current_call_scope();
+  if (s == nullptr || count_call(s, block_scope)) return CasCall::Run;
+  NV_IF_TARGET(NV_IS_HOST, (stop_loop(*s->retry);))
+  if (++s->releases > kReleasesBeforeTrap) stop_loop(*s->retry);
+  // From the second release the loop runs on a value it never supplied:
+  // should that fault, the note says its loop had been stopped (a HANG).
+  if (s->releases == 2) note_stop(*s->retry);
+  return s->releases % 2 == 1 ? CasCall::ReleaseAsCompare : CasCall::ReleaseAsZero;
 }
 
 // An intercepted load, store or wait (libcu++'s atomic_ref) is about to run:
@@ -94,15 +133,18 @@ AS_HD AS_FI void intercepted_poll() {
   if ((++s->polls & 255u) == 0 && !s->retry->in_time()) stop_loop(*s->retry);
 }
 
-// Runs user code `f()` with `r` as its call scope.  Returns false when the
-// host stopped it (r.gave_up says why); on the device a stop never returns.
+// Runs user code `f()` with `r` as its call scope.  Returns false when it
+// was stopped (r.gave_up says why).
 template <class F>
 AS_HD AS_FI bool run_in_call_scope(Retry& r, F&& f) {
   CallScope scope{&r, 0};
   CallScope* const outer = current_call_scope();
   set_call_scope(&scope);
   bool finished = true;
-  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (f();), (try { f(); } catch (const LoopStopped&) { finished = false; }))
+  // On the device a stop either never returns (a trap) or released the loop
+  // (intercepted_cas_call): then its Retry says it gave up.
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (f(); finished = r.gave_up == 0;),
+                    (try { f(); } catch (const LoopStopped&) { finished = false; }))
   set_call_scope(outer);
   return finished;
 }
