@@ -58,6 +58,8 @@ struct Pool {
     for (auto& s : spares) retired.push_back(s.worker->release(true));
     spares.clear();
     wanted.clear();
+    // A retired worker that has not exited by now is not waited for: killed.
+    for (const pid_t pid : retired) kill(pid, SIGKILL);
     reap_retired(true);
   }
 };
