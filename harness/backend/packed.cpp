@@ -87,8 +87,15 @@ std::optional<PackPlan> plan_pack(std::span<const PackItem> items, uint32_t elem
     uint32_t instance, block;
   };
   std::vector<Logical> order;
-  for (uint32_t i = 0; i < items.size(); ++i)
+  uint64_t threads = 0;
+  for (uint32_t i = 0; i < items.size(); ++i) {
     for (uint32_t b = 0; b < items[i].w->spec.grid; ++b) order.push_back({i, b});
+    threads += items[i].w->spec.threads();
+  }
+  // Next fit fills any two consecutive blocks of a kind past one block's
+  // threads, so about twice the threads is room enough (no copies while the
+  // slots grow; shared memory may close blocks sooner, and then they grow).
+  plan.slots.reserve(2 * threads + 2 * size_t(plan.block_threads));
   Mixer mix{seed ^ 0x5eedba5eull};
   for (size_t j = order.size(); j > 1; --j) std::swap(order[j - 1], order[mix.below(j)]);
 
@@ -113,9 +120,11 @@ std::optional<PackPlan> plan_pack(std::span<const PackItem> items, uint32_t elem
     }
     const uint32_t c = uint32_t(mix.below(in.block));
     const size_t first = size_t(ob.index) * plan.block_threads + ob.threads;
-    for (uint32_t t = 0; t < in.block; ++t) {
-      const uint32_t lane = uint32_t((uint64_t(t) * m + c) % in.block);
+    // (t * m + c) mod block, one step at a time (m < block): no division.
+    for (uint32_t t = 0, lane = c; t < in.block; ++t) {
       plan.slots[first + lane] = PackSlot{l.instance, l.block * in.block + t, ob.smem};
+      lane += m;
+      if (lane >= in.block) lane -= in.block;
     }
     ob.threads += in.block;
     ob.smem += need_smem;
