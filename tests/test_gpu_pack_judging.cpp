@@ -207,6 +207,36 @@ TEST(PackJudgingOnGpu, PerElementVerdictsAreEachElementAlone) {
   EXPECT_GT(bad_seen, 100u);
 }
 
+// A pack whose first launch has a loop that gives up (a CAS loop that never
+// ends on a NaN, every instance full of special values) stops there: the
+// later launches would each run to their deadline too, so their instances
+// come back unjudged (run alone by the caller, as when a pack traps).
+TEST(PackJudgingOnGpu, APackStopsAfterALaunchWhoseLoopGaveUp) {
+  std::vector<TrialSpec> specs(3 * kPackLaunchOps / 32);  // three launches of 32-op instances
+  uint64_t seed = 1;
+  for (auto& s : specs) {
+    s.impl = "buggy.float_compare.add.f32";
+    s.grid = 1;
+    s.block = 32;
+    s.pattern = Pattern::Single;
+    s.special_permille = 1000;
+    s.seed = seed++;
+  }
+  ASSERT_TRUE(packs(specs[0], BackendKind::Cuda));
+  RunOptions opt;
+  opt.knobs.retry_budget = 4096;
+  opt.knobs.watchdog_ms = 2000;
+  const auto results = run_packed_trials(specs, BackendKind::Cuda, opt, 5);
+  const size_t first_launch = kPackLaunchOps / 32;
+  size_t hangs = 0;
+  for (size_t i = 0; i < first_launch; ++i) hangs += results[i] && results[i]->verdict == Verdict::Hang;
+  EXPECT_GT(hangs, 0u) << "the first launch's own give-ups are its HANGs";
+  for (size_t i = first_launch; i < specs.size(); ++i)
+    ASSERT_FALSE(results[i].has_value()) << "instance " << i << " of a later launch ran";
+  std::printf("a pack that hung: %zu HANG in its first launch, %zu instances left to run alone\n", hangs,
+              specs.size() - first_launch);
+}
+
 int main(int argc, char** argv) {
   std::string why;
   if (!cuda_available(why)) {

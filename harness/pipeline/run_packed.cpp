@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "harness/backend/gpu_checked.hpp"
@@ -46,6 +47,18 @@ bool device_judging_supported(const Entry& entry, std::map<const Entry*, bool>& 
   const auto [it, fresh] = known.try_emplace(&entry, false);
   if (fresh) it->second = !entry.algo && entry.device_edges && gpu_checkable(entry, kPackLaunchOps, gpu_check::device_judge());
   return it->second;
+}
+
+// Whether a loop of the launch of `members` gave up (its budget or the
+// deadline): read right after the run, before its judging frees the arrays.
+bool launch_gave_up(const std::vector<size_t>& members, const std::vector<PackedTrial>& trials) {
+  for (const size_t i : members) {
+    const PackedTrial& t = trials[i];
+    if (t.device_judged && (t.device.flags & kPackGaveUp) != 0) return true;
+    for (const uint8_t g : t.h.gave_up)
+      if ((g & ~kBlockScopeBit) != 0) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -111,10 +124,15 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
   std::thread judging;
   std::vector<PackItem> items;
   std::map<const Entry*, bool> device_judging;
+  std::set<const Entry*> gave_up;  // entries a launch of which had a loop give up
   for (size_t l = 0; l < launches.size(); ++l) {
     const auto& members = launches[l];
     items.clear();
     const Entry& entry = *trials[members.front()].w->impl;
+    if (gave_up.count(&entry)) {  // left to run alone (below)
+      if (launched) launched(l + 1, launches.size());
+      continue;
+    }
     const bool on_device =
         packs_judged_on_device(opt.policy.checker, [&] { return device_judging_supported(entry, device_judging); });
     for (size_t i : members) {
@@ -131,6 +149,11 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
       if (cuda_context_lost(lost)) break;  // nothing more runs here
       continue;                            // these run alone
     }
+    // A launch where a loop gave up is its entry's last: the same bug would
+    // hold every later launch of the entry to its deadline too (a loop that
+    // never ends stops only there), so their instances are left to run
+    // alone, as a pack that trapped leaves all of its instances.
+    if (launch_gave_up(members, trials)) gave_up.insert(&entry);
     judging = std::thread(judge, std::cref(members));
   }
   if (judging.joinable()) judging.join();
