@@ -32,6 +32,28 @@ struct OpenBlock {
   bool open = false;
 };
 
+// The threads of logical block `logical` (of `block` threads) of an
+// instance from `first` on: thread t takes lane (t * m + c) mod block, m
+// co-prime with the block size.
+void place_threads(PackSlot* first, uint32_t instance, uint32_t logical, uint32_t block, uint32_t smem_elem,
+                   Mixer& mix) {
+  uint32_t m = 1;
+  for (int tries = 0; tries < 8 && block > 2; ++tries) {
+    const uint32_t cand = 1 + uint32_t(mix.below(block - 1));
+    if (std::gcd(cand, block) == 1) {
+      m = cand;
+      break;
+    }
+  }
+  const uint32_t c = uint32_t(mix.below(block));
+  // (t * m + c) mod block, one step at a time (m < block): no division.
+  for (uint32_t t = 0, lane = c; t < block; ++t) {
+    first[lane] = PackSlot{instance, logical * block + t, smem_elem};
+    lane += m;
+    if (lane >= block) lane -= block;
+  }
+}
+
 }  // namespace
 
 bool packable(const Workload& w) {
@@ -108,24 +130,8 @@ std::optional<PackPlan> plan_pack(std::span<const PackItem> items, uint32_t elem
       ob = OpenBlock{plan.blocks++, 0, 0, true};
       plan.slots.resize(size_t(plan.blocks) * plan.block_threads, PackSlot{kIdleSlot, 0, 0});
     }
-    // Thread t of the logical block takes lane (t * m + c) mod block, m
-    // co-prime with the block size.
-    uint32_t m = 1;
-    for (int tries = 0; tries < 8 && in.block > 2; ++tries) {
-      const uint32_t cand = 1 + uint32_t(mix.below(in.block - 1));
-      if (std::gcd(cand, in.block) == 1) {
-        m = cand;
-        break;
-      }
-    }
-    const uint32_t c = uint32_t(mix.below(in.block));
-    const size_t first = size_t(ob.index) * plan.block_threads + ob.threads;
-    // (t * m + c) mod block, one step at a time (m < block): no division.
-    for (uint32_t t = 0, lane = c; t < in.block; ++t) {
-      plan.slots[first + lane] = PackSlot{l.instance, l.block * in.block + t, ob.smem};
-      lane += m;
-      if (lane >= in.block) lane -= in.block;
-    }
+    place_threads(&plan.slots[size_t(ob.index) * plan.block_threads + ob.threads], l.instance, l.block, in.block,
+                  ob.smem, mix);
     ob.threads += in.block;
     ob.smem += need_smem;
     plan.smem_elems = std::max(plan.smem_elems, ob.smem);

@@ -61,6 +61,27 @@ bool launch_gave_up(const std::vector<size_t>& members, const std::vector<Packed
   return false;
 }
 
+// The expanded trials' launches: one per entry and at most kPackLaunchOps
+// ops, in spec order.
+std::vector<std::vector<size_t>> group_launches(const std::vector<PackedTrial>& trials) {
+  std::map<const Entry*, std::vector<size_t>> by_entry;
+  for (size_t i = 0; i < trials.size(); ++i)
+    if (trials[i].w) by_entry[trials[i].w->impl].push_back(i);
+  std::vector<std::vector<size_t>> launches;
+  for (const auto& [entry, members] : by_entry) {
+    uint64_t ops = kPackLaunchOps;
+    for (size_t i : members) {
+      if (ops + trials[i].w->ops() > kPackLaunchOps) {
+        launches.emplace_back();
+        ops = 0;
+      }
+      launches.back().push_back(i);
+      ops += trials[i].w->ops();
+    }
+  }
+  return launches;
+}
+
 }  // namespace
 
 uint64_t packed_launch_deadline_ms(const RunOptions& opt) { return effective_watchdog_ms(opt, kPackLaunchOps); }
@@ -89,22 +110,7 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
     trials[i].w = std::move(w);
     trials[i].s = std::move(s);
   });
-  // One launch per entry and at most kPackLaunchOps ops, in spec order.
-  std::map<const Entry*, std::vector<size_t>> by_entry;
-  for (size_t i = 0; i < specs.size(); ++i)
-    if (trials[i].w) by_entry[trials[i].w->impl].push_back(i);
-  std::vector<std::vector<size_t>> launches;
-  for (const auto& [entry, members] : by_entry) {
-    uint64_t ops = kPackLaunchOps;
-    for (size_t i : members) {
-      if (ops + trials[i].w->ops() > kPackLaunchOps) {
-        launches.emplace_back();
-        ops = 0;
-      }
-      launches.back().push_back(i);
-      ops += trials[i].w->ops();
-    }
-  }
+  const std::vector<std::vector<size_t>> launches = group_launches(trials);
   // Launch n+1 runs while launch n is judged (the GPU and the host's cores
   // overlap); a launch that failed as a whole judges nothing.  An instance
   // the device passed takes a moment: only those the host judges are spread
