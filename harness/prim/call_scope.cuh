@@ -80,8 +80,6 @@ AS_HD AS_FI void note_block_scope_call(RetryShared* rs) {
                     (std::atomic_ref<unsigned int>(rs->block_scope_calls).store(1u, std::memory_order_relaxed);))
 }
 
-// An intercepted intrinsic is about to run: count it, and stop the loop
-// once its Retry gives up.  Outside a trial (no scope) it does nothing.
 // Counts an intercepted call of scope `s`: true when it is the op's first or
 // its loop may go on.
 AS_HD AS_FI bool count_call(CallScope* s, bool block_scope) {
@@ -92,6 +90,8 @@ AS_HD AS_FI bool count_call(CallScope* s, bool block_scope) {
   return s->calls++ == 0 || s->retry->again();
 }
 
+// An intercepted intrinsic is about to run: count it, and stop the loop
+// once its Retry gives up.  Outside a trial (no scope) it does nothing.
 AS_HD AS_FI void intercepted_call(bool block_scope) {
   CallScope* s = current_call_scope();
   if (s != nullptr && !count_call(s, block_scope)) stop_loop(*s->retry);
