@@ -88,10 +88,6 @@ std::string& worker_program_setting() {
   return program;
 }
 
-}  // namespace
-
-namespace {
-
 // Awaits a started worker's ready line; false with `error` (the worker
 // killed) when it is not ready.
 bool await_ready(WorkerProcess& worker, std::string& error) {
