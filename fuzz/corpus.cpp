@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -24,6 +25,13 @@
 namespace fs = std::filesystem;
 
 namespace atomstress::fuzz {
+
+uint32_t runs_to_call_fixed(const CorpusCase& c) {
+  const double recorded = c.rate_runs == 0 || c.rate_failures == 0 ? 0.1 : double(c.rate_failures) / c.rate_runs;
+  const double p = recorded / 4;  // the rate assumed now, at worst
+  const double runs = std::ceil(std::log(1e6) / -std::log1p(-p));
+  return uint32_t(std::min(runs, 1e6));
+}
 
 std::string case_file_name(const CorpusCase& c) {
   return fmt::format("{}-{:016x}.case", c.impl, fnv1a64(c.impl + "\n" + c.token));

@@ -22,6 +22,13 @@ struct CorpusCase {
 // before it is read whole.
 inline constexpr uint64_t kMaxCaseBytes = 1 << 20;
 
+// How many runs in a row must pass before a corpus case is called fixed:
+// enough that a bug still there, failing at a quarter of its recorded rate
+// (a loaded host runs a race's threads apart, and it shows less), would have
+// failed one of them with probability 1 - 1e-6.  A case recorded without a
+// rate, or with none failing, counts as failing 1 run in 10.
+uint32_t runs_to_call_fixed(const CorpusCase& c);
+
 // "<impl>-<16 hex digits of the token's hash>.case"
 std::string case_file_name(const CorpusCase& c);
 

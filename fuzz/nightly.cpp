@@ -24,6 +24,36 @@ namespace {
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
 
+// One corpus case replayed for at most `max_s`: --rate-runs runs for its
+// rate; a case that passed them is rerun until it fails or has passed
+// runs_to_call_fixed (corpus.hpp) in a row.  A race that a loaded host hid
+// from ten runs must not be called fixed (it was, on 2 busy CI cores).
+properties::Evaluation replay_case(const NightlyConfig& cfg, const TrialSpec& spec, const CorpusCase& c, double max_s) {
+  const auto t = clock::now();
+  auto ev = properties::measure_rate(spec, cfg.backend, cfg.run, cfg.rate_runs, max_s);
+  if (ev.failures > 0 || ev.verdict == Verdict::Error) return ev;
+  const uint32_t wanted = runs_to_call_fixed(c);
+  if (ev.runs >= wanted) return ev;
+  const auto more = properties::seek_failure(spec, cfg.backend, cfg.run, wanted - ev.runs, max_s - since(t));
+  ev.runs += more.runs;
+  ev.failures = more.failures;
+  ev.run_ms += more.run_ms;
+  ev.verdict = more.verdict;
+  ev.why = more.why;
+  return ev;
+}
+
+// The progress line of a replayed case: still failing, fixed, or passed
+// too few runs (its time ran out) to be called fixed.
+std::string replay_line(const CorpusCase& c, const properties::Evaluation& ev) {
+  const uint32_t wanted = runs_to_call_fixed(c);
+  const std::string runs = std::to_string(ev.failures) + " of " + std::to_string(ev.runs) + " runs failed";
+  if (ev.failures > 0) return "corpus still failing: " + c.impl + " (" + runs + ")  " + c.file;
+  if (ev.runs >= wanted) return "corpus fixed:         " + c.impl + " (" + runs + ")  " + c.file;
+  return fmt::format("corpus not reproduced: {} ({}; {} passing runs would call it fixed, its time ran out)  {}",
+                     c.impl, runs, wanted, c.file);
+}
+
 // Replays the corpus cases of this run's entries; their results join `state`.
 // Each case draws from the budget (at most `slice` seconds of it, at least
 // one run): a case that hangs costs one watchdog, not --rate-runs of them.
@@ -43,8 +73,7 @@ bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector
     const auto spec = decode_token(c.token, why);  // checked when the corpus was loaded
     progress.set_entry(c.impl + " (corpus)");
     const auto t = clock::now();
-    const auto ev = properties::measure_rate(*spec, cfg.backend, cfg.run, cfg.rate_runs,
-                                             std::min(slice, state.budget_s - state.elapsed_s));
+    const auto ev = replay_case(cfg, *spec, c, std::min(slice, state.budget_s - state.elapsed_s));
     state.elapsed_s += since(t);
     progress.add(ev.runs, ev.runs * spec->ops());
     if (cfg.stop_signal && *cfg.stop_signal) return false;  // its runs may have been cut by the signal
@@ -60,7 +89,7 @@ bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector
     r.backend = cfg.backend;
     r.still_failing = ev.failures > 0;
     r.verdict = ev.verdict;
-    r.why = ev.why;
+    r.why = ev.failures > 0 ? ev.why : replay_line(c, ev);
     r.runs = ev.runs;
     r.failures = ev.failures;
     if (r.still_failing) {
@@ -74,9 +103,7 @@ bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector
     if (error = out.error(); !error.empty()) return false;
     add_replay(state.entries[c.impl], r);
     if (r.still_failing) progress.add_failure();
-    progress.print(std::string("corpus ") + (r.still_failing ? "still failing: " : "fixed:         ") + c.impl +
-                   " (" + std::to_string(ev.failures) + " of " + std::to_string(ev.runs) + " runs failed)  " +
-                   c.file);
+    progress.print(replay_line(c, ev));
   }
   return true;
 }

@@ -41,6 +41,25 @@ Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOpt
   return ev;
 }
 
+Evaluation seek_failure(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t max_runs,
+                        double max_seconds) {
+  Evaluation ev;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto spent = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  while (ev.runs < max_runs && spent() < max_seconds) {
+    const Outcome t = execute_trial(spec, backend, opt);
+    ++ev.runs;
+    ev.run_ms += t.run_ms;
+    if (t.verdict != Verdict::Pass) {
+      ev.failures = 1;
+      ev.verdict = t.verdict;
+      ev.why = t.why();
+      break;
+    }
+  }
+  return ev;
+}
+
 const std::vector<DiffPair>& differential_pairs() {
   static const std::vector<DiffPair> pairs = {
       {"cas.add.i32", "native.add.i32"}, {"cas.add.f32", "native.add.f32"}, {"cas.add.f64", "native.add.f64"},

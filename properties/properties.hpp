@@ -36,6 +36,12 @@ Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions
 Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t runs,
                         double max_seconds = std::numeric_limits<double>::infinity());
 
+// Reruns a spec until its first failure, `max_runs` runs, or `max_seconds`
+// (none at all when max_seconds <= 0): the search for a failure that a
+// passing measure_rate may have missed (a race a loaded host hid).
+Evaluation seek_failure(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t max_runs,
+                        double max_seconds);
+
 struct DiffPair {
   const char* emulated;
   const char* native;

@@ -406,24 +406,71 @@ TEST(FuzzParts, JunitEscapesWhatItQuotes) {
   expect_parses_as_xml(d / "j.xml");
 }
 
-TEST(FuzzParts, AFixedCorpusCaseIsReportedFixed) {
-  // A case recorded against a correct entry: replayed, it passes.
-  const fs::path d = scratch("fixed");
+// A case recorded against a correct entry, with its recorded failure rate,
+// written to `corpus`.
+atomstress::fuzz::CorpusCase corpus_case_of_a_correct_entry(const fs::path& corpus, uint32_t block,
+                                                            uint32_t ops_per_thread, uint32_t rate_failures,
+                                                            uint32_t rate_runs) {
   atomstress::TrialSpec spec;
   spec.impl = "native.add.i32";
   spec.grid = 2;
-  spec.block = 32;
+  spec.block = block;
+  spec.ops_per_thread = ops_per_thread;
   atomstress::fuzz::CorpusCase c;
   c.impl = spec.impl;
   c.token = atomstress::encode_token(spec, atomstress::TrialKnobs{});
+  c.rate_failures = rate_failures;
+  c.rate_runs = rate_runs;
   bool added = false;
   std::string error;
-  ASSERT_TRUE(atomstress::fuzz::add_case(d.string(), c, added, error)) << error;
-  ASSERT_TRUE(added);
+  EXPECT_TRUE(atomstress::fuzz::add_case(corpus.string(), c, added, error)) << error;
+  EXPECT_TRUE(added);
+  return c;
+}
+
+TEST(FuzzParts, AFixedCorpusCaseIsReportedFixed) {
+  // Replayed, it passes: called fixed after the runs its rate of 10 in 10
+  // asks for (49), not after --rate-runs (10).
+  const fs::path d = scratch("fixed");
+  const auto c = corpus_case_of_a_correct_entry(d, 2, 1, 10, 10);
+  ASSERT_EQ(atomstress::fuzz::runs_to_call_fixed(c), 49u);
   const auto r = run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + d.string());
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("corpus fixed:         native.add.i32 (0 of 10 runs failed)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("corpus fixed:         native.add.i32 (0 of 49 runs failed)"), std::string::npos) << r.out;
   EXPECT_TRUE(fs::exists(c.file)) << "a fixed case stays in the corpus";
+}
+
+// A race that a loaded host hid from --rate-runs runs is not called fixed
+// (a plain read-add-write race was, on 2 busy CI cores): a case without a
+// recorded rate asks for 546 passing runs, more than its quarter-second
+// slice holds of 64 threads' trials.
+TEST(FuzzParts, ACaseIsNotCalledFixedOnTooFewPassingRuns) {
+  const fs::path d = scratch("unproven");
+  const auto c = corpus_case_of_a_correct_entry(d, 32, 256, 0, 0);
+  ASSERT_EQ(atomstress::fuzz::runs_to_call_fixed(c), 546u);
+  const auto r = run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + d.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("corpus fixed:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("corpus not reproduced: native.add.i32 (0 of "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("546 passing runs would call it fixed, its time ran out"), std::string::npos) << r.out;
+}
+
+// The runs asked for: a bug still failing at a quarter of its recorded rate
+// would pass them all with probability at most 1e-6, and one run fewer
+// would not be enough.
+TEST(FuzzParts, RunsToCallFixedFollowTheRecordedRate) {
+  atomstress::fuzz::CorpusCase c;
+  uint32_t last = 0;
+  for (const auto& [failed, runs] : {std::pair{10u, 10u}, {5u, 10u}, {1u, 10u}, {1u, 100u}, {1u, 1000u}}) {
+    c.rate_failures = failed;
+    c.rate_runs = runs;
+    const uint32_t n = atomstress::fuzz::runs_to_call_fixed(c);
+    const double p = double(failed) / runs / 4;
+    EXPECT_LE(std::pow(1 - p, n), 1e-6) << failed << "/" << runs;
+    EXPECT_GT(std::pow(1 - p, n - 1), 1e-6) << failed << "/" << runs;
+    EXPECT_GT(n, last) << "a rarer failure asks for more runs";
+    last = n;
+  }
 }
 
 // A stressed shrunk case's rate without its stress travels through the JSON
