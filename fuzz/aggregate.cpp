@@ -31,6 +31,7 @@ void add_replay(reports::FuzzEntryResult& e, const reports::ReplayRecord& r) {
   e.impl = r.impl;
   e.backend = r.backend;
   e.trials += r.runs;
+  e.ops += r.ops;
   if (!r.still_failing || e.failed()) return;
   e.verdict = r.verdict;
   e.origin = "corpus";

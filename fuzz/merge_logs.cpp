@@ -144,7 +144,7 @@ struct LogReader {
     std::string why;
     if (!from_json(j, r, why)) return why;
     if (!known(r.impl)) return not_asked(r.impl);
-    if (!check_counts(r.runs, 0, r.failures, r.runs, why)) return r.impl + ": " + why;
+    if (!check_counts(r.runs, r.ops, r.failures, r.runs, why)) return r.impl + ": " + why;
     if (r.still_failing && !check_token(r.token, r.impl, why)) return why;
     add_replay(m.entries[r.impl], r);
     return "";

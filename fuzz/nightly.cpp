@@ -92,6 +92,7 @@ bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector
     r.why = ev.failures > 0 ? ev.why : replay_line(c, ev);
     r.runs = ev.runs;
     r.failures = ev.failures;
+    r.ops = uint64_t(ev.runs) * spec->ops();
     if (r.still_failing) {
       // Its class, as a fuzzed failure's: the case replayed alone
       // (pipeline/diagnose.hpp), at the head of its why.

@@ -22,7 +22,7 @@ json to_json(const ReplayRecord& r) {
   return {{"impl", r.impl}, {"token", r.token}, {"spec", r.spec}, {"file", r.file},
           {"backend", to_string(r.backend)}, {"still_failing", r.still_failing},
           {"verdict", to_string(r.verdict)}, {"why", r.why}, {"runs", r.runs}, {"failures", r.failures},
-          {"class", to_string(r.cls)}};
+          {"ops", r.ops}, {"class", to_string(r.cls)}};
 }
 
 json to_json(const FuzzSliceRecord& s) {
@@ -112,6 +112,7 @@ bool from_json(const json& j, ReplayRecord& r, std::string& error) {
   get(j, "why", r.why, error);
   get(j, "runs", r.runs, error);
   get(j, "failures", r.failures, error);
+  if (j.contains("ops")) get(j, "ops", r.ops, error);  // (logs of earlier versions have none)
   get_class(j, r.cls, error);
   return error.empty();
 }

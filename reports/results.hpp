@@ -94,6 +94,7 @@ struct ReplayRecord {
   Verdict verdict = Verdict::Pass;  // the first failing run's, else Pass
   std::string why;
   uint32_t runs = 0, failures = 0;
+  uint64_t ops = 0;  // over the runs
   FailureClass cls = FailureClass::None;  // a case still failing: its class (pipeline/diagnose.hpp)
 };
 

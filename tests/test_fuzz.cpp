@@ -170,8 +170,12 @@ TEST(Fuzz, CatchesBugsIntoJunitAndCorpusThenReplaysTheCorpus) {
 
   // The corpus first: each old failure still fails (the bugs are still there).
   const auto again = run(common + " --time 2s");
+  std::string line;
   EXPECT_EQ(again.status, 1) << again.out;
   EXPECT_EQ(count(again.out, "corpus still failing: "), kBugs.size()) << again.out;
+  // An entry caught by its corpus case counts the case's ops.
+  for (std::istringstream lines(again.out); std::getline(lines, line);)
+    if (line.find("(corpus)") != std::string::npos) EXPECT_EQ(line.find(" 0 ops"), std::string::npos) << line;
 
   // repro takes a corpus file as well as a token.
   const auto repro = run("repro " + cases[0].string() + " --backend cpu --runs 5");
@@ -1181,6 +1185,14 @@ TEST(Reports27, TheClassRoundTripsThroughTheRecords) {
   EXPECT_EQ(s2.cls, FailureClass::ReturnValue);
   EXPECT_EQ(e2.cls, FailureClass::MemoryOrder);
   EXPECT_EQ(r2.cls, FailureClass::Neighbour);
+  r.ops = 12345;
+  ASSERT_TRUE(reports::from_json(reports::to_json(r), r2, error)) << error;
+  EXPECT_EQ(r2.ops, 12345u) << "a replay's ops round-trip";
+  auto before_ops = reports::to_json(r);
+  before_ops.erase("ops");
+  reports::ReplayRecord r3;
+  ASSERT_TRUE(reports::from_json(before_ops, r3, error)) << error;
+  EXPECT_EQ(r3.ops, 0u) << "a log written before replays counted ops reads as none";
   auto old = reports::to_json(s);
   old.erase("class");
   reports::FuzzSliceRecord older;
