@@ -410,11 +410,16 @@ TEST(FuzzParts, JunitEscapesWhatItQuotes) {
   expect_parses_as_xml(d / "j.xml");
 }
 
-// A case recorded against a correct entry, with its recorded failure rate,
-// written to `corpus`.
-atomstress::fuzz::CorpusCase corpus_case_of_a_correct_entry(const fs::path& corpus, uint32_t block,
-                                                            uint32_t ops_per_thread, uint32_t rate_failures,
-                                                            uint32_t rate_runs) {
+// A case recorded against a correct entry (2 blocks of `block` threads,
+// `ops_per_thread` each), with its recorded failure rate, in a corpus of
+// its own, and `fuzz --time 1s` over that corpus.
+struct ReplayedCase {
+  atomstress::fuzz::CorpusCase c;
+  Result fuzz;
+};
+ReplayedCase replay_a_correct_case(const std::string& name, uint32_t block, uint32_t ops_per_thread,
+                                   uint32_t rate_failures, uint32_t rate_runs) {
+  const fs::path corpus = scratch(name);
   atomstress::TrialSpec spec;
   spec.impl = "native.add.i32";
   spec.grid = 2;
@@ -429,16 +434,14 @@ atomstress::fuzz::CorpusCase corpus_case_of_a_correct_entry(const fs::path& corp
   std::string error;
   EXPECT_TRUE(atomstress::fuzz::add_case(corpus.string(), c, added, error)) << error;
   EXPECT_TRUE(added);
-  return c;
+  return {c, run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + corpus.string())};
 }
 
 TEST(FuzzParts, AFixedCorpusCaseIsReportedFixed) {
   // Replayed, it passes: called fixed after the runs its rate of 10 in 10
   // asks for (49), not after --rate-runs (10).
-  const fs::path d = scratch("fixed");
-  const auto c = corpus_case_of_a_correct_entry(d, 2, 1, 10, 10);
-  ASSERT_EQ(atomstress::fuzz::runs_to_call_fixed(c), 49u);
-  const auto r = run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + d.string());
+  const auto [c, r] = replay_a_correct_case("fixed", 2, 1, 10, 10);
+  EXPECT_EQ(atomstress::fuzz::runs_to_call_fixed(c), 49u);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("corpus fixed:         native.add.i32 (0 of 49 runs failed)"), std::string::npos) << r.out;
   EXPECT_TRUE(fs::exists(c.file)) << "a fixed case stays in the corpus";
@@ -449,10 +452,8 @@ TEST(FuzzParts, AFixedCorpusCaseIsReportedFixed) {
 // recorded rate asks for 546 passing runs, more than its quarter-second
 // slice holds of 64 threads' trials.
 TEST(FuzzParts, ACaseIsNotCalledFixedOnTooFewPassingRuns) {
-  const fs::path d = scratch("unproven");
-  const auto c = corpus_case_of_a_correct_entry(d, 32, 256, 0, 0);
-  ASSERT_EQ(atomstress::fuzz::runs_to_call_fixed(c), 546u);
-  const auto r = run("fuzz --backend cpu --impl native.add.i32 --time 1s --corpus " + d.string());
+  const auto [c, r] = replay_a_correct_case("unproven", 32, 256, 0, 0);
+  EXPECT_EQ(atomstress::fuzz::runs_to_call_fixed(c), 546u);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out.find("corpus fixed:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("corpus not reproduced: native.add.i32 (0 of "), std::string::npos) << r.out;
