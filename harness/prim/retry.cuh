@@ -44,6 +44,17 @@ struct Retry {
   AS_HD AS_FI bool in_time();
 };
 
+// The workers of one CPU-backend trial, as a yield sees them.  A loaded host
+// (CI's two busy cores) runs the workers one after another, each for a whole
+// time slice, and a race between them never shows: a fuzz corpus's plain
+// read-add-write race passed 10 runs of 10 and was called fixed.  So a yield
+// waits, briefly, until another live worker has passed an interleaving point.
+struct HostSchedule {
+  std::atomic<uint32_t> live{0};     // workers still running their body
+  std::atomic<uint32_t> waiting{0};  // workers waiting in a yield
+  std::atomic<uint64_t> steps{0};    // interleaving points passed while one waited
+};
+
 // Host threads: the CPU backend sets a per-thread probability of yielding at
 // interleaving points, so that races show up even on two cores.  (Host-only
 // state: the one #if of this kind, since a device pass must not see a
@@ -54,20 +65,44 @@ struct HostInterleave {
   uint64_t state = 0x9e3779b97f4a7c15ull;
   bool shared_space = false;  // the trial runs in (emulated) shared memory
   uint64_t cpu_start_ns = 0;  // this thread's CPU time when it started as a worker
+  HostSchedule* schedule = nullptr;  // the trial's workers (none: a plain yield)
 };
 inline thread_local HostInterleave host_interleave;
-inline void host_interleave_point() {
-  auto& h = host_interleave;
-  if (h.yield_permille == 0) return;
-  h.state ^= h.state << 13;
-  h.state ^= h.state >> 7;
-  h.state ^= h.state << 17;
-  if (h.state % 1000 < h.yield_permille) std::this_thread::yield();
-}
+
 inline uint64_t host_thread_cpu_ns() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
+}
+
+// A yield that hands over: it waits until another worker has stepped, all
+// live workers wait, or kHandOverUs have passed (a worker may be blocked
+// where it passes no interleaving point).  The CPU time spent waiting is not
+// the code's: the watchdog (host_now_ns) does not count it.
+inline constexpr uint32_t kHandOverUs = 500;
+inline void host_hand_over() {
+  HostSchedule* s = host_interleave.schedule;
+  std::this_thread::yield();
+  if (s == nullptr) return;
+  const uint64_t cpu0 = host_thread_cpu_ns();
+  const uint64_t seen = s->steps.load();
+  s->waiting.fetch_add(1);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kHandOverUs);
+  while (s->steps.load() == seen && s->waiting.load() < s->live.load() && std::chrono::steady_clock::now() < until)
+    std::this_thread::yield();
+  s->waiting.fetch_sub(1);
+  host_interleave.cpu_start_ns += host_thread_cpu_ns() - cpu0;
+}
+
+inline void host_interleave_point() {
+  auto& h = host_interleave;
+  if (h.yield_permille == 0) return;
+  if (h.schedule != nullptr && h.schedule->waiting.load(std::memory_order_relaxed) != 0)
+    h.schedule->steps.fetch_add(1, std::memory_order_relaxed);
+  h.state ^= h.state << 13;
+  h.state ^= h.state >> 7;
+  h.state ^= h.state << 17;
+  if (h.state % 1000 < h.yield_permille) host_hand_over();
 }
 // The CPU time this worker thread has run since it started: a loaded host
 // that leaves a worker waiting for a core must not read as the code's hang
@@ -83,6 +118,12 @@ AS_HD AS_FI void set_host_interleave(uint32_t yield_permille, bool shared_space,
                     (host_interleave.yield_permille = yield_permille; host_interleave.shared_space = shared_space;
                      host_interleave.state = state; host_interleave.cpu_start_ns = host_thread_cpu_ns();),
                     ((void)yield_permille; (void)shared_space; (void)state;))
+}
+
+// The calling worker's trial (the CPU backend's workers call this as they
+// start, and with null as they end).
+AS_HD AS_FI void set_host_schedule(HostSchedule* schedule) {
+  NV_IF_ELSE_TARGET(NV_IS_HOST, (host_interleave.schedule = schedule;), ((void)schedule;))
 }
 
 // A point where the CPU backend may yield to another host thread.

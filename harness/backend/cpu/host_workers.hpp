@@ -23,8 +23,20 @@ bool run_host_workers(uint32_t workers, const RunOptions& opt, uint64_t seed, ui
                       Body&& body, double& ms, std::string& error) {
   std::atomic<uint32_t> ready{0};
   std::atomic<bool> abandoned{false};  // a thread failed to start: the others run nothing
+  // A yield hands over to another live worker (prim::host_hand_over), so
+  // that a race shows even where a loaded host would run them one by one.
+  prim::HostSchedule schedule;
+  schedule.live = workers;
   auto worker = [&](uint32_t wid) {
     prim::set_host_interleave(opt.knobs.yield_permille, shared_space, counter_rng(seed, stream, wid) | 1);
+    prim::set_host_schedule(&schedule);
+    struct Leave {  // however the body ends: no longer live, and no pointer to this frame left behind
+      prim::HostSchedule& s;
+      ~Leave() {
+        s.live.fetch_sub(1);
+        prim::set_host_schedule(nullptr);
+      }
+    } leave{schedule};
     ready.fetch_add(1);
     while (ready.load() < workers) {
       if (abandoned.load()) return;
