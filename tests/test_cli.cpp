@@ -30,6 +30,11 @@ Result run(const std::string& args, const std::string& shell_prefix = "") {
 }
 
 size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+size_t count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
 
 void expect_one_line_error(const std::string& args, const std::string& needle, const std::string& prefix = "") {
   const auto r = run(args, prefix);
@@ -124,6 +129,23 @@ TEST(Cli, FindsABugEndToEndOnTheCpuBackend) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("repro: atomstress repro as2."), std::string::npos) << r.out;
+}
+
+// A bug that is wrong alone (its class semantics) is never told as a lost
+// update, shrunk or not; a race still is.
+TEST(Cli, ASemanticBugIsNotToldAsALostUpdate) {
+  for (const char* shrink : {"", " --no-shrink"}) {
+    const auto sem = run(std::string("check --impl buggy.inc_gt.u32,buggy.dec_no_above.u32 --backend cpu --trials 2") +
+                         shrink);
+    EXPECT_EQ(sem.status, 1) << sem.out;
+    EXPECT_EQ(count(sem.out, "[semantics]"), 2u) << sem.out;
+    EXPECT_EQ(sem.out.find("lost"), std::string::npos) << sem.out;
+    EXPECT_NE(sem.out.find("alone, in program order, an op already stores what its spec does not"), std::string::npos)
+        << sem.out;
+    const auto race = run(std::string("check --impl buggy.exch_store.add.i32 --backend cpu --trials 2") + shrink);
+    EXPECT_NE(race.out.find("[atomicity]"), std::string::npos) << race.out;
+    EXPECT_NE(race.out.find("update was lost"), std::string::npos) << race.out;
+  }
 }
 
 TEST(Cli, CheckShrinksAFailureAndItsReproFailsAgain) {

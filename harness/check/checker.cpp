@@ -1,4 +1,5 @@
 #include "harness/check/checker.hpp"
+#include "harness/check/finding.hpp"
 #include "harness/check/value_bins.hpp"
 
 #include <algorithm>
@@ -162,11 +163,14 @@ class Checker {
     if (in_.threads) s += " (thread " + std::to_string(op % in_.threads) + ")";
     return s;
   }
-  bool fail(uint64_t addr, int64_t op, std::string why) {
+  // `cause`: the concurrent cause the facts suggest, said after them.
+  bool fail(uint64_t addr, int64_t op, std::string why, std::string cause = "") {
     res_.ok = false;
     res_.bad_addr = int64_t(addr);
     res_.bad_op = op;
     res_.explanation = "address " + std::to_string(addr) + ": " + std::move(why);
+    if (!cause.empty()) res_.explanation += ": " + cause;
+    res_.cause = std::move(cause);
     return false;
   }
   // Slow path, for messages only: the first op at addr that read (or wrote) v.
@@ -259,9 +263,9 @@ class Checker {
     const S x = edges_[size_t(scan.dangling)].nw;
     const int64_t o = first_op(addr, edges_[size_t(scan.dangling)].old, false);
     return fail(addr, o,
-                op_name(o) + " returned " + val(edges_[size_t(scan.dangling)].old) + " and so wrote " + val(x) +
-                    ", but no operation ever read " + val(x) + " and the final value is " + val(ends.fin) +
-                    ": a later update was lost or read a stale value");
+                op_name(o) + " returned " + val(edges_[size_t(scan.dangling)].old) + " and so, by its spec, wrote " +
+                    val(x) + ", but no operation ever read " + val(x) + " and the final value is " + val(ends.fin),
+                std::string(kLostUpdateCause));
   }
 
   // Degree balance at the final value when it is no vertex: written once
@@ -280,7 +284,8 @@ class Checker {
     const int64_t o = first_op(addr, fin, true);
     return fail(addr, o,
                 val(fin) + " was written " + std::to_string(scan.fin_writes) + " times (first by " + op_name(o) +
-                    ") but never read: an update was lost");
+                    ") but never read",
+                std::string(kUnreadWriteCause));
   }
 
   // Degree balance at every vertex: out - in = [v == init] - [v == final].
@@ -318,14 +323,15 @@ class Checker {
       const int64_t o = first_op(addr, value, false);
       return fail(addr, o,
                   std::to_string(out) + " operations (first " + op_name(o) + ") returned " + val(value) +
-                      ", but it was written only " + std::to_string(in) + " time(s)" + init_note +
-                      ": two operations read the same value, so an update was lost");
+                      ", but it was written only " + std::to_string(in) + " time(s)" + init_note,
+                  std::string(kDoubleReadCause));
     }
     const int64_t o = first_op(addr, value, true);
     return fail(addr, o,
                 val(value) + " was written " + std::to_string(in) + " time(s) (first by " + op_name(o) + ")" +
                     init_note + " but only " + std::to_string(out) + " operation(s) read it" +
-                    (is_final ? " and it is the final value" : "") + ": an update was lost");
+                    (is_final ? " and it is the final value" : ""),
+                std::string(kUnreadWriteCause));
   }
 
   // Connectivity: every edge reachable from the initial state.  parent_[i]

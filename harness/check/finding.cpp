@@ -63,6 +63,22 @@ std::optional<FailureClass> parse_failure_class(std::string_view s) {
   return std::nullopt;
 }
 
+void settle_cause(FailureClass cls, std::string& explanation) {
+  const std::string_view instead =
+      cls == FailureClass::Semantics     ? "alone, in program order, an op already stores what its spec does not"
+      : cls == FailureClass::ReturnValue ? "alone, in program order, an op already returns what its spec does not"
+                                         : "";
+  if (instead.empty()) return;
+  // The longest first: one cause is the end of another.
+  for (const std::string_view cause : {kDoubleReadCause, kLostUpdateCause, kUnreadWriteCause}) {
+    const std::string said = ": " + std::string(cause);
+    const auto at = explanation.find(said);
+    if (at == std::string::npos) continue;
+    explanation.replace(at + 2, cause.size(), instead);
+    return;
+  }
+}
+
 FailureClass class_of_kind(FindingKind k) {
   switch (k) {
     case FindingKind::Hang: return FailureClass::Hang;

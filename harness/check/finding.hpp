@@ -77,10 +77,23 @@ struct Diagnosis {
   std::vector<std::string> trace;  // Finding::trace
   std::string inference;           // Finding::inference
 };
+// The causes the checker guesses from a concurrent history, said at the end
+// of its explanation (check/checker.cpp).
+inline constexpr std::string_view kLostUpdateCause = "a later update was lost or read a stale value";
+inline constexpr std::string_view kUnreadWriteCause = "an update was lost";
+inline constexpr std::string_view kDoubleReadCause = "two operations read the same value, so an update was lost";
+
+// Such a guess is wrong once the replay alone shows an op itself wrong (the
+// class semantics or return-value): the explanation then says so instead,
+// the op and its operands being in the diagnosis' trace.  Other classes
+// leave it as it is.
+void settle_cause(FailureClass cls, std::string& explanation);
+
 inline void apply(const Diagnosis& d, Finding& f) {
   f.cls = d.cls;
   if (!d.trace.empty()) f.trace = d.trace;
   if (!d.inference.empty()) f.inference = d.inference;
+  settle_cause(d.cls, f.explanation);
 }
 
 // The class a finding's kind implies before any replay (None where only a

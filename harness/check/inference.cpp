@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <set>
+#include <type_traits>
 
 #include "harness/registry/registry.hpp"
 
@@ -80,6 +81,18 @@ void float_variants(Op op, std::vector<Candidate>& out) {
                          }
                          return (v > x) == max ? a : o;
                        }});
+    // The float's bits compared as integers, for every value (atomicMax on
+    // the int view, with no sign trick): right for non-negative floats only.
+    using S = std::conditional_t<sizeof(F) == 4, int32_t, int64_t>;
+    using U = std::make_unsigned_t<S>;
+    out.push_back({"signed integer order of the bits", [max](uint64_t o, uint64_t a, uint64_t) {
+                     const S x = S(U(o)), v = S(U(a));
+                     return (max ? v > x : v < x) ? a : o;
+                   }});
+    out.push_back({"unsigned integer order of the bits", [max](uint64_t o, uint64_t a, uint64_t) {
+                     const U x = U(o), v = U(a);
+                     return (max ? v > x : v < x) ? a : o;
+                   }});
   }
   if (op == Op::Add) {
     out.push_back({"flushed subnormals", [](uint64_t o, uint64_t a, uint64_t) {

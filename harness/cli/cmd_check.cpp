@@ -111,8 +111,13 @@ bool conclude(Conclusion& c, const Entry& impl, ImplSummary&& sum) {
     const auto& f = sum.first_failure;
     const TrialSpec& reported = sum.shrunk ? sum.shrunk->spec : f.spec;
     const Diagnosis d = diagnose(reported, f.verdict, f.finding, plan.backend, plan.opt.run);
-    if (sum.shrunk) sum.shrunk->diagnosis = d;
-    else apply(d, sum.first_failure.finding);
+    if (sum.shrunk) {
+      sum.shrunk->diagnosis = d;
+      settle_cause(d.cls, sum.shrunk->why);
+      settle_cause(d.cls, sum.first_failure.finding.explanation);  // the case as found: the same bug
+    } else {
+      apply(d, sum.first_failure.finding);
+    }
   }
   c.printers.record(sum);
   c.run_ms += sum.run_ms;
