@@ -142,6 +142,14 @@ TEST(Cli, ASemanticBugIsNotToldAsALostUpdate) {
     EXPECT_EQ(sem.out.find("lost"), std::string::npos) << sem.out;
     EXPECT_NE(sem.out.find("alone, in program order, an op already stores what its spec does not"), std::string::npos)
         << sem.out;
+    // Nor by repro, its runs or its shrinking.
+    const auto at = sem.out.find("repro: atomstress repro ") + 24;
+    ASSERT_NE(at, std::string::npos + 24) << sem.out;
+    const std::string token = sem.out.substr(at, sem.out.find(' ', at) - at);
+    const auto again = run("repro " + token + " --backend cpu --runs 2 --shrink");
+    EXPECT_EQ(again.status, 1) << again.out;
+    EXPECT_NE(again.out.find("class: semantics"), std::string::npos) << again.out;
+    EXPECT_EQ(again.out.find("lost"), std::string::npos) << again.out;
     const auto race = run(std::string("check --impl buggy.exch_store.add.i32 --backend cpu --trials 2") + shrink);
     EXPECT_NE(race.out.find("[atomicity]"), std::string::npos) << race.out;
     EXPECT_NE(race.out.find("update was lost"), std::string::npos) << race.out;

@@ -84,11 +84,12 @@ Reruns rerun(const TrialSpec& spec, uint32_t runs, BackendKind backend, const Ru
 }
 
 // A failure's class, and what its replay alone shows (pipeline/diagnose.hpp).
-void note_class(const TrialSpec& spec, const Reruns& reruns, BackendKind backend, const RunOptions& opt,
-                reports::Printer& printers) {
+Diagnosis diagnose_reruns(const TrialSpec& spec, const Reruns& reruns, BackendKind backend, const RunOptions& opt) {
   Finding f;
   f.cls = reruns.first_class;
-  const Diagnosis d = diagnose(spec, reruns.first_verdict, f, backend, opt);
+  return diagnose(spec, reruns.first_verdict, f, backend, opt);
+}
+void note_class(const Diagnosis& d, reports::Printer& printers) {
   printers.note(fmt::format("class: {} ({})", to_string(d.cls), describe(d.cls)));
   for (const auto& t : d.trace) printers.note("alone, in program order: " + t);
   if (!d.inference.empty()) printers.note(d.inference);
@@ -138,14 +139,15 @@ void note_trace(const TrialSpec& spec, BackendKind backend, const RunOptions& op
 }
 
 // --shrink of a failing case, keeping its rate when it passed a run.
-void note_shrunk(const TrialSpec& spec, const Reruns& reruns, double shrink_s, BackendKind backend,
+void note_shrunk(const TrialSpec& spec, const Reruns& reruns, FailureClass cls, double shrink_s, BackendKind backend,
                  const RunOptions& opt, reports::Printer& printers) {
   fuzz::ShrinkConfig cfg;
   cfg.backend = backend;
   cfg.run = opt;
   cfg.max_seconds = shrink_s;
   cfg.by_rate = reruns.sum.failures < reruns.sum.runs;
-  const auto r = fuzz::shrink_spec(spec, reruns.first_verdict, reruns.first_why, cfg);
+  auto r = fuzz::shrink_spec(spec, reruns.first_verdict, reruns.first_why, cfg);
+  settle_cause(cls, r.why);
   printers.note(fmt::format("shrunk: {} ({} smaller cases tried, {} accepted, {:.1f} s{}; failed {} of {} reruns)",
                             describe(r.spec), r.candidates, r.steps, r.seconds,
                             r.timed_out ? ", stopped at --shrink-time" : "", r.rate_failures, r.rate_runs));
@@ -214,15 +216,22 @@ int cmd_repro(const std::vector<std::string>& args, const std::string& command_l
   printers.note("repro: " + describe(spec));
   if (!decoded->tool_version.empty() && decoded->tool_version != tool_version())
     printers.note("the token was written by atomstress " + decoded->tool_version + ", this is " + tool_version());
-  const Reruns reruns = rerun(spec, runs, backend, opt, printers);
+  Reruns reruns = rerun(spec, runs, backend, opt, printers);
   if (reruns.refused) {
     printers.finish();
     return usage_error(*reruns.refused);
   }
+  // The class first: a failure wrong alone is not told as a lost update.
+  std::optional<Diagnosis> d;
+  if (reruns.sum.failures > 0) {
+    d = diagnose_reruns(spec, reruns, backend, opt);
+    settle_cause(d->cls, reruns.sum.first_why);
+    settle_cause(d->cls, reruns.first_why);
+  }
   printers.record(reruns.sum);
-  if (reruns.sum.failures > 0) note_class(spec, reruns, backend, opt, printers);
+  if (d) note_class(*d, printers);
   if (vm.count("trace")) note_trace(spec, backend, opt, printers);
-  if (vm.count("shrink") && reruns.sum.failures > 0) note_shrunk(spec, reruns, shrink_s, backend, opt, printers);
+  if (vm.count("shrink") && d) note_shrunk(spec, reruns, d->cls, shrink_s, backend, opt, printers);
   else if (vm.count("shrink")) printers.note("shrink: nothing to shrink, no run failed");
   if (!printers.finish()) return usage_error(printers.error());
   return reruns.sum.failures ? 1 : 0;
