@@ -49,6 +49,7 @@ expect PASS mylib.template_add.f64
 expect PASS mylib.overload_max.u32
 expect PASS mylib.overload_max.u64
 expect PASS mylib.ref_add.u32
+expect PASS mylib.ref_add.f32
 expect FAIL mylib.ref_add_block.i32
 expect HANG mylib.ref_add_stuck.u32
 expect PASS mylib.sat_add.u32
@@ -74,6 +75,10 @@ grep -E "^HANG +mylib\.ref_add_stuck\.u32 " -A3 <<<"$out" | grep -qE "retr(y|ies
 # The ptx unit's SKIP names the construct that keeps it off the host.
 grep -E "^SKIP +mylib\.ptx_add\.u32 " -A2 <<<"$out" | grep -q "ptx_atomics.cu:[0-9]" \
   || { echo "byo_example: the ptx entry's SKIP does not name ptx_atomics.cu:line" >&2; fail=1; }
+# libcu++'s float add with every operand special (subnormals among them):
+# the CPU backend models atom.add.f32's flushing, as for atomicAdd(float*).
+special=$("$suite" check --impl mylib.ref_add.f32 --backend cpu --special 1000 --trials 8 --no-shrink 2>&1) \
+  || { echo "$special"; echo "byo_example: mylib.ref_add.f32 fails with special values on the CPU backend" >&2; fail=1; }
 # The definition and include folder set after atomstress_add_suite reached the probe.
 grep -qE "^mylib\.ns_add\.i32 .*\(gpu only\)" <<<"$list" && { echo "byo_example: the probe missed the target's later settings" >&2; fail=1; }
 # list -v: the call shape and the spec each entry was registered against;

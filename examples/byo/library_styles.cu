@@ -40,6 +40,14 @@ __device__ unsigned refAdd(unsigned* p, unsigned v) {
 }
 ATOMSTRESS_ATOMIC("mylib.ref_add.u32", refAdd, "native.add.u32");
 
+// ...libcu++'s float add (atom.add.f32 on the GPU, as atomicAdd(float*):
+// subnormals flushed in global memory, so it meets native.add.f32)...
+__device__ float refAddFloat(float* p, float v) {
+  cuda::atomic_ref<float, cuda::thread_scope_device> r(*p);
+  return r.fetch_add(v, cuda::std::memory_order_relaxed);
+}
+ATOMSTRESS_ATOMIC("mylib.ref_add.f32", refAddFloat, "native.add.f32");
+
 // ...a block-scope reference "optimisation" used on words several blocks
 // share (the scope rule fails it, as it fails atomicAdd_block)...
 __device__ int refAddBlock(int* p, int v) {

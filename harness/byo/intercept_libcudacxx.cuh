@@ -24,9 +24,11 @@
 #include <cuda/atomic>
 #include <cuda/std/atomic>
 
+#include <atomic>
 #include <type_traits>
 #include <utility>
 
+#include "harness/prim/atomics.cuh"
 #include "harness/prim/call_scope.cuh"
 
 namespace atomstress::byo {
@@ -47,6 +49,7 @@ struct InterceptedRef : Base {
   using T = typename Base::value_type;
   using Base::Base;
   AS_HD InterceptedRef(const Base& b) : Base(b) {}
+  AS_HD InterceptedRef(const Base& b, T* target) : Base(b), target_(target) {}
 
   AS_HD static void rmw() { prim::intercepted_call(Narrow); }
   AS_HD static void poll() { prim::intercepted_poll(); }
@@ -68,8 +71,25 @@ struct InterceptedRef : Base {
     if (prim::intercepted_cas_call(Narrow) != prim::CasCall::Run) return true; /* gave up: released, a success */ \
     return static_cast<const B&>(*this).NAME(expected, desired, order...);                                    \
   }
-  ATOMSTRESS_REF_RMW_(fetch_add)
-  ATOMSTRESS_REF_RMW_(fetch_sub)
+  // A float add on the host as the GPU does it.  libcu++ maps a float
+  // fetch_add to atom.add.f32 on the device, which flushes subnormals in
+  // global memory as atomicAdd(float*) does (PTX ISA; measured for
+  // atomicAdd), but to a plain add on the host: a correct GPU add then failed
+  // its native.add.f32 spec on the CPU backend.  So the host takes the model
+  // the intercepted atomicAdd takes (prim::add), fenced on both sides, since
+  // an order given here may order other accesses; the device keeps libcu++'s.
+#define ATOMSTRESS_REF_ADD_(NAME, SIGN)                                                            \
+  template <class B = Base, class... O>                                                            \
+  AS_HD auto NAME(T v, O... order) const -> decltype(std::declval<const B&>().NAME(v, order...)) { \
+    rmw();                                                                                         \
+    if constexpr (std::is_floating_point_v<T>) {                                                   \
+      NV_IF_TARGET(NV_IS_HOST, (if (target_ != nullptr) return host_add(SIGN v);))                 \
+    }                                                                                              \
+    return static_cast<const B&>(*this).NAME(v, order...);                                         \
+  }
+  ATOMSTRESS_REF_ADD_(fetch_add, +)
+  ATOMSTRESS_REF_ADD_(fetch_sub, -)
+#undef ATOMSTRESS_REF_ADD_
   ATOMSTRESS_REF_RMW_(fetch_and)
   ATOMSTRESS_REF_RMW_(fetch_or)
   ATOMSTRESS_REF_RMW_(fetch_xor)
@@ -113,6 +133,15 @@ struct InterceptedRef : Base {
   AS_HD T operator&=(T v) const { return fetch_and(v) & v; }
   AS_HD T operator|=(T v) const { return fetch_or(v) | v; }
   AS_HD T operator^=(T v) const { return fetch_xor(v) ^ v; }
+
+ private:
+  T* target_ = nullptr;  // the referenced object (null: a copy made from libcu++'s class alone)
+  AS_HD T host_add(T v) const {
+    NV_IF_ELSE_TARGET(NV_IS_HOST,
+                      (std::atomic_thread_fence(std::memory_order_seq_cst); const T old = prim::add(target_, v);
+                       std::atomic_thread_fence(std::memory_order_seq_cst); return old;),
+                      (return v;))  // (never called on the device)
+  }
 };
 
 }  // namespace atomstress::byo
@@ -121,7 +150,7 @@ namespace cuda::std {
 template <class T>
 struct atomstress_atomic_ref : ::atomstress::byo::InterceptedRef<::cuda::std::atomic_ref<T>, false> {
   using Impl = ::atomstress::byo::InterceptedRef<::cuda::std::atomic_ref<T>, false>;
-  AS_HD explicit atomstress_atomic_ref(T& v) : Impl(::cuda::std::atomic_ref<T>(v)) {}
+  AS_HD explicit atomstress_atomic_ref(T& v) : Impl(::cuda::std::atomic_ref<T>(v), &v) {}
   using Impl::operator=;
 };
 template <class T>
@@ -134,7 +163,7 @@ struct atomstress_atomic_ref
     : ::atomstress::byo::InterceptedRef<::cuda::atomic_ref<T, S>, S == thread_scope_block || S == thread_scope_thread> {
   using Impl =
       ::atomstress::byo::InterceptedRef<::cuda::atomic_ref<T, S>, S == thread_scope_block || S == thread_scope_thread>;
-  AS_HD explicit atomstress_atomic_ref(T& v) : Impl(::cuda::atomic_ref<T, S>(v)) {}
+  AS_HD explicit atomstress_atomic_ref(T& v) : Impl(::cuda::atomic_ref<T, S>(v), &v) {}
   using Impl::operator=;
 };
 template <class T>
