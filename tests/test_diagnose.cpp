@@ -114,17 +114,23 @@ TEST(Sequential, ACorrectReplayPassesAndItsTableHasARowPerOp) {
   EXPECT_NE(bad_table[1].find("<- differs"), std::string::npos) << bad_table[1];
 }
 
+// A small trial of a built-in bug, rich in special values.
+TrialSpec bug_trial(const char* entry, uint64_t seed) {
+  TrialSpec s;
+  s.impl = entry;
+  s.grid = 2;
+  s.block = 32;
+  s.ops_per_thread = 4;
+  s.special_permille = 200;
+  s.seed = seed;
+  return s;
+}
+
 // The diagnosis of real failing trials: the classes of built-in bugs.
 Diagnosis diagnose_first_failure(const char* entry, Verdict expected) {
   RunOptions opt;
   for (uint64_t seed = 1; seed < 400; ++seed) {
-    TrialSpec s;
-    s.impl = entry;
-    s.grid = 2;
-    s.block = 32;
-    s.ops_per_thread = 4;
-    s.special_permille = 200;
-    s.seed = seed;
+    const TrialSpec s = bug_trial(entry, seed);
     const Outcome o = run_trial(s, BackendKind::Cpu, opt);
     if (o.verdict == Verdict::Error) ADD_FAILURE() << entry << ": " << o.why();
     if (o.verdict == Verdict::Pass) continue;
@@ -185,13 +191,7 @@ TEST(Diagnose, BuiltInBugsAreToldInTheirClassesTerms) {
                             "buggy.ge_zero.intorder.max.f32", "buggy.plain_rmw.add.i32"}) {
     bool told = false;
     for (uint64_t seed = 1; seed < 400 && !told; ++seed) {
-      TrialSpec s;
-      s.impl = entry;
-      s.grid = 2;
-      s.block = 32;
-      s.ops_per_thread = 4;
-      s.special_permille = 200;
-      s.seed = seed;
+      const TrialSpec s = bug_trial(entry, seed);
       Outcome o = run_trial(s, BackendKind::Cpu, opt);
       // A failure whose explanation guesses a lost update (some are told otherwise).
       if (o.verdict != Verdict::Fail || o.finding.explanation.find("lost") == std::string::npos) continue;
