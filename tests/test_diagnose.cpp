@@ -81,6 +81,16 @@ TEST(Sequential, AFloatMaxOnTheIntViewIsTold) {
       << rep.finding.inference;
 }
 
+TEST(Sequential, AKeptSubnormalFloatIsToldAsSubnormals) {
+  // native.add.f32 flushes in global memory: 0 + (a subnormal) stores 0;
+  // this code keeps it.
+  auto r = one_thread("native.add.f32", {f32(0.0f)}, {0}, {0x807fffffu}, {f32(0.0f)}, {0x807fffffu});
+  const SequentialReplay rep = judge_sequential(r.w, r.s, r.h);
+  EXPECT_EQ(rep.finding.cls, FailureClass::Semantics);
+  EXPECT_NE(rep.finding.inference.find("differs from native.add.f32 on subnormals only"), std::string::npos)
+      << rep.finding.inference;
+}
+
 TEST(Sequential, ReturningTheNewValueIsAReturnValueBug) {
   // add returns old + a instead of old: memory right, returned values wrong.
   auto r = one_thread("native.add.i32", {5}, {0, 0}, {3, 4}, {8, 12}, {12});

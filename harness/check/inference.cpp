@@ -150,8 +150,9 @@ std::string difference(VK k, const ReplayedOp& r, uint64_t spec_stores) {
     if (s == 0 && c == 0) return "signed zero";
     const double o = k == VK::F32 ? as_float<float>(r.old) : as_float<double>(r.old);
     const double v = k == VK::F32 ? as_float<float>(r.a) : as_float<double>(r.a);
+    // (Classified in the value's own type: a subnormal float is a normal double.)
     for (double x : {o, v, s, c})
-      if (std::fpclassify(k == VK::F32 ? float(x) : x) == FP_SUBNORMAL) return "subnormals";
+      if ((k == VK::F32 ? std::fpclassify(float(x)) : std::fpclassify(x)) == FP_SUBNORMAL) return "subnormals";
   }
   if (r.returned != r.old && r.stored == spec_stores) return "the returned value";
   return "ordinary values";
