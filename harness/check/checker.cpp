@@ -163,14 +163,15 @@ class Checker {
     if (in_.threads) s += " (thread " + std::to_string(op % in_.threads) + ")";
     return s;
   }
-  // `cause`: the concurrent cause the facts suggest, said after them.
-  bool fail(uint64_t addr, int64_t op, std::string why, std::string cause = "") {
+  // `cause`: the concurrent cause the facts suggest (finding.hpp's
+  // k*Cause), said after them; settle_cause replaces it where the replay
+  // alone shows the op itself wrong.
+  bool fail(uint64_t addr, int64_t op, std::string why, std::string_view cause = {}) {
     res_.ok = false;
     res_.bad_addr = int64_t(addr);
     res_.bad_op = op;
     res_.explanation = "address " + std::to_string(addr) + ": " + std::move(why);
-    if (!cause.empty()) res_.explanation += ": " + cause;
-    res_.cause = std::move(cause);
+    if (!cause.empty()) res_.explanation += ": " + std::string(cause);
     return false;
   }
   // Slow path, for messages only: the first op at addr that read (or wrote) v.
@@ -265,7 +266,7 @@ class Checker {
     return fail(addr, o,
                 op_name(o) + " returned " + val(edges_[size_t(scan.dangling)].old) + " and so, by its spec, wrote " +
                     val(x) + ", but no operation ever read " + val(x) + " and the final value is " + val(ends.fin),
-                std::string(kLostUpdateCause));
+                kLostUpdateCause);
   }
 
   // Degree balance at the final value when it is no vertex: written once
@@ -285,7 +286,7 @@ class Checker {
     return fail(addr, o,
                 val(fin) + " was written " + std::to_string(scan.fin_writes) + " times (first by " + op_name(o) +
                     ") but never read",
-                std::string(kUnreadWriteCause));
+                kUnreadWriteCause);
   }
 
   // Degree balance at every vertex: out - in = [v == init] - [v == final].
@@ -324,14 +325,14 @@ class Checker {
       return fail(addr, o,
                   std::to_string(out) + " operations (first " + op_name(o) + ") returned " + val(value) +
                       ", but it was written only " + std::to_string(in) + " time(s)" + init_note,
-                  std::string(kDoubleReadCause));
+                  kDoubleReadCause);
     }
     const int64_t o = first_op(addr, value, true);
     return fail(addr, o,
                 val(value) + " was written " + std::to_string(in) + " time(s) (first by " + op_name(o) + ")" +
                     init_note + " but only " + std::to_string(out) + " operation(s) read it" +
                     (is_final ? " and it is the final value" : ""),
-                std::string(kUnreadWriteCause));
+                kUnreadWriteCause);
   }
 
   // Connectivity: every edge reachable from the initial state.  parent_[i]

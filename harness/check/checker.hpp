@@ -31,10 +31,6 @@ struct CheckInput {
 struct CheckResult {
   bool ok = true;
   std::string explanation;  // one or two sentences on failure
-  // The concurrent cause the explanation ends with, where it guesses one
-  // ("a later update was lost or read a stale value"): a replay alone may
-  // show another (finding.hpp, settle_cause).
-  std::string cause;
   int64_t bad_op = -1;      // an operation the explanation names, if any
   int64_t bad_addr = -1;    // the element whose history is not explainable
   uint64_t ops_checked = 0;
