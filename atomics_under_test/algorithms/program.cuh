@@ -27,6 +27,10 @@ struct Args {
   prim::RetryShared* rs = nullptr;
   uint32_t budget = 1u << 20;
   uint64_t deadline_ns = 0;
+  // How much longer than deadline_ns a loop that waits in a queue it sees
+  // moving (a ticket lock's FIFO) may wait: such a loop is slow, not stuck
+  // (queue_live).  0: none.
+  uint64_t queue_wait_ns = 0;
   uint32_t param = 0;             // per family: accumulators, bins or locks per block
 };
 
@@ -40,6 +44,33 @@ AS_HD AS_FI prim::Retry make_retry(const Args& g) {
   r.deadline_ns = g.deadline_ns;
   return r;
 }
+// A waiter that sees no movement of its queue for this long is stuck.
+inline constexpr uint64_t kQueueStallNs = 1000000000ull;
+
+// A loop waiting in a queue joined it, or saw it move (a ticket lock served
+// another ticket): the queue is live, so the loop's deadline is
+// kQueueStallNs from now (never past deadline_ns + queue_wait_ns) and its
+// retry budget counts from here.  A correct fair lock under heavy stress
+// hands on slowly; only a queue that stops moving is a hang.  Returns the
+// time it read (0: no allowance, nothing changed).
+AS_HD AS_FI uint64_t queue_live(prim::Retry& r, const Args& g) {
+  if (g.queue_wait_ns == 0 || r.deadline_ns == 0) return 0;
+  const uint64_t cap = g.deadline_ns > UINT64_MAX - g.queue_wait_ns ? UINT64_MAX : g.deadline_ns + g.queue_wait_ns;
+  const uint64_t now = prim::now_ns();
+  const uint64_t stall = now > UINT64_MAX - kQueueStallNs ? UINT64_MAX : now + kQueueStallNs;
+  const uint64_t until = stall < cap ? stall : cap;
+  if (until > r.deadline_ns) r.deadline_ns = until;
+  r.budget = r.count > UINT32_MAX - g.budget ? UINT32_MAX : r.count + g.budget;
+  return now;
+}
+// The give-up code of a queue's waiter that last saw the queue move at
+// `moved_ns` (0: never): a watchdog that fired while it was still moving
+// (within kQueueStallNs) is QueueTooSlow (4), not a stall (2).
+AS_HD AS_FI uint32_t queue_gave_up(const prim::Retry& r, uint64_t moved_ns) {
+  if (r.gave_up != 2 || moved_ns == 0) return r.gave_up;
+  return prim::now_ns() - moved_ns < kQueueStallNs ? 4u : 2u;
+}
+
 // What element e's loop did: retries and whether it gave up (for the runner's
 // hang check) and, with record(), the value its atomic returned.
 AS_HD AS_FI void record_retries(const Args& g, uint64_t e, const prim::Retry& r) {

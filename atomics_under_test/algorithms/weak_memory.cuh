@@ -68,7 +68,22 @@ struct WeakLock {
       M v = 0;
       if constexpr (Shape == WeakLockShape::Ticket) {
         const M mine = (A{}(lock + j, M(1) << 16, M(0), r) >> 16) & 0xffffu;
-        if (!spin(r, [&] { return (prim::plain_load(lock + j) & 0xffffu) == mine; })) {
+        M served = 0x10000u;  // none seen yet
+        uint64_t moved_ns = 0;  // when it last saw another ticket served
+        const bool held = spin(r, [&] {
+          const M now_served = prim::plain_load(lock + j) & 0xffffu;
+          if (now_served == mine) return true;
+          // Its first look, then each ticket served: the queue is live,
+          // however long it is (a waiter gets the time to see it move).
+          if (now_served != served) {
+            const uint64_t now = queue_live(r, g);
+            if (served != 0x10000u) moved_ns = now;
+            served = now_served;
+          }
+          return false;
+        });
+        if (!held) {
+          r.gave_up = queue_gave_up(r, moved_ns);
           record_retries(g, e, r);  // gave up: the runner reports a hang
           return;
         }

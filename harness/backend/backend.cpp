@@ -1,5 +1,7 @@
 #include "harness/backend/backend.hpp"
 
+#include "harness/registry/family.hpp"
+
 #include <algorithm>
 #include <sstream>
 
@@ -47,6 +49,16 @@ uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops) {
   if (o.knobs.watchdog_ms != 0) return o.knobs.watchdog_ms * share;
   const uint64_t plain = 1000 + ops / 50;
   return (o.policy.sanitize == SanitizeTool::None ? plain : plain * kSanitizeSlowdown) * share;
+}
+
+bool gave_up_by_itself(uint8_t recorded) {
+  const auto why = static_cast<GaveUp>(recorded & ~kBlockScopeBit);
+  return why == GaveUp::Budget || why == GaveUp::Watchdog || why == GaveUp::QueueTooSlow;
+}
+
+uint64_t effective_queue_wait_ms(const RunOptions& o, const Workload& w) {
+  if (w.impl == nullptr || w.impl->family == nullptr) return 0;
+  return w.impl->family->queue_wait_ms(*w.impl, effective_watchdog_ms(o, w.ops()));
 }
 
 uint32_t effective_retry_budget(const RunOptions& o, const TrialSpec& spec) {

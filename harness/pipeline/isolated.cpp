@@ -570,8 +570,10 @@ TrialDeadline trial_deadline(const TrialSpec& spec, const RunOptions& opt) {
   d.grace_ms = isolation_grace_ms(spec.ops());
   // The entry as this program knows it (a supervisor that is not the
   // worker's program may not: then no allowance).
-  if (const Entry* e = find_impl(spec.impl); e != nullptr && e->family != nullptr)
+  if (const Entry* e = find_impl(spec.impl); e != nullptr && e->family != nullptr) {
     d.host_code_ms = e->family->host_code_ms(spec.ops());
+    d.queue_ms = e->family->queue_wait_ms(*e, d.watchdog_ms);
+  }
   return d;
 }
 
@@ -589,7 +591,8 @@ Outcome deadline_passed(Outcome out, const TrialDeadline& d, const std::optional
   // In a launch, the launch's own bound (TrialDeadline::bound_ms): no host-code allowance.
   const bool in_launch = phase && phase->phase == kernel::CasePhase::Launch;
   const std::string host =
-      d.host_code_ms && !in_launch ? fmt::format(" and {} ms for host code", d.host_code_ms) : "";
+      (d.queue_ms ? fmt::format(", {} ms for a moving queue", d.queue_ms) : std::string()) +
+      (d.host_code_ms && !in_launch ? fmt::format(" and {} ms for host code", d.host_code_ms) : "");
   const std::string where = phase ? fmt::format("; kernel entry '{}' was {}", phase->entry, kernel::describe(*phase)) : "";
   return with_finding(std::move(out), Verdict::Hang, FindingKind::Hang,
                       fmt::format("no result within the trial's watchdog ({} ms) and {} ms of grace{}: {}{}{}",

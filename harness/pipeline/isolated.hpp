@@ -75,16 +75,18 @@ uint64_t isolation_grace_ms(uint64_t ops);
 // How long a supervisor waits for a trial's answer before it kills the
 // worker: the trial's watchdog (effective_watchdog_ms), the isolation
 // grace, and the entry's host-code allowance (Family::host_code_ms: a
-// kernel entry's property runs host code that no watchdog bounds).
+// kernel entry's property runs host code that no watchdog bounds), and the
+// time its loops may wait in a queue they see moving (queue_ms:
+// Family::queue_wait_ms, a ticket lock's waiters).
 struct TrialDeadline {
-  uint64_t watchdog_ms = 0, grace_ms = 0, host_code_ms = 0;
-  uint64_t total_ms() const { return watchdog_ms + grace_ms + host_code_ms; }
+  uint64_t watchdog_ms = 0, grace_ms = 0, host_code_ms = 0, queue_ms = 0;
+  uint64_t total_ms() const { return watchdog_ms + queue_ms + grace_ms + host_code_ms; }
   // From where the worker last said it was: a kernel case's launch gets its
   // watchdog and the grace from the note on (the host-code allowance is
   // not a launch's: a kernel that never ends costs what it did before the
   // allowance); anything else the whole deadline.
   uint64_t bound_ms(const std::optional<kernel::PhaseNote>& phase) const {
-    return phase && phase->phase == kernel::CasePhase::Launch ? watchdog_ms + grace_ms : total_ms();
+    return phase && phase->phase == kernel::CasePhase::Launch ? watchdog_ms + queue_ms + grace_ms : total_ms();
   }
 };
 TrialDeadline trial_deadline(const TrialSpec& spec, const RunOptions& opt);

@@ -14,9 +14,8 @@ namespace {
 bool stopped_by_another(const History& h) {
   bool own = false, stopped = false;
   for (const uint8_t g : h.gave_up) {
-    const auto why = static_cast<GaveUp>(g & ~kBlockScopeBit);
-    own |= why == GaveUp::Budget || why == GaveUp::Watchdog;
-    stopped |= why == GaveUp::Aborted;
+    own |= gave_up_by_itself(g);
+    stopped |= static_cast<GaveUp>(g & ~kBlockScopeBit) == GaveUp::Aborted;
   }
   return stopped && !own;
 }

@@ -196,10 +196,7 @@ bool run_checked(const Workload& w, const Setup& setup, const ProfileSettings& s
   if (!run_workload(w, setup, settings.backend, settings.run, h, error)) return false;
   record_contention(h, out);
   if (w.impl->family->profiles_addresses()) out.hotspots = hottest_addresses(w, h, settings.hotspots);
-  const bool gave_up = std::any_of(h.gave_up.begin(), h.gave_up.end(), [](uint8_t g) {
-    const auto why = static_cast<GaveUp>(g & ~kBlockScopeBit);
-    return why == GaveUp::Budget || why == GaveUp::Watchdog;
-  });
+  const bool gave_up = std::any_of(h.gave_up.begin(), h.gave_up.end(), gave_up_by_itself);
   if (gave_up) {
     out.verdict = Verdict::Hang;
     out.why = "an operation gave up (retry budget or watchdog): run 'atomstress check' on this spec";

@@ -73,15 +73,27 @@ namespace {
 // stopped because another gave up only follow it.
 Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
   for (uint64_t o = 0; o < h.gave_up.size(); ++o) {
+    if (!gave_up_by_itself(h.gave_up[o])) continue;
     const auto g = static_cast<GaveUp>(h.gave_up[o] & ~kBlockScopeBit);
-    if (g != GaveUp::Budget && g != GaveUp::Watchdog) continue;
+    const std::string op = "op #" + std::to_string(o) + " (thread " + std::to_string(w.thread_of(o)) + ", address " +
+                           std::to_string(w.addr[o]) + ") ";
+    const std::string watchdog = std::to_string(effective_watchdog_ms(opt, w.ops())) + " ms watchdog";
+    // A waiter whose queue kept moving to the end was handed on, slowly: say
+    // so, and not the family's cause (a lock never released, starvation).
+    if (g == GaveUp::QueueTooSlow)
+      return make_finding(FindingKind::Hang,
+                          op + "was still waiting in a queue that kept moving when the " + watchdog + " and " +
+                              std::to_string(effective_queue_wait_ms(opt, w)) + " ms more for a moving queue had "
+                              "passed, after " + std::to_string(h.retries[o]) + " retries: it saw other tickets "
+                              "served until then, so the lock was being handed on and the trial is too slow for "
+                              "its deadline, not shown stuck; a larger --watchdog-ms or fewer ops may let it finish",
+                          int64_t(o), w.addr[o]);
     return make_finding(
         FindingKind::Hang,
-        "op #" + std::to_string(o) + " (thread " + std::to_string(w.thread_of(o)) + ", address " +
-            std::to_string(w.addr[o]) + ") " +
+        op +
             (g == GaveUp::Budget ? "exceeded its retry budget of " + std::to_string(effective_retry_budget(opt, w.spec))
-                                 : "was still retrying when the " + std::to_string(effective_watchdog_ms(opt, w.ops())) +
-                                       " ms watchdog fired, after " + std::to_string(h.retries[o]) + " retries") +
+                                 : "was still retrying when the " + watchdog + " fired, after " +
+                                       std::to_string(h.retries[o]) + " retries") +
             ": " + w.impl->family->hang_cause(),
         int64_t(o), w.addr[o]);
   }

@@ -41,6 +41,11 @@ class Family {
   // generation and oracle); the isolated trial's deadline adds it
   // (pipeline/isolated.hpp trial_deadline).  0: none.
   virtual uint64_t host_code_ms(uint64_t ops) const { return 0; }
+  // How much longer than the trial's watchdog (`watchdog_ms`) a loop of
+  // `entry` that waits in a queue it sees moving may wait (a fair lock's
+  // FIFO hands on slowly under stress, yet is not stuck); the trial's host
+  // deadlines add it.  0: none.
+  virtual uint64_t queue_wait_ms(const Entry& entry, uint64_t watchdog_ms) const { return 0; }
   // What a bounded loop that gave up means in this family, in words.
   virtual const char* hang_cause() const { return "the loop does not terminate"; }
   // Whether hot addresses (ops, retries, cycles per element) mean something.

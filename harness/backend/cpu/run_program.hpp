@@ -51,6 +51,7 @@ bool run_cpu_program(const Workload& w, const Setup& s, const RunOptions& opt, H
   // Each worker counts its own CPU time from its start (prim::now_ns on the
   // host), so the deadline is the watchdog itself.
   g.deadline_ns = prim::deadline_after_ms(0, effective_watchdog_ms(opt, n));
+  g.queue_wait_ns = effective_queue_wait_ms(opt, w) * 1000000u;
   g.param = s.param;
 
   bool ok;

@@ -91,6 +91,7 @@ struct ProgramLaunch {
   StressPlan stress;
   uint64_t words = 0;  // the trial's memory, in elements
   uint64_t watchdog_ms = 0;
+  uint64_t queue_wait_ms = 0;  // a live queue's waiters may wait this much longer (Args::queue_wait_ns)
   size_t out_slots = 0, smem_bytes = 0;
   unsigned int* note = nullptr;  // stop_note()
 };
@@ -117,6 +118,7 @@ bool prepare_launch(const Workload& w, const Setup& s, const RunOptions& opt, bo
   L.out_slots = s.out_slots;
   L.smem_bytes = s.smem_bytes;
   L.watchdog_ms = effective_watchdog_ms(opt, n);
+  L.queue_wait_ms = effective_queue_wait_ms(opt, w);
   const std::vector<uint32_t>& key = s.key.empty() ? w.addr : s.key;
   auto& B = trial_buffers();
   AS_CUDA_TRY(B.key.ensure(n * 4));
@@ -163,6 +165,7 @@ bool prepare_launch(const Workload& w, const Setup& s, const RunOptions& opt, bo
   g.gave = B.gave.as<uint8_t>();
   g.rs = B.rs.as<prim::RetryShared>();
   g.budget = effective_retry_budget(opt, spec);
+  g.queue_wait_ns = L.queue_wait_ms * 1000000u;
   g.param = s.param;
   return true;
 }
@@ -217,7 +220,7 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
   }
   AS_CUDA_TRY(cudaGetLastError());  // a launch that did not start (configuration): no fault of the code
   AS_CUDA_TRY(cudaEventRecord(e1.e));
-  if (!wait_bounded(e1.e, launched, L.watchdog_ms, P::name, h.fault, error)) {
+  if (!wait_bounded(e1.e, launched, L.watchdog_ms + L.queue_wait_ms, P::name, h.fault, error)) {
     read_stop_note<P>(L, h, error);
     return false;
   }

@@ -24,6 +24,11 @@ class LockFamily final : public Family {
   const char* hang_cause() const override {
     return "the spin lock was never acquired (starvation, or a lock never released)";
   }
+  // A ticket lock serves its waiters in order: a waiter that sees other
+  // tickets served is slow, not starved, and may wait four watchdogs more.
+  uint64_t queue_wait_ms(const Entry& entry, uint64_t watchdog_ms) const override {
+    return entry.algo != nullptr && entry.algo->traits_as<algo::LockTraits>().ticket ? 4 * watchdog_ms : 0;
+  }
 
   // The lock words: per block with block-scope locks, else shared by the
   // blocks whose elements take the same lock.

@@ -1,0 +1,132 @@
+// A fair lock's waiter that sees its queue move is slow, not stuck
+// (Args::queue_wait_ns; algorithms/program.cuh queue_live).  Found on two
+// H200s: `fuzz --devices 0,1` called the correct ticket lock a HANG ("the
+// spin lock was never acquired") at its 1309 ms watchdog under heavy stress,
+// while other tickets were still being served.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "atomics_under_test/algorithms/program.cuh"
+#include "harness/backend/backend.hpp"
+#include "harness/pipeline/isolated.hpp"
+#include "harness/pipeline/run_trial.hpp"
+#include "harness/registry/family.hpp"
+#include "harness/registry/registry.hpp"
+#include "harness/workload/workload.hpp"
+
+using namespace atomstress;
+
+namespace {
+
+constexpr uint64_t kMs = 1000000;
+
+// Arguments whose deadline is `watchdog_ms` from now (this thread's clock,
+// as a cpu backend worker's) and whose waiters may wait `queue_ms` more.
+Args waiting_args(uint64_t watchdog_ms, uint64_t queue_ms) {
+  prim::set_host_interleave(0, false, 1);
+  // The worker's clock as if it had run 5 stalls already (modular: no wrap).
+  prim::host_interleave.cpu_start_ns -= 5 * kQueueStallNs;
+  Args g;
+  g.deadline_ns = prim::deadline_after_ms(prim::now_ns(), watchdog_ms);
+  g.queue_wait_ns = queue_ms * kMs;
+  g.budget = 100;
+  return g;
+}
+
+TEST(QueueWait, AMovingQueueKeepsItsWaiterUpToTheCapAndTheRetryBudgetCountsFromTheMove) {
+  const Args g = waiting_args(1, 4);  // the cap, 5 ms from now, comes before a stall (1 s)
+  prim::Retry r = make_retry(g);
+  r.count = 500;
+  const uint64_t moved = queue_live(r, g);
+  EXPECT_NE(moved, 0u);
+  EXPECT_EQ(r.deadline_ns, g.deadline_ns + g.queue_wait_ns);
+  EXPECT_EQ(r.budget, 600u);
+  r.gave_up = 2;  // the watchdog fired at the cap, the queue moving until then
+  EXPECT_EQ(queue_gave_up(r, moved), uint32_t(GaveUp::QueueTooSlow));
+}
+
+TEST(QueueWait, AQueueThatStopsMovingStillHangsAtAWatchdog) {
+  const Args g = waiting_args(1, 100000);  // a cap far past a stall
+  prim::Retry joined = make_retry(g);
+  queue_live(joined, g);  // joined the queue: a stall's time to see it move
+  EXPECT_GT(joined.deadline_ns, g.deadline_ns);
+  EXPECT_LE(joined.deadline_ns, prim::now_ns() + kQueueStallNs);
+  joined.gave_up = 2;  // never saw it move
+  EXPECT_EQ(queue_gave_up(joined, 0), uint32_t(GaveUp::Watchdog));
+  // Saw it move more than a stall ago: stuck since.
+  EXPECT_EQ(queue_gave_up(joined, prim::now_ns() - 2 * kQueueStallNs), uint32_t(GaveUp::Watchdog));
+  joined.gave_up = 1;  // its retry budget, since the last move
+  EXPECT_EQ(queue_gave_up(joined, prim::now_ns()), uint32_t(GaveUp::Budget));
+}
+
+TEST(QueueWait, WithoutAnAllowanceAMoveChangesNothing) {
+  const Args g = waiting_args(1, 0);
+  prim::Retry r = make_retry(g);
+  r.count = 500;
+  EXPECT_EQ(queue_live(r, g), 0u);
+  EXPECT_EQ(r.deadline_ns, g.deadline_ns);
+  EXPECT_EQ(r.budget, 100u);
+  r.gave_up = 2;
+  EXPECT_EQ(queue_gave_up(r, 0), uint32_t(GaveUp::Watchdog));
+}
+
+TEST(QueueWait, OnlyTheTicketLockWaitsForAMovingQueueAndTheHostWaitsWithIt) {
+  const Entry* ticket = find_impl("lock.ticket@native.add.u32");
+  const Entry* textbook = find_impl("lock.textbook@native.cas.u32");
+  const Entry* atomic = find_impl("native.add.i32");
+  ASSERT_TRUE(ticket && textbook && atomic);
+  EXPECT_EQ(ticket->family->queue_wait_ms(*ticket, 1309), 4 * 1309u);
+  EXPECT_EQ(textbook->family->queue_wait_ms(*textbook, 1309), 0u);
+  EXPECT_EQ(atomic->family->queue_wait_ms(*atomic, 1309), 0u);
+
+  RunOptions opt;
+  TrialSpec spec;
+  spec.impl = ticket->name;
+  spec.grid = 161;
+  spec.block = 32;
+  spec.ops_per_thread = 3;
+  const TrialDeadline d = trial_deadline(spec, opt);
+  EXPECT_EQ(d.watchdog_ms, effective_watchdog_ms(opt, spec.ops()));
+  EXPECT_EQ(d.queue_ms, 4 * d.watchdog_ms);
+  EXPECT_EQ(d.total_ms(), d.watchdog_ms + d.queue_ms + d.grace_ms);
+  spec.impl = textbook->name;
+  EXPECT_EQ(trial_deadline(spec, opt).queue_ms, 0u);
+}
+
+TEST(QueueWait, AWaiterOfAMovingQueueIsToldAsTooSlowNotAsALockNeverReleased) {
+  TrialSpec spec;
+  spec.impl = "lock.ticket@native.add.u32";
+  spec.grid = 1;
+  spec.block = 4;
+  spec.ops_per_thread = 2;
+  std::string error;
+  auto w = expand(spec, error);
+  ASSERT_TRUE(w) << error;
+  auto s = setup_trial(*w, error);
+  ASSERT_TRUE(s) << error;
+  RunOptions opt;
+  opt.knobs.cpu_threads = 2;
+  History h;
+  ASSERT_TRUE(run_workload(*w, *s, BackendKind::Cpu, opt, h, error)) << error;
+  ASSERT_GE(h.gave_up.size(), 3u);
+
+  auto judged = [&](GaveUp why) {
+    History stopped = h;
+    stopped.gave_up[2] = uint8_t(why);
+    Outcome out;
+    out.backend = BackendKind::Cpu;
+    EXPECT_FALSE(judge_on_host(*w, *s, stopped, opt, out));
+    EXPECT_EQ(out.verdict, Verdict::Hang);
+    return out.finding.explanation;
+  };
+  const std::string slow = judged(GaveUp::QueueTooSlow);
+  EXPECT_NE(slow.find("op #2 "), std::string::npos) << slow;
+  EXPECT_NE(slow.find("still waiting in a queue that kept moving"), std::string::npos) << slow;
+  EXPECT_NE(slow.find(std::to_string(effective_queue_wait_ms(opt, *w)) + " ms more"), std::string::npos) << slow;
+  EXPECT_EQ(slow.find("never"), std::string::npos) << slow;
+  const std::string stuck = judged(GaveUp::Watchdog);
+  EXPECT_NE(stuck.find("never acquired"), std::string::npos) << stuck;
+}
+
+}  // namespace
