@@ -401,6 +401,49 @@ TEST(CliSeeds, ATrialSeedFollowsTheNameNotTheCataloguePosition) {
   EXPECT_NE(other->seed, plan_trial(plan, entry, Pattern::Uniform, Space::Global, 0)->seed);
 }
 
+// On cuda, check's automatic plan runs a trial with every op on one global
+// word at one op per thread on half the grid (it was most of `check --all`'s
+// time); every other trial, the cpu plan and an explicit geometry keep theirs.
+// (The plan is host code: built here with the backend set by hand.)
+TEST(CliPlan, AOneWordTrialOnCudaRunsOneOpPerThreadOnHalfTheGrid) {
+  using namespace atomstress;
+  CheckOptions o;
+  o.impl = "cas.add.i32";
+  o.backend = "cpu";
+  CheckPlan plan;
+  std::string error;
+  ASSERT_TRUE(make_plan(o, plan, error)) << error;
+  ASSERT_TRUE(plan.auto_geometry);
+  const Entry& entry = *find_impl("cas.add.i32");
+  const auto cpu_single = plan_trial(plan, entry, Pattern::Single, Space::Global, 0);
+  ASSERT_TRUE(cpu_single);
+  EXPECT_EQ(cpu_single->grid, 4u);
+  EXPECT_EQ(cpu_single->ops_per_thread, 4u);
+
+  plan.backend = BackendKind::Cuda;
+  plan.opt.grid = 264;  // 2 x 132 SMs, 256 threads, 4 ops: make_plan's cuda defaults on an H100
+  plan.opt.block = 256;
+  for (uint32_t t = 0; t < 3; ++t) {
+    const auto single = plan_trial(plan, entry, Pattern::Single, Space::Global, t);
+    ASSERT_TRUE(single);
+    EXPECT_EQ(single->grid, 132u);
+    EXPECT_EQ(single->block, 256u);
+    EXPECT_EQ(single->ops_per_thread, 1u);
+    EXPECT_EQ(single->seed, trial_seed(o.seed, "cas.add.i32", Pattern::Single, Space::Global, t));
+    for (const auto& [p, s] : {std::pair{Pattern::Single, Space::Shared}, std::pair{Pattern::Uniform, Space::Global},
+                               std::pair{Pattern::PerBlock, Space::Global}}) {
+      const auto other = plan_trial(plan, entry, p, s, t);
+      ASSERT_TRUE(other);
+      EXPECT_EQ(other->grid, 264u);
+      EXPECT_EQ(other->ops_per_thread, 4u);
+    }
+  }
+  plan.auto_geometry = false;  // --grid, --block or --ops-per-thread given
+  const auto asked = plan_trial(plan, entry, Pattern::Single, Space::Global, 0);
+  EXPECT_EQ(asked->grid, 264u);
+  EXPECT_EQ(asked->ops_per_thread, 4u);
+}
+
 // The 16-bit float adds and the 64-bit inc/dec, with every form each fits,
 // pass `check` on the cpu backend (the warp forms are cuda only: SKIP), and
 // `list -v` states their specs.

@@ -28,9 +28,10 @@ void add_check_options(po::options_description& desc, CheckOptions& o) {
       ("all, or comma-separated: " + pattern_names_help()).c_str())(
       "space", po::value<std::string>(&o.space)->default_value("all"), "all, global or shared")(
       "grid", bounded<uint32_t>(&o.grid, 0, 0x7fffffffu)->default_value(0),
-      "blocks (0: 2 x SMs on cuda, 4 on cpu)")(
+      "blocks (0: 2 x SMs on cuda, SMs for a trial with every op on one global word; 4 on cpu)")(
       "block", bounded<uint32_t>(&o.block)->default_value(0), "threads per block, at most 1024 (0: 256 on cuda, 64 on cpu)")(
-      "ops-per-thread", bounded<uint32_t>(&o.ops_per_thread, 0, uint32_t(kMaxTrialOps))->default_value(0), "(0: 4)")(
+      "ops-per-thread", bounded<uint32_t>(&o.ops_per_thread, 0, uint32_t(kMaxTrialOps))->default_value(0),
+      "(0: 4; 1 on cuda for a trial with every op on one global word)")(
       "k", bounded<uint32_t>(&o.k, 0, kMaxK)->default_value(0), "addresses for the k-address patterns (0: vary)")(
       "dist", po::value<std::string>(&o.dist)->default_value("mixed"), "small, full or mixed")(
       "special", bounded<uint32_t>(nullptr, 0, 1000),
@@ -151,6 +152,19 @@ std::optional<TrialSpec> plan_trial(const CheckPlan& plan, const Entry& impl, Pa
   if (impl.algo && ((impl.limits.max_region_bytes != 0 && o.k == 0) ||
                     (impl.limits.max_ops != 0 && plan.auto_geometry)))
     apply_caps(spec, impl.limits);
+  // On cuda with the automatic geometry, a trial with every op on one global
+  // word runs one op per thread on half the grid (one block per SM): every
+  // SM still contends for the word, and the trial costs an eighth or less.
+  // Its cost is the word's serial throughput times the contenders (a CAS
+  // loop at the full grid retried about 2.5 G times, 2 s on an H100), and it
+  // was most of `check --all`'s time; a heavier run is a throughput test
+  // (profile), or asked for with --grid, --block or --ops-per-thread.  (The
+  // cpu backend's default grid has no such cost.)
+  if (plan.auto_geometry && plan.backend == BackendKind::Cuda && spec.pattern == Pattern::Single &&
+      spec.space == Space::Global) {
+    spec.ops_per_thread = 1;
+    spec.grid = std::max<uint32_t>(1, spec.grid / 2);
+  }
   return spec;
 }
 
