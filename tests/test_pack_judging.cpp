@@ -11,6 +11,7 @@
 
 #include "harness/backend/packed.hpp"
 #include "harness/pipeline/pack_judging.hpp"
+#include "harness/pipeline/run_packed.hpp"
 #include "harness/workload/workload.hpp"
 
 using namespace atomstress;
@@ -197,4 +198,62 @@ TEST(PackJudging, GaveUpIsTheHangRuleOrStoppedByAnother) {
   ASSERT_TRUE(out);
   EXPECT_EQ(out->verdict, Verdict::Hang);
   EXPECT_NE(out->why().find("op #5"), std::string::npos) << out->why();
+}
+
+// A pack's launches (run_packed.hpp group_launches): one entry each, every
+// expanded instance in exactly one, in spec order, at most kPackLaunchOps
+// ops; an entry's instances spread over the launch threads while a launch
+// keeps kPackMinLaunchOps ops.
+TEST(PackJudging, LaunchesHoldOneEntryEachSpreadOverTheLaunchThreads) {
+  std::vector<PackedTrial> trials;
+  auto add = [&](const char* impl, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      TrialSpec s;
+      s.impl = impl;
+      s.grid = 1;
+      s.block = 32;
+      s.pattern = Pattern::Uniform;
+      s.k = 4;
+      s.seed = trials.size();
+      std::string error;
+      PackedTrial t;
+      t.w = expand_shape(s, error);
+      ASSERT_TRUE(t.w) << error;
+      trials.push_back(std::move(t));
+    }
+  };
+  add("native.add.i32", 2048);
+  add("cas.add.i32", 100);
+  add("native.add.i32", 2048);
+  trials.emplace_back();  // not expanded: in no launch
+
+  auto check = [&](size_t spread, size_t native_launches) {
+    const auto launches = group_launches(trials, spread);
+    std::vector<int> seen(trials.size(), 0);
+    size_t native = 0;
+    for (const auto& l : launches) {
+      ASSERT_FALSE(l.empty());
+      const Entry* entry = trials[l.front()].w->impl;
+      uint64_t ops = 0;
+      for (size_t j = 0; j < l.size(); ++j) {
+        ++seen[l[j]];
+        EXPECT_EQ(trials[l[j]].w->impl, entry);
+        if (j > 0) EXPECT_LT(l[j - 1], l[j]);
+        ops += trials[l[j]].w->ops();
+      }
+      EXPECT_LE(ops, kPackLaunchOps);
+      if (std::string(entry->name) == "native.add.i32") {
+        ++native;
+        EXPECT_EQ(ops, 4096 * 32 / native_launches) << "spread " << spread;
+      } else {
+        EXPECT_EQ(ops, 100 * 32u);  // below kPackMinLaunchOps: one launch
+      }
+    }
+    for (size_t i = 0; i + 1 < trials.size(); ++i) EXPECT_EQ(seen[i], 1) << i;
+    EXPECT_EQ(seen.back(), 0);
+    EXPECT_EQ(native, native_launches) << "spread " << spread;
+  };
+  check(1, 2);   // 131072 ops: the kPackLaunchOps cap
+  check(4, 4);   // 32768 ops each
+  check(64, 16);  // kPackMinLaunchOps (8192) each
 }

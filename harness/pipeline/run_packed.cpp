@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <latch>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -10,6 +12,7 @@
 #include "harness/backend/packed.hpp"
 #include "harness/check/gpu_checker.hpp"
 #include "harness/pipeline/pack_judging.hpp"
+#include "harness/pipeline/trial_threads.hpp"
 
 namespace atomstress {
 
@@ -61,17 +64,41 @@ bool launch_gave_up(const std::vector<size_t>& members, const std::vector<Packed
   return false;
 }
 
-// The expanded trials' launches: one per entry and at most kPackLaunchOps
-// ops, in spec order.
-std::vector<std::vector<size_t>> group_launches(const std::vector<PackedTrial>& trials) {
+// Threads that run a pack's launches at once: each its own stream and
+// buffers (the cuda backend's are per thread).  A launch's plan, its
+// device judging and its instances' outcomes are host work of about a
+// microsecond an instance (docs/speed.md), which one thread did while the
+// GPU waited.  Two at least, so that one launch is judged while another runs.
+size_t launch_threads() {
+  const size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  return std::clamp<size_t>(hw / 2, 2, kPackLaunchThreads);
+}
+
+// The threads beside the caller's, started once and kept for the process
+// (never joined: their device buffers are allocated once, and are not freed
+// while the CUDA runtime shuts down at exit).
+TrialThreads& launch_pool() {
+  static TrialThreads* pool = new TrialThreads(launch_threads() - 1);
+  return *pool;
+}
+
+}  // namespace
+
+std::vector<std::vector<size_t>> group_launches(const std::vector<PackedTrial>& trials, size_t spread) {
   std::map<const Entry*, std::vector<size_t>> by_entry;
+  std::map<const Entry*, uint64_t> entry_ops;
   for (size_t i = 0; i < trials.size(); ++i)
-    if (trials[i].w) by_entry[trials[i].w->impl].push_back(i);
+    if (trials[i].w) {
+      by_entry[trials[i].w->impl].push_back(i);
+      entry_ops[trials[i].w->impl] += trials[i].w->ops();
+    }
   std::vector<std::vector<size_t>> launches;
   for (const auto& [entry, members] : by_entry) {
-    uint64_t ops = kPackLaunchOps;
+    const uint64_t share = (entry_ops[entry] + std::max<size_t>(spread, 1) - 1) / std::max<size_t>(spread, 1);
+    const uint64_t cap = std::clamp<uint64_t>(share, kPackMinLaunchOps, kPackLaunchOps);
+    uint64_t ops = cap;
     for (size_t i : members) {
-      if (ops + trials[i].w->ops() > kPackLaunchOps) {
+      if (ops + trials[i].w->ops() > cap) {
         launches.emplace_back();
         ops = 0;
       }
@@ -81,8 +108,6 @@ std::vector<std::vector<size_t>> group_launches(const std::vector<PackedTrial>& 
   }
   return launches;
 }
-
-}  // namespace
 
 uint64_t packed_launch_deadline_ms(const RunOptions& opt) { return effective_watchdog_ms(opt, kPackLaunchOps); }
 
@@ -110,9 +135,11 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
     trials[i].w = std::move(w);
     trials[i].s = std::move(s);
   });
-  const std::vector<std::vector<size_t>> launches = group_launches(trials);
-  // Launch n+1 runs while launch n is judged (the GPU and the host's cores
-  // overlap); a launch that failed as a whole judges nothing.  An instance
+  const size_t threads = launch_threads();
+  const std::vector<std::vector<size_t>> launches = group_launches(trials, threads);
+  // Each thread takes the next launch, runs it and judges it; the launches
+  // of the other threads run meanwhile (the GPU and the host's cores
+  // overlap).  A launch that failed as a whole judges nothing.  An instance
   // the device passed takes a moment: only those the host judges are spread
   // over its cores.
   auto judge_one = [&](size_t i) {
@@ -127,42 +154,65 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
     }
     parallel_for(on_host.size(), [&](size_t j) { judge_one(on_host[j]); });
   };
-  std::thread judging;
-  std::vector<PackItem> items;
+  std::mutex mu;  // guards what the threads share below
   std::map<const Entry*, bool> device_judging;
   std::set<const Entry*> gave_up;  // entries a launch of which had a loop give up
-  for (size_t l = 0; l < launches.size(); ++l) {
-    const auto& members = launches[l];
-    items.clear();
-    const Entry& entry = *trials[members.front()].w->impl;
-    if (gave_up.count(&entry)) {  // left to run alone (below)
-      if (launched) launched(l + 1, launches.size());
-      continue;
+  size_t done = 0;
+  bool context_lost = false;
+  std::atomic<size_t> next{0};
+  auto run_launches = [&] {
+    std::vector<PackItem> items;
+    for (;;) {
+      const size_t l = next.fetch_add(1);
+      if (l >= launches.size()) return;
+      const auto& members = launches[l];
+      const Entry& entry = *trials[members.front()].w->impl;
+      bool on_device = false;
+      {
+        std::lock_guard lock(mu);
+        if (context_lost) return;  // nothing more runs here
+        if (gave_up.count(&entry)) {  // left to run alone (below)
+          if (launched) launched(++done, launches.size());
+          continue;
+        }
+        on_device = packs_judged_on_device(opt.policy.checker,
+                                           [&] { return device_judging_supported(entry, device_judging); });
+      }
+      items.clear();
+      for (size_t i : members) {
+        trials[i].device_judged = on_device;
+        items.push_back(PackItem{&*trials[i].w, &*trials[i].s, &trials[i].h, on_device ? &trials[i].device : nullptr,
+                                 on_device ? &gpu_check::device_judge() : nullptr});
+      }
+      std::string error, lost;
+      const bool ran = entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);
+      {
+        std::lock_guard lock(mu);
+        if (launched) launched(++done, launches.size());
+        if (!ran) {
+          if (launch_error && launch_error->empty()) *launch_error = error;
+          if (cuda_context_lost(lost)) context_lost = true;
+          continue;  // these run alone
+        }
+        // A launch where a loop gave up is its entry's last: the same bug
+        // would hold every later launch of the entry to its deadline too (a
+        // loop that never ends stops only there), so the instances of its
+        // launches not yet started are left to run alone, as a pack that
+        // trapped leaves all of its instances.
+        if (launch_gave_up(members, trials)) gave_up.insert(&entry);
+      }
+      judge(members);
     }
-    const bool on_device =
-        packs_judged_on_device(opt.policy.checker, [&] { return device_judging_supported(entry, device_judging); });
-    for (size_t i : members) {
-      trials[i].device_judged = on_device;
-      items.push_back(PackItem{&*trials[i].w, &*trials[i].s, &trials[i].h, on_device ? &trials[i].device : nullptr,
-                               on_device ? &gpu_check::device_judge() : nullptr});
-    }
-    std::string error, lost;
-    const bool ran = entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);
-    if (launched) launched(l + 1, launches.size());
-    if (judging.joinable()) judging.join();
-    if (!ran) {
-      if (launch_error && launch_error->empty()) *launch_error = error;
-      if (cuda_context_lost(lost)) break;  // nothing more runs here
-      continue;                            // these run alone
-    }
-    // A launch where a loop gave up is its entry's last: the same bug would
-    // hold every later launch of the entry to its deadline too (a loop that
-    // never ends stops only there), so their instances are left to run
-    // alone, as a pack that trapped leaves all of its instances.
-    if (launch_gave_up(members, trials)) gave_up.insert(&entry);
-    judging = std::thread(judge, std::cref(members));
-  }
-  if (judging.joinable()) judging.join();
+  };
+  const size_t helpers = std::min(threads, launches.size()) - (launches.empty() ? 0 : 1);
+  std::latch helpers_done{std::ptrdiff_t(helpers)};
+  for (size_t t = 0; t < helpers; ++t)
+    launch_pool().submit([&] {
+      run_launches();
+      helpers_done.count_down();
+    });
+  run_launches();
+  helpers_done.wait();
   return results;
 }
 

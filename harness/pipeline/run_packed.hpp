@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/pipeline/pack_judging.hpp"
 #include "harness/pipeline/run_trial.hpp"
 
 namespace atomstress {
@@ -24,6 +25,10 @@ namespace atomstress {
 // launch's watchdog grows with its ops (effective_watchdog_ms: about 2.3 s
 // here), and a pack that hangs costs one launch's.
 inline constexpr uint64_t kPackLaunchOps = uint64_t(1) << 16;
+// An entry's instances are spread over this many launches run at once (on
+// as many host threads) while each launch keeps kPackMinLaunchOps ops.
+inline constexpr size_t kPackLaunchThreads = 4;
+inline constexpr uint64_t kPackMinLaunchOps = uint64_t(1) << 13;
 // The most time one launch of a pack may take in a worker: its watchdog.  A
 // worker says when each launch is done, so a supervisor waits this long per
 // launch, not for the whole pack at once.
@@ -39,6 +44,11 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
                                                       const RunOptions& opt, uint64_t seed,
                                                       const std::function<void(size_t, size_t)>& launched = {},
                                                       std::string* launch_error = nullptr);
+
+// A pack's launches, as indices into `trials` (those whose workload is set):
+// one entry each, in spec order, at most kPackLaunchOps ops; an entry's
+// instances spread over `spread` launches while each keeps kPackMinLaunchOps.
+std::vector<std::vector<size_t>> group_launches(const std::vector<PackedTrial>& trials, size_t spread);
 
 // Whether a spec would be packed (cuda, a single atomic with a packed
 // runner, small enough); false for a spec that does not expand.

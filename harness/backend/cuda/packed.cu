@@ -22,7 +22,7 @@ struct PackedBuffers {
   PinnedBuf h_key, h_x, h_y, h_mem, h_old, h_retries, h_gave;
 };
 PackedBuffers& packed_buffers() {
-  static PackedBuffers b;
+  thread_local PackedBuffers b;  // per host thread, as trial_buffers(): run_packed_trials runs launches at once
   return b;
 }
 

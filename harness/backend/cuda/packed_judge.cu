@@ -130,7 +130,7 @@ struct JudgeBuffers {
   PinnedBuf h_init, h_elems, h_flags, h_total, h_max;
 };
 JudgeBuffers& judge_buffers() {
-  static JudgeBuffers b;  // as the packed runner's own buffers (packed.cu)
+  thread_local JudgeBuffers b;  // as the packed runner's own buffers (packed.cu)
   return b;
 }
 
