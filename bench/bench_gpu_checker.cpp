@@ -280,6 +280,18 @@ BENCHMARK_CAPTURE(BM_PackedInstances, host_judging, CheckerKind::Cpu)
 BENCHMARK_CAPTURE(BM_PackedInstances, gpu_judging, CheckerKind::Gpu)
     ->Arg(32)->Arg(256)->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// The same, GPU judging, with the pack's launches run N at once
+// (run_packed.hpp set_pack_launch_threads; the rows above: the automatic
+// choice, half the host's cores up to kPackLaunchThreads).
+void BM_PackedInstancesLaunchThreads(benchmark::State& st) {
+  atomstress::set_pack_launch_threads(size_t(st.range(1)));
+  BM_PackedInstances(st, CheckerKind::Gpu);
+  atomstress::set_pack_launch_threads(0);
+}
+BENCHMARK(BM_PackedInstancesLaunchThreads)
+    ->ArgNames({"block", "launch_threads"})->ArgsProduct({{32}, {1, 2, 4, 8}})
+    ->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -212,7 +212,13 @@ TEST(PackJudgingOnGpu, PerElementVerdictsAreEachElementAlone) {
 // later launches would each run to their deadline too, so their instances
 // come back unjudged (run alone by the caller, as when a pack traps).
 TEST(PackJudgingOnGpu, APackStopsAfterALaunchWhoseLoopGaveUp) {
-  std::vector<TrialSpec> specs(3 * kPackLaunchOps / 32);  // three launches of 32-op instances
+  // Sixteen full launches of 32-op instances, every one with a loop that
+  // never ends (NaN in a float-compare CAS loop); up to kPackLaunchThreads
+  // launches run at once.  Once one gave up, no further launch of the entry
+  // starts: those already running finish with their own HANGs, the rest are
+  // left to run alone.
+  const size_t per_launch = kPackLaunchOps / 32;
+  std::vector<TrialSpec> specs(16 * per_launch);
   uint64_t seed = 1;
   for (auto& s : specs) {
     s.impl = "buggy.float_compare.add.f32";
@@ -227,14 +233,15 @@ TEST(PackJudgingOnGpu, APackStopsAfterALaunchWhoseLoopGaveUp) {
   opt.knobs.retry_budget = 4096;
   opt.knobs.watchdog_ms = 2000;
   const auto results = run_packed_trials(specs, BackendKind::Cuda, opt, 5);
-  const size_t first_launch = kPackLaunchOps / 32;
-  size_t hangs = 0;
-  for (size_t i = 0; i < first_launch; ++i) hangs += results[i] && results[i]->verdict == Verdict::Hang;
-  EXPECT_GT(hangs, 0u) << "the first launch's own give-ups are its HANGs";
-  for (size_t i = first_launch; i < specs.size(); ++i)
-    ASSERT_FALSE(results[i].has_value()) << "instance " << i << " of a later launch ran";
-  std::printf("a pack that hung: %zu HANG in its first launch, %zu instances left to run alone\n", hangs,
-              specs.size() - first_launch);
+  size_t hangs = 0, judged = 0;
+  for (const auto& r : results) {
+    judged += r.has_value();
+    hangs += r && r->verdict == Verdict::Hang;
+  }
+  EXPECT_GT(hangs, 0u) << "the launches that ran: their own give-ups are their HANGs";
+  EXPECT_LE(judged, kPackLaunchThreads * per_launch) << "a launch started after one had given up";
+  std::printf("a pack that hung: %zu HANG in the launches that ran (at most %zu at once), %zu instances left to "
+              "run alone\n", hangs, kPackLaunchThreads, specs.size() - judged);
 }
 
 int main(int argc, char** argv) {

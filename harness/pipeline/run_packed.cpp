@@ -18,6 +18,14 @@ namespace atomstress {
 
 namespace {
 
+// Kept threads beside the caller's for the host's share of a pack
+// (expansion, host judging): started once, never joined (a thread created
+// per call cost more than the work of a small pack).
+TrialThreads& host_pool() {
+  static TrialThreads* pool = new TrialThreads(std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 16) - 1);
+  return *pool;
+}
+
 // fn(i) for i in [0, n) over the host's cores (at most 16 threads), in
 // batches: expanding and judging small trials is host work that scales.
 template <class Fn>
@@ -32,14 +40,18 @@ void parallel_for(size_t n, Fn&& fn) {
       for (size_t i = first; i < std::min(n, first + 16); ++i) fn(i);
     }
   };
-  std::vector<std::thread> pool;
-  try {
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  } catch (const std::exception&) {
-    // Fewer threads than asked: the ones started and this one do it all.
+  if (threads > 1) {
+    std::latch helpers_done{std::ptrdiff_t(threads - 1)};
+    for (size_t t = 1; t < threads; ++t)
+      host_pool().submit([&] {
+        work();
+        helpers_done.count_down();
+      });
+    work();
+    helpers_done.wait();
+    return;
   }
   work();
-  for (auto& t : pool) t.join();
 }
 
 // Whether the device can judge launches of the entry (gpu_checked.hpp: its
@@ -69,7 +81,9 @@ bool launch_gave_up(const std::vector<size_t>& members, const std::vector<Packed
 // device judging and its instances' outcomes are host work of about a
 // microsecond an instance (docs/speed.md), which one thread did while the
 // GPU waited.  Two at least, so that one launch is judged while another runs.
+std::atomic<size_t> launch_threads_setting{0};
 size_t launch_threads() {
+  if (const size_t set = launch_threads_setting.load(); set != 0) return set;
   const size_t hw = std::max(1u, std::thread::hardware_concurrency());
   return std::clamp<size_t>(hw / 2, 2, kPackLaunchThreads);
 }
@@ -78,7 +92,7 @@ size_t launch_threads() {
 // (never joined: their device buffers are allocated once, and are not freed
 // while the CUDA runtime shuts down at exit).
 TrialThreads& launch_pool() {
-  static TrialThreads* pool = new TrialThreads(launch_threads() - 1);
+  static TrialThreads* pool = new TrialThreads(kPackLaunchThreads - 1);
   return *pool;
 }
 
@@ -107,6 +121,10 @@ std::vector<std::vector<size_t>> group_launches(const std::vector<PackedTrial>& 
     }
   }
   return launches;
+}
+
+void set_pack_launch_threads(size_t threads) {
+  launch_threads_setting.store(std::min<size_t>(threads, kPackLaunchThreads));
 }
 
 uint64_t packed_launch_deadline_ms(const RunOptions& opt) { return effective_watchdog_ms(opt, kPackLaunchOps); }

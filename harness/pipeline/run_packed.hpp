@@ -25,9 +25,10 @@ namespace atomstress {
 // launch's watchdog grows with its ops (effective_watchdog_ms: about 2.3 s
 // here), and a pack that hangs costs one launch's.
 inline constexpr uint64_t kPackLaunchOps = uint64_t(1) << 16;
-// An entry's instances are spread over this many launches run at once (on
-// as many host threads) while each launch keeps kPackMinLaunchOps ops.
-inline constexpr size_t kPackLaunchThreads = 4;
+// An entry's instances are spread over as many launches as run at once (on
+// as many host threads: half the host's cores, 2 to kPackLaunchThreads)
+// while each launch keeps kPackMinLaunchOps ops.
+inline constexpr size_t kPackLaunchThreads = 8;
 inline constexpr uint64_t kPackMinLaunchOps = uint64_t(1) << 13;
 // The most time one launch of a pack may take in a worker: its watchdog.  A
 // worker says when each launch is done, so a supervisor waits this long per
@@ -49,6 +50,10 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
 // one entry each, in spec order, at most kPackLaunchOps ops; an entry's
 // instances spread over `spread` launches while each keeps kPackMinLaunchOps.
 std::vector<std::vector<size_t>> group_launches(const std::vector<PackedTrial>& trials, size_t spread);
+
+// Launches run at once from now on, 1 to kPackLaunchThreads (0: half the
+// host's cores, 2 to kPackLaunchThreads): a benchmark's sweep.
+void set_pack_launch_threads(size_t threads);
 
 // Whether a spec would be packed (cuda, a single atomic with a packed
 // runner, small enough); false for a spec that does not expand.
