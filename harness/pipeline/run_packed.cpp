@@ -96,6 +96,120 @@ TrialThreads& launch_pool() {
   return *pool;
 }
 
+// Every spec expanded where it packs (over the host's cores); the others
+// keep no workload.
+std::vector<PackedTrial> expand_all(std::span<const TrialSpec> specs) {
+  std::vector<PackedTrial> trials(specs.size());
+  parallel_for(specs.size(), [&](size_t i) {
+    std::string error;
+    auto w = expand_shape(specs[i], error);
+    if (!w || !packable(*w)) return;
+    expand_arrays(*w);
+    auto s = w->impl->family->setup(*w, error);
+    if (!s) return;
+    trials[i].w = std::move(w);
+    trials[i].s = std::move(s);
+  });
+  return trials;
+}
+
+// One call's launches, run by several threads at once (run_launches on
+// each): what they share, and each launch's steps.
+struct PackRun {
+  PackRun(std::span<const TrialSpec> specs_, BackendKind backend_, const RunOptions& opt_, uint64_t seed_,
+          const std::function<void(size_t, size_t)>& launched_, std::string* launch_error_,
+          std::vector<std::optional<Outcome>>& results_, std::vector<PackedTrial> trials_)
+      : specs(specs_), backend(backend_), opt(opt_), seed(seed_), launched(launched_), launch_error(launch_error_),
+        results(results_), trials(std::move(trials_)) {}
+
+  std::span<const TrialSpec> specs;
+  BackendKind backend;
+  const RunOptions& opt;
+  uint64_t seed;
+  const std::function<void(size_t, size_t)>& launched;
+  std::string* launch_error;
+  std::vector<std::optional<Outcome>>& results;
+  std::vector<PackedTrial> trials;
+  std::vector<std::vector<size_t>> launches;
+
+  std::mutex mu;  // guards the members below
+  std::map<const Entry*, bool> device_judging;
+  std::set<const Entry*> gave_up;  // entries a launch of which had a loop give up
+  size_t done = 0;
+  bool context_lost = false;
+  std::atomic<size_t> next{0};
+
+  void run_launches() {
+    std::vector<PackItem> items;
+    for (size_t l = next.fetch_add(1); l < launches.size(); l = next.fetch_add(1)) {
+      const auto& members = launches[l];
+      const Entry& entry = *trials[members.front()].w->impl;
+      bool on_device = false;
+      const Start start = may_start(entry, on_device);
+      if (start == Start::Stop) return;  // the context was lost: nothing more runs here
+      if (start == Start::Skip) continue;  // left to run alone
+      items.clear();
+      for (size_t i : members) {
+        trials[i].device_judged = on_device;
+        items.push_back(PackItem{&*trials[i].w, &*trials[i].s, &trials[i].h, on_device ? &trials[i].device : nullptr,
+                                 on_device ? &gpu_check::device_judge() : nullptr});
+      }
+      std::string error;
+      const bool ran = entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);
+      if (ended(entry, members, ran, error)) judge(members);
+    }
+  }
+
+  // Whether a launch of `entry` may start (not after the context was lost,
+  // nor after a launch of the entry gave up), and whether the device judges it.
+  enum class Start { Run, Skip, Stop };
+  Start may_start(const Entry& entry, bool& on_device) {
+    std::lock_guard lock(mu);
+    if (context_lost) return Start::Stop;
+    if (gave_up.count(&entry)) {
+      if (launched) launched(++done, launches.size());
+      return Start::Skip;
+    }
+    on_device = packs_judged_on_device(opt.policy.checker, [&] { return device_judging_supported(entry, device_judging); });
+    return Start::Run;
+  }
+
+  // A launch ended: whether its instances are to be judged (a launch that
+  // failed as a whole judges nothing: they run alone).
+  bool ended(const Entry& entry, const std::vector<size_t>& members, bool ran, const std::string& error) {
+    std::lock_guard lock(mu);
+    if (launched) launched(++done, launches.size());
+    if (!ran) {
+      if (launch_error && launch_error->empty()) *launch_error = error;
+      std::string lost;
+      if (cuda_context_lost(lost)) context_lost = true;
+      return false;
+    }
+    // A launch where a loop gave up is its entry's last to start: the same
+    // bug would hold every later launch of the entry to its deadline too (a
+    // loop that never ends stops only there), so the instances of its
+    // launches not yet started are left to run alone, as a pack that
+    // trapped leaves all of its instances.
+    if (launch_gave_up(members, trials)) gave_up.insert(&entry);
+    return true;
+  }
+
+  // An instance the device passed takes a moment: only those the host
+  // judges are spread over its cores.
+  void judge(const std::vector<size_t>& members) {
+    auto judge_one = [&](size_t i) {
+      results[i] = judge_packed_trial(specs[i], trials[i], backend, opt);
+      trials[i] = PackedTrial{};  // its arrays are no longer needed
+    };
+    std::vector<size_t> on_host;
+    for (const size_t i : members) {
+      if (host_judges(trials[i].device_judged ? &trials[i].device : nullptr, opt.policy.checker)) on_host.push_back(i);
+      else judge_one(i);
+    }
+    parallel_for(on_host.size(), [&](size_t j) { judge_one(on_host[j]); });
+  }
+};
+
 }  // namespace
 
 std::vector<std::vector<size_t>> group_launches(const std::vector<PackedTrial>& trials, size_t spread) {
@@ -142,94 +256,20 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
                                                       std::string* launch_error) {
   std::vector<std::optional<Outcome>> results(specs.size());
   if (backend != BackendKind::Cuda || specs.empty()) return results;
-  std::vector<PackedTrial> trials(specs.size());
-  parallel_for(specs.size(), [&](size_t i) {
-    std::string error;
-    auto w = expand_shape(specs[i], error);
-    if (!w || !packable(*w)) return;
-    expand_arrays(*w);
-    auto s = w->impl->family->setup(*w, error);
-    if (!s) return;
-    trials[i].w = std::move(w);
-    trials[i].s = std::move(s);
-  });
+  PackRun run{specs, backend, opt, seed, launched, launch_error, results, expand_all(specs)};
   const size_t threads = launch_threads();
-  const std::vector<std::vector<size_t>> launches = group_launches(trials, threads);
+  run.launches = group_launches(run.trials, threads);
   // Each thread takes the next launch, runs it and judges it; the launches
   // of the other threads run meanwhile (the GPU and the host's cores
-  // overlap).  A launch that failed as a whole judges nothing.  An instance
-  // the device passed takes a moment: only those the host judges are spread
-  // over its cores.
-  auto judge_one = [&](size_t i) {
-    results[i] = judge_packed_trial(specs[i], trials[i], backend, opt);
-    trials[i] = PackedTrial{};  // its arrays are no longer needed
-  };
-  auto judge = [&](const std::vector<size_t>& members) {
-    std::vector<size_t> on_host;
-    for (const size_t i : members) {
-      if (host_judges(trials[i].device_judged ? &trials[i].device : nullptr, opt.policy.checker)) on_host.push_back(i);
-      else judge_one(i);
-    }
-    parallel_for(on_host.size(), [&](size_t j) { judge_one(on_host[j]); });
-  };
-  std::mutex mu;  // guards what the threads share below
-  std::map<const Entry*, bool> device_judging;
-  std::set<const Entry*> gave_up;  // entries a launch of which had a loop give up
-  size_t done = 0;
-  bool context_lost = false;
-  std::atomic<size_t> next{0};
-  auto run_launches = [&] {
-    std::vector<PackItem> items;
-    for (;;) {
-      const size_t l = next.fetch_add(1);
-      if (l >= launches.size()) return;
-      const auto& members = launches[l];
-      const Entry& entry = *trials[members.front()].w->impl;
-      bool on_device = false;
-      {
-        std::lock_guard lock(mu);
-        if (context_lost) return;  // nothing more runs here
-        if (gave_up.count(&entry)) {  // left to run alone (below)
-          if (launched) launched(++done, launches.size());
-          continue;
-        }
-        on_device = packs_judged_on_device(opt.policy.checker,
-                                           [&] { return device_judging_supported(entry, device_judging); });
-      }
-      items.clear();
-      for (size_t i : members) {
-        trials[i].device_judged = on_device;
-        items.push_back(PackItem{&*trials[i].w, &*trials[i].s, &trials[i].h, on_device ? &trials[i].device : nullptr,
-                                 on_device ? &gpu_check::device_judge() : nullptr});
-      }
-      std::string error, lost;
-      const bool ran = entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);
-      {
-        std::lock_guard lock(mu);
-        if (launched) launched(++done, launches.size());
-        if (!ran) {
-          if (launch_error && launch_error->empty()) *launch_error = error;
-          if (cuda_context_lost(lost)) context_lost = true;
-          continue;  // these run alone
-        }
-        // A launch where a loop gave up is its entry's last: the same bug
-        // would hold every later launch of the entry to its deadline too (a
-        // loop that never ends stops only there), so the instances of its
-        // launches not yet started are left to run alone, as a pack that
-        // trapped leaves all of its instances.
-        if (launch_gave_up(members, trials)) gave_up.insert(&entry);
-      }
-      judge(members);
-    }
-  };
-  const size_t helpers = std::min(threads, launches.size()) - (launches.empty() ? 0 : 1);
+  // overlap).
+  const size_t helpers = std::min(threads, run.launches.size()) - (run.launches.empty() ? 0 : 1);
   std::latch helpers_done{std::ptrdiff_t(helpers)};
   for (size_t t = 0; t < helpers; ++t)
     launch_pool().submit([&] {
-      run_launches();
+      run.run_launches();
       helpers_done.count_down();
     });
-  run_launches();
+  run.run_launches();
   helpers_done.wait();
   return results;
 }
