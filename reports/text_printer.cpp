@@ -31,6 +31,9 @@ void TextPrinter::do_record(const Record& r) {
   if (const auto* s = as<ImplSummary>(r)) summary(*s);
   else if (const auto* k = as<SkippedEntry>(r)) skipped(*k);
   else if (const auto* p = as<ReproSummary>(r)) repro(*p);
+  // Each entry's lines as it ends: piped into a CI log (or tee), a run
+  // killed later must not lose the verdicts already printed.
+  std::fflush(stdout);
 }
 
 void TextPrinter::summary(const ImplSummary& s) {
@@ -72,7 +75,6 @@ void TextPrinter::summary(const ImplSummary& s) {
                to_string(m.spec.space), m.spec.k);
     print_hotspot_table(m.hotspots, 8);
   }
-  std::fflush(stdout);
 }
 
 void TextPrinter::skipped(const SkippedEntry& s) {

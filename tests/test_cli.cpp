@@ -17,6 +17,8 @@
 #include "harness/pipeline/footprint.hpp"
 #include "harness/support/hash.hpp"
 #include "harness/workload/workload.hpp"
+#include "reports/results.hpp"
+#include "reports/text_printer.hpp"
 #include "run_program.hpp"
 
 namespace {
@@ -399,6 +401,40 @@ TEST(CliSeeds, ATrialSeedFollowsTheNameNotTheCataloguePosition) {
   // Different names give different trials.
   const auto other = plan_trial(plan, *find_impl("native.add.u32"), Pattern::Uniform, Space::Global, 0);
   EXPECT_NE(other->seed, plan_trial(plan, entry, Pattern::Uniform, Space::Global, 0)->seed);
+}
+
+// An entry's verdict lines reach standard output as the entry ends, not at
+// exit: a check piped into a CI log (or tee) and killed later keeps them.
+// The printer writes into a fully buffered pipe in a child that then exits
+// without flushing stdio (_exit): only what was written by then arrives.
+TEST(CliLog, AnEntrysVerdictLinesAreWrittenAsItEndsNotAtExit) {
+  using namespace atomstress;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    dup2(fds[1], STDOUT_FILENO);
+    static char buffer[1 << 16];
+    setvbuf(stdout, buffer, _IOFBF, sizeof buffer);  // as stdout into a pipe or a file
+    reports::ImplSummary s;
+    s.impl = find_impl("native.add.i32");
+    s.backend = BackendKind::Cpu;
+    s.trials = 1;
+    reports::TextPrinter printer(false, false);
+    printer.record(s);
+    _exit(0);  // as a kill -9 would: stdio's buffer is not written
+  }
+  close(fds[1]);
+  std::string out;
+  char chunk[4096];
+  for (ssize_t n; (n = read(fds[0], chunk, sizeof chunk)) > 0;) out.append(chunk, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_NE(out.find("PASS  native.add.i32"), std::string::npos) << "[" << out << "]";
 }
 
 // On cuda, check's automatic plan runs a trial with every op on one global
