@@ -232,14 +232,15 @@ BENCHMARK_CAPTURE(BM_SmallTrials, gpu_checker, CheckerKind::Gpu)->Arg(32)->Arg(2
 // a failing instance's history comes back), side by side.  gpu_busy: the
 // share of the wall time the GPU ran the code under test; gpu_judging: the
 // share it spent judging (host-timed, copies included); host_judged: the
-// share of instances the host judged.
+// share of instances the host judged; in_call and first_launch_ms: where a
+// batch's time goes (below).
 void BM_PackedInstances(benchmark::State& st, CheckerKind checker) {
   constexpr size_t kBatch = 4096;
   std::vector<atomstress::TrialSpec> specs(kBatch);
   atomstress::RunOptions opt;
   opt.policy.checker = checker;
   uint64_t seed = 1, instances = 0, ops = 0, host_judged = 0;
-  double run_ms = 0, judging_ms = 0;
+  double run_ms = 0, judging_ms = 0, call_ms = 0, first_launch_ms = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (auto _ : st) {
     for (auto& s : specs) {
@@ -251,7 +252,16 @@ void BM_PackedInstances(benchmark::State& st, CheckerKind checker) {
       s.seed = seed++;
     }
     std::string launch_error;
-    const auto results = atomstress::run_packed_trials(specs, atomstress::BackendKind::Cuda, opt, seed, {}, &launch_error);
+    const auto call = std::chrono::steady_clock::now();
+    bool first = true;
+    const auto results = atomstress::run_packed_trials(
+        specs, atomstress::BackendKind::Cuda, opt, seed,
+        [&](size_t, size_t) {
+          if (first) first_launch_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - call).count();
+          first = false;
+        },
+        &launch_error);
+    call_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - call).count();
     const size_t unjudged = size_t(std::count(results.begin(), results.end(), std::nullopt));
     for (const auto& r : results) {
       if (!r || r->verdict != atomstress::Verdict::Pass) {
@@ -274,6 +284,11 @@ void BM_PackedInstances(benchmark::State& st, CheckerKind checker) {
   st.counters["gpu_busy"] = wall_ms > 0 ? run_ms / wall_ms : 0;
   st.counters["gpu_judging"] = wall_ms > 0 ? judging_ms / wall_ms : 0;
   st.counters["host_judged"] = instances ? double(host_judged) / double(instances) : 0;
+  // Where a batch's time goes: inside run_packed_trials (the rest is this
+  // loop's spec set-up and results), and until its first launch had ended
+  // (expansion, one launch's plan, run and judging).
+  st.counters["in_call"] = wall_ms > 0 ? call_ms / wall_ms : 0;
+  st.counters["first_launch_ms"] = st.iterations() ? first_launch_ms / double(st.iterations()) : 0;
 }
 BENCHMARK_CAPTURE(BM_PackedInstances, host_judging, CheckerKind::Cpu)
     ->Arg(32)->Arg(256)->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
