@@ -26,6 +26,20 @@ TrialThreads& host_pool() {
   return *pool;
 }
 
+// fn() on the calling thread and on `helpers` threads of `pool` at once,
+// back when every call has returned.
+template <class Fn>
+void run_beside(TrialThreads& pool, size_t helpers, const Fn& fn) {
+  std::latch helpers_done{std::ptrdiff_t(helpers)};
+  for (size_t t = 0; t < helpers; ++t)
+    pool.submit([&] {
+      fn();
+      helpers_done.count_down();
+    });
+  fn();
+  helpers_done.wait();
+}
+
 // fn(i) for i in [0, n) over the host's cores (at most 16 threads), in
 // batches: expanding and judging small trials is host work that scales.
 template <class Fn>
@@ -40,18 +54,8 @@ void parallel_for(size_t n, Fn&& fn) {
       for (size_t i = first; i < std::min(n, first + 16); ++i) fn(i);
     }
   };
-  if (threads > 1) {
-    std::latch helpers_done{std::ptrdiff_t(threads - 1)};
-    for (size_t t = 1; t < threads; ++t)
-      host_pool().submit([&] {
-        work();
-        helpers_done.count_down();
-      });
-    work();
-    helpers_done.wait();
-    return;
-  }
-  work();
+  if (threads > 1) run_beside(host_pool(), threads - 1, work);
+  else work();
 }
 
 // Whether the device can judge launches of the entry (gpu_checked.hpp: its
@@ -263,14 +267,7 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
   // of the other threads run meanwhile (the GPU and the host's cores
   // overlap).
   const size_t helpers = std::min(threads, run.launches.size()) - (run.launches.empty() ? 0 : 1);
-  std::latch helpers_done{std::ptrdiff_t(helpers)};
-  for (size_t t = 0; t < helpers; ++t)
-    launch_pool().submit([&] {
-      run.run_launches();
-      helpers_done.count_down();
-    });
-  run.run_launches();
-  helpers_done.wait();
+  run_beside(launch_pool(), helpers, [&] { run.run_launches(); });
   return results;
 }
 
