@@ -16,6 +16,7 @@
 #include <set>
 
 #include "fuzz/shrink_spec.hpp"
+#include "harness/pipeline/isolated.hpp"
 #include "harness/backend/backend.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/kernel/case_phase.hpp"
@@ -401,6 +402,18 @@ TEST(KernelEntries, SkipOnTheCpuBackendWithTheirReason) {
   EXPECT_EQ(cpu_skip_reason(*e), "gpu only: a CUDA kernel: kernel entries run on the cuda backend only");
   ASSERT_NE(e->family, nullptr);
   EXPECT_STREQ(e->family->name(), "kernel");
+}
+
+// A user's kernel runs outside any call scope: no loop of it reports its
+// word (prim::Retry::saw), so no trial deadline of it waits for one
+// (Family::queue_wait_ms, tests/test_queue_wait.cpp).
+TEST(KernelEntries, NoLoopOfAKernelGoesOnPastItsWatchdog) {
+  const Entry* e = find_impl("test.kernel.real");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->family->queue_wait_ms(*e, 1309), 0u);
+  TrialSpec spec;
+  spec.impl = e->name;
+  EXPECT_EQ(trial_deadline(spec, RunOptions{}).queue_ms, 0u);
 }
 
 TEST(KernelEntries, TheKernelsKeywordSelectsTheCorrectKernelEntries) {

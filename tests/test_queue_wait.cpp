@@ -1,8 +1,12 @@
-// A fair lock's waiter that sees its queue move is slow, not stuck
-// (Args::queue_wait_ns; algorithms/program.cuh queue_live).  Found on two
-// H200s: `fuzz --devices 0,1` called the correct ticket lock a HANG ("the
-// spin lock was never acquired") at its 1309 ms watchdog under heavy stress,
-// while other tickets were still being served.
+// Loops that are slow, not stuck.  A fair lock's waiter that sees its queue
+// move (Args::queue_wait_ns; algorithms/program.cuh queue_live), and a
+// compare-and-swap loop that sees its word change (prim::Retry::saw), may go
+// on past the watchdog.  Found on two H200s: `fuzz --devices 0,1` called the
+// correct ticket lock a HANG ("the spin lock was never acquired") at its
+// 1309 ms watchdog under heavy stress, while other tickets were still being
+// served; and one-lane fuzz on an H200 called a correct atomic_ref add of
+// 210,180 ops on one word a HANG ("the loop does not terminate") at its
+// 5203 ms watchdog, while the same case alone ran in 1.4 s.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -71,14 +75,15 @@ TEST(QueueWait, WithoutAnAllowanceAMoveChangesNothing) {
   EXPECT_EQ(queue_gave_up(r, 0), uint32_t(GaveUp::Watchdog));
 }
 
-TEST(QueueWait, OnlyTheTicketLockWaitsForAMovingQueueAndTheHostWaitsWithIt) {
+TEST(QueueWait, EveryFamilyButKernelsLetsALiveLoopGoOnAndTheHostWaitsWithIt) {
   const Entry* ticket = find_impl("lock.ticket@native.add.u32");
   const Entry* textbook = find_impl("lock.textbook@native.cas.u32");
-  const Entry* atomic = find_impl("native.add.i32");
+  const Entry* atomic = find_impl("cas.add.i32");
   ASSERT_TRUE(ticket && textbook && atomic);
   EXPECT_EQ(ticket->family->queue_wait_ms(*ticket, 1309), 4 * 1309u);
-  EXPECT_EQ(textbook->family->queue_wait_ms(*textbook, 1309), 0u);
-  EXPECT_EQ(atomic->family->queue_wait_ms(*atomic, 1309), 0u);
+  EXPECT_EQ(textbook->family->queue_wait_ms(*textbook, 1309), 1309u);
+  EXPECT_EQ(atomic->family->queue_wait_ms(*atomic, 1309), 1309u);
+  // (A user's kernel gets none: KernelEntries.NoLoopOfAKernelGoesOnPastItsWatchdog.)
 
   RunOptions opt;
   TrialSpec spec;
@@ -90,8 +95,8 @@ TEST(QueueWait, OnlyTheTicketLockWaitsForAMovingQueueAndTheHostWaitsWithIt) {
   EXPECT_EQ(d.watchdog_ms, effective_watchdog_ms(opt, spec.ops()));
   EXPECT_EQ(d.queue_ms, 4 * d.watchdog_ms);
   EXPECT_EQ(d.total_ms(), d.watchdog_ms + d.queue_ms + d.grace_ms);
-  spec.impl = textbook->name;
-  EXPECT_EQ(trial_deadline(spec, opt).queue_ms, 0u);
+  spec.impl = atomic->name;
+  EXPECT_EQ(trial_deadline(spec, opt).queue_ms, d.watchdog_ms);
 }
 
 TEST(QueueWait, AWaiterOfAMovingQueueIsToldAsTooSlowNotAsALockNeverReleased) {
@@ -127,6 +132,105 @@ TEST(QueueWait, AWaiterOfAMovingQueueIsToldAsTooSlowNotAsALockNeverReleased) {
   EXPECT_EQ(slow.find("never"), std::string::npos) << slow;
   const std::string stuck = judged(GaveUp::Watchdog);
   EXPECT_NE(stuck.find("never acquired"), std::string::npos) << stuck;
+}
+
+// A loop's Retry with its deadline just passed and `cap_ms` of allowance
+// left (this thread's clock, as a cpu backend worker's).
+prim::Retry past_deadline(uint64_t cap_ms) {
+  prim::set_host_interleave(0, false, 1);
+  prim::host_interleave.cpu_start_ns -= 5 * prim::kLiveStallNs;
+  prim::Retry r;
+  const uint64_t now = prim::now_ns();
+  r.deadline_ns = now - 1;
+  r.live_cap_ns = cap_ms ? now + cap_ms * kMs : 0;
+  r.count = 63;  // the next again() checks the deadline
+  return r;
+}
+
+TEST(LiveLoop, ACasLoopThatSawItsWordChangeGoesOnAStallAtATime) {
+  prim::Retry r = past_deadline(100000);
+  r.saw(7);
+  r.saw(9);  // another op's success came between two of its attempts
+  const uint64_t before = prim::now_ns();
+  EXPECT_TRUE(r.again());
+  EXPECT_EQ(r.gave_up, 0u);
+  EXPECT_GE(r.deadline_ns, before + prim::kLiveStallNs);
+  EXPECT_LE(r.deadline_ns, prim::now_ns() + prim::kLiveStallNs);
+  EXPECT_EQ(r.moved, 0u);  // each check asks again
+}
+
+TEST(LiveLoop, ALoopWhoseWordStandsStillGivesUpAtItsDeadline) {
+  prim::Retry r = past_deadline(100000);
+  r.saw(7);
+  r.saw(7);
+  r.moved = 0;  // only the same word since the last check: a wrong compare, a NaN
+  r.saw(7);
+  EXPECT_FALSE(r.again());
+  EXPECT_EQ(r.gave_up, uint32_t(GaveUp::Watchdog));
+}
+
+TEST(LiveLoop, ALoopStillMovingAtItsCapIsTooSlowNotStuck) {
+  prim::Retry r = past_deadline(0);
+  r.live_cap_ns = r.deadline_ns;  // the allowance is spent
+  r.saw(1);
+  r.saw(2);
+  EXPECT_FALSE(r.again());
+  EXPECT_EQ(r.gave_up, uint32_t(GaveUp::WordKeptMoving));
+  EXPECT_TRUE(gave_up_by_itself(uint8_t(r.gave_up)));
+}
+
+TEST(LiveLoop, WithoutAnAllowanceAMovingWordChangesNothing) {
+  prim::Retry r = past_deadline(0);  // a packed instance's loops: no allowance
+  r.saw(1);
+  r.saw(2);
+  EXPECT_FALSE(r.again());
+  EXPECT_EQ(r.gave_up, uint32_t(GaveUp::Watchdog));
+}
+
+TEST(LiveLoop, MakeRetryCapsALiveLoopAtTheWatchdogPlusTheAllowance) {
+  Args g;
+  g.deadline_ns = 1000;
+  g.queue_wait_ns = 500;
+  EXPECT_EQ(make_retry(g).live_cap_ns, 1500u);
+  g.queue_wait_ns = 0;
+  EXPECT_EQ(make_retry(g).live_cap_ns, 0u);
+  g.queue_wait_ns = UINT64_MAX;  // saturates
+  EXPECT_EQ(make_retry(g).live_cap_ns, UINT64_MAX);
+}
+
+// (The false HANG itself is timing: on the cpu backend, `check --impl
+// cas.add.i32 --backend cpu --grid 4 --block 64 --ops-per-thread 16
+// --watchdog-ms 4 --yield 1000 --cpu-threads 64 --pattern single` was a HANG
+// "the loop does not terminate" and passes on an idle host, but a loaded
+// one stretches any such run; device-suite's live-loops step replays the
+// GPU's case, before and after.)
+
+TEST(LiveLoop, ALiveLoopThatGaveUpIsToldAsTooSlowNotAsNeverEnding) {
+  TrialSpec spec;
+  spec.impl = "cas.add.i32";
+  spec.grid = 1;
+  spec.block = 4;
+  spec.ops_per_thread = 2;
+  std::string error;
+  auto w = expand(spec, error);
+  ASSERT_TRUE(w) << error;
+  auto s = setup_trial(*w, error);
+  ASSERT_TRUE(s) << error;
+  RunOptions opt;
+  opt.knobs.cpu_threads = 2;
+  History h;
+  ASSERT_TRUE(run_workload(*w, *s, BackendKind::Cpu, opt, h, error)) << error;
+  ASSERT_GE(h.gave_up.size(), 3u);
+  h.gave_up[2] = uint8_t(GaveUp::WordKeptMoving);
+  Outcome out;
+  out.backend = BackendKind::Cpu;
+  EXPECT_FALSE(judge_on_host(*w, *s, h, opt, out));
+  EXPECT_EQ(out.verdict, Verdict::Hang);
+  const std::string why = out.finding.explanation;
+  EXPECT_NE(why.find("op #2 "), std::string::npos) << why;
+  EXPECT_NE(why.find("a word that kept changing"), std::string::npos) << why;
+  EXPECT_NE(why.find(std::to_string(effective_queue_wait_ms(opt, *w)) + " ms more"), std::string::npos) << why;
+  EXPECT_EQ(why.find("does not terminate"), std::string::npos) << why;
 }
 
 }  // namespace

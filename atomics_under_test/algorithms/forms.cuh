@@ -351,7 +351,9 @@ struct ArgBest {
         M cur = prim::load(best);
         while (beats(v, idx, cur)) {
           const M seen = A{}(best, mine, cur, r);
-          if (seen == cur || !r.again()) break;
+          if (seen == cur) break;
+          r.saw(seen);
+          if (!r.again()) break;
           cur = seen;
         }
       } else {

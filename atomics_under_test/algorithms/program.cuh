@@ -27,9 +27,10 @@ struct Args {
   prim::RetryShared* rs = nullptr;
   uint32_t budget = 1u << 20;
   uint64_t deadline_ns = 0;
-  // How much longer than deadline_ns a loop that waits in a queue it sees
-  // moving (a ticket lock's FIFO) may wait: such a loop is slow, not stuck
-  // (queue_live).  0: none.
+  // How much longer than deadline_ns a loop that sees its queue (a ticket
+  // lock's FIFO, queue_live) or its compare-and-swap's word
+  // (prim::Retry::saw) keep moving may go on: such a loop is slow, not
+  // stuck.  0: none.
   uint64_t queue_wait_ns = 0;
   uint32_t param = 0;             // per family: accumulators, bins or locks per block
 };
@@ -42,10 +43,12 @@ AS_HD AS_FI prim::Retry make_retry(const Args& g) {
   r.budget = g.budget;
   r.shared = g.rs;
   r.deadline_ns = g.deadline_ns;
+  if (g.queue_wait_ns != 0 && g.deadline_ns != 0)
+    r.live_cap_ns = g.deadline_ns > UINT64_MAX - g.queue_wait_ns ? UINT64_MAX : g.deadline_ns + g.queue_wait_ns;
   return r;
 }
 // A waiter that sees no movement of its queue for this long is stuck.
-inline constexpr uint64_t kQueueStallNs = 1000000000ull;
+inline constexpr uint64_t kQueueStallNs = prim::kLiveStallNs;
 
 // A loop waiting in a queue joined it, or saw it move (a ticket lock served
 // another ticket): the queue is live, so the loop's deadline is

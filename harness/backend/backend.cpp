@@ -53,7 +53,8 @@ uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops) {
 
 bool gave_up_by_itself(uint8_t recorded) {
   const auto why = static_cast<GaveUp>(recorded & ~kBlockScopeBit);
-  return why == GaveUp::Budget || why == GaveUp::Watchdog || why == GaveUp::QueueTooSlow;
+  return why == GaveUp::Budget || why == GaveUp::Watchdog || why == GaveUp::QueueTooSlow ||
+         why == GaveUp::WordKeptMoving;
 }
 
 uint64_t effective_queue_wait_ms(const RunOptions& o, const Workload& w) {

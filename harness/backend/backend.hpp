@@ -22,9 +22,11 @@ namespace atomstress {
 struct Finding;
 
 // Why an op's loop gave up.  QueueTooSlow: it waited in a queue that kept
-// moving (a ticket lock's FIFO) until the watchdog and the queue's allowance
-// (effective_queue_wait_ms) had both passed; Aborted: another loop gave up.
-enum class GaveUp : uint8_t { No = 0, Budget = 1, Watchdog = 2, Aborted = 3, QueueTooSlow = 4 };
+// moving (a ticket lock's FIFO) until the watchdog and the allowance
+// (effective_queue_wait_ms) had both passed; WordKeptMoving: a
+// compare-and-swap loop whose word kept changing (other ops succeeding)
+// until then (prim::Retry::saw); Aborted: another loop gave up.
+enum class GaveUp : uint8_t { No = 0, Budget = 1, Watchdog = 2, Aborted = 3, QueueTooSlow = 4, WordKeptMoving = 5 };
 // Whether the loop gave up by itself (a hang of its own), not because
 // another did.
 bool gave_up_by_itself(uint8_t recorded);
@@ -149,9 +151,9 @@ uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);
 inline constexpr uint32_t kLoneThreadRetryBudget = 4096;
 uint32_t effective_retry_budget(const RunOptions& o, const TrialSpec& spec);
 
-// How much longer than its watchdog a loop of `w` that waits in a queue it
-// sees moving may wait (Args::queue_wait_ns; the family's queue_wait_ms).
-// The host's own deadlines for the trial add it.
+// How much longer than its watchdog a loop of `w` that sees its queue or its
+// word keep moving may go on (Args::queue_wait_ns; the family's
+// queue_wait_ms).  The host's own deadlines for the trial add it.
 uint64_t effective_queue_wait_ms(const RunOptions& o, const Workload& w);
 
 // Whether a CUDA device is present and usable; `why` says why not.

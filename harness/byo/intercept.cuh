@@ -38,8 +38,11 @@
       case prim::CasCall::ReleaseAsCompare: return compare;                               \
       case prim::CasCall::ReleaseAsZero: { T zero{}; return zero; }                       \
     }                                                                                     \
-    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return ::NAME(p, compare, val);),                    \
-                      (return prim::cas(p, compare, val);))                               \
+    T found{};                                                                            \
+    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (found = ::NAME(p, compare, val);),                   \
+                      (found = prim::cas(p, compare, val);))                              \
+    prim::intercepted_cas_saw(found);                                                     \
+    return found;                                                                         \
   }
 
 // Each intrinsic in its three scopes: device (plain), block, system.

@@ -69,7 +69,9 @@ struct InterceptedRef : Base {
   AS_HD auto NAME(T& expected, T desired, O... order) const                                                   \
       -> decltype(std::declval<const B&>().NAME(expected, desired, order...)) {                               \
     if (prim::intercepted_cas_call(Narrow) != prim::CasCall::Run) return true; /* gave up: released, a success */ \
-    return static_cast<const B&>(*this).NAME(expected, desired, order...);                                    \
+    const bool swapped = static_cast<const B&>(*this).NAME(expected, desired, order...);                      \
+    prim::intercepted_cas_saw(expected); /* the value it found, either way */                                 \
+    return swapped;                                                                                           \
   }
   // A float add on the host as the GPU does it.  libcu++ maps a float
   // fetch_add to atom.add.f32 on the device, which flushes subnormals in

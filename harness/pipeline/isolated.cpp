@@ -591,7 +591,7 @@ Outcome deadline_passed(Outcome out, const TrialDeadline& d, const std::optional
   // In a launch, the launch's own bound (TrialDeadline::bound_ms): no host-code allowance.
   const bool in_launch = phase && phase->phase == kernel::CasePhase::Launch;
   const std::string host =
-      (d.queue_ms ? fmt::format(", {} ms for a moving queue", d.queue_ms) : std::string()) +
+      (d.queue_ms ? fmt::format(", {} ms for loops that kept moving", d.queue_ms) : std::string()) +
       (d.host_code_ms && !in_launch ? fmt::format(" and {} ms for host code", d.host_code_ms) : "");
   const std::string where = phase ? fmt::format("; kernel entry '{}' was {}", phase->entry, kernel::describe(*phase)) : "";
   return with_finding(std::move(out), Verdict::Hang, FindingKind::Hang,

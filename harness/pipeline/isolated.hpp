@@ -76,8 +76,8 @@ uint64_t isolation_grace_ms(uint64_t ops);
 // worker: the trial's watchdog (effective_watchdog_ms), the isolation
 // grace, and the entry's host-code allowance (Family::host_code_ms: a
 // kernel entry's property runs host code that no watchdog bounds), and the
-// time its loops may wait in a queue they see moving (queue_ms:
-// Family::queue_wait_ms, a ticket lock's waiters).
+// time its loops may go on while they see their queue or word move
+// (queue_ms: Family::queue_wait_ms).
 struct TrialDeadline {
   uint64_t watchdog_ms = 0, grace_ms = 0, host_code_ms = 0, queue_ms = 0;
   uint64_t total_ms() const { return watchdog_ms + queue_ms + grace_ms + host_code_ms; }

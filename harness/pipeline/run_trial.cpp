@@ -88,6 +88,16 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
                               "served until then, so the lock was being handed on and the trial is too slow for "
                               "its deadline, not shown stuck; a larger --watchdog-ms or fewer ops may let it finish",
                           int64_t(o), w.addr[o]);
+    // A compare-and-swap loop whose word kept changing: other ops were
+    // succeeding, so the trial is slow, and the loop is not shown stuck.
+    if (g == GaveUp::WordKeptMoving)
+      return make_finding(FindingKind::Hang,
+                          op + "was still retrying on a word that kept changing when the " + watchdog + " and " +
+                              std::to_string(effective_queue_wait_ms(opt, w)) + " ms more for a live loop had "
+                              "passed, after " + std::to_string(h.retries[o]) + " retries: other ops were changing "
+                              "the word until then, so the trial is too slow for its deadline, not shown stuck; a "
+                              "larger --watchdog-ms or fewer ops may let it finish",
+                          int64_t(o), w.addr[o]);
     return make_finding(
         FindingKind::Hang,
         op +

@@ -149,7 +149,9 @@ AS_HD AS_FI T cas_loop(T* p, Retry& r, F f) {
   for (;;) {
     const U assumed = old;
     old = cas(w, assumed, bit_cast<U>(f(bit_cast<T>(assumed))));
-    if (old == assumed || !r.again()) break;
+    if (old == assumed) break;
+    r.saw(old);
+    if (!r.again()) break;
   }
   return bit_cast<T>(old);
 }

@@ -124,6 +124,19 @@ AS_HD AS_FI CasCall intercepted_cas_call(bool block_scope) {
   return s->releases % 2 == 1 ? CasCall::ReleaseAsCompare : CasCall::ReleaseAsZero;
 }
 
+// An intercepted compare-and-swap found `value` in memory: its loop saw it
+// (Retry::saw: a loop that keeps seeing its word change is live; of a value
+// wider than eight bytes, its first eight).
+template <class T>
+AS_HD AS_FI void intercepted_cas_saw(const T& value) {
+  CallScope* s = current_call_scope();
+  if (s == nullptr) return;
+  uint64_t word = 0;
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(&value);
+  for (unsigned i = 0; i < sizeof(T) && i < 8; ++i) word |= uint64_t(bytes[i]) << (8 * i);
+  s->retry->saw(word);
+}
+
 // An intercepted load, store or wait (libcu++'s atomic_ref) is about to run:
 // not a retry, but a loop of them is stopped at the trial's deadline (checked
 // every 256 polls: a clock read per poll would slow a correct spin).

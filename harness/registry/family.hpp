@@ -42,10 +42,12 @@ class Family {
   // (pipeline/isolated.hpp trial_deadline).  0: none.
   virtual uint64_t host_code_ms(uint64_t ops) const { return 0; }
   // How much longer than the trial's watchdog (`watchdog_ms`) a loop of
-  // `entry` that waits in a queue it sees moving may wait (a fair lock's
-  // FIFO hands on slowly under stress, yet is not stuck); the trial's host
-  // deadlines add it.  0: none.
-  virtual uint64_t queue_wait_ms(const Entry& entry, uint64_t watchdog_ms) const { return 0; }
+  // `entry` that sees its queue or its compare-and-swap's word keep moving
+  // may go on (a fair lock's FIFO, or one contended word, is handed on
+  // slowly under stress, yet is not stuck); the trial's host deadlines add
+  // it, so code that never returns is killed that much later too.  0: none.
+  // One watchdog by default.
+  virtual uint64_t queue_wait_ms(const Entry& entry, uint64_t watchdog_ms) const { return watchdog_ms; }
   // What a bounded loop that gave up means in this family, in words.
   virtual const char* hang_cause() const { return "the loop does not terminate"; }
   // Whether hot addresses (ops, retries, cycles per element) mean something.

@@ -25,9 +25,10 @@ class LockFamily final : public Family {
     return "the spin lock was never acquired (starvation, or a lock never released)";
   }
   // A ticket lock serves its waiters in order: a waiter that sees other
-  // tickets served is slow, not starved, and may wait four watchdogs more.
+  // tickets served is slow, not starved, and may wait four watchdogs more
+  // (the default, one, for the compare-and-swap loops of the other locks).
   uint64_t queue_wait_ms(const Entry& entry, uint64_t watchdog_ms) const override {
-    return entry.algo != nullptr && entry.algo->traits_as<algo::LockTraits>().ticket ? 4 * watchdog_ms : 0;
+    return entry.algo != nullptr && entry.algo->traits_as<algo::LockTraits>().ticket ? 4 * watchdog_ms : watchdog_ms;
   }
 
   // The lock words: per block with block-scope locks, else shared by the
