@@ -9,6 +9,7 @@
 // 5203 ms watchdog, while the same case alone ran in 1.4 s.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "atomics_under_test/algorithms/program.cuh"
@@ -99,24 +100,33 @@ TEST(QueueWait, EveryFamilyButKernelsLetsALiveLoopGoOnAndTheHostWaitsWithIt) {
   EXPECT_EQ(trial_deadline(spec, opt).queue_ms, d.watchdog_ms);
 }
 
-TEST(QueueWait, AWaiterOfAMovingQueueIsToldAsTooSlowNotAsALockNeverReleased) {
-  TrialSpec spec;
-  spec.impl = "lock.ticket@native.add.u32";
-  spec.grid = 1;
-  spec.block = 4;
-  spec.ops_per_thread = 2;
-  std::string error;
-  auto w = expand(spec, error);
-  ASSERT_TRUE(w) << error;
-  auto s = setup_trial(*w, error);
-  ASSERT_TRUE(s) << error;
+// A small trial of `impl` run on the cpu backend (one block of 4 threads, 2
+// ops each), whose op #2 is then said to have given up `why`: the hang
+// rule's words for it.
+struct GaveUpAtOp2 {
+  std::optional<Workload> w;
+  std::optional<Setup> s;
   RunOptions opt;
-  opt.knobs.cpu_threads = 2;
   History h;
-  ASSERT_TRUE(run_workload(*w, *s, BackendKind::Cpu, opt, h, error)) << error;
-  ASSERT_GE(h.gave_up.size(), 3u);
-
-  auto judged = [&](GaveUp why) {
+  explicit GaveUpAtOp2(const char* impl) {
+    TrialSpec spec;
+    spec.impl = impl;
+    spec.grid = 1;
+    spec.block = 4;
+    spec.ops_per_thread = 2;
+    std::string error;
+    w = expand(spec, error);
+    EXPECT_TRUE(w) << error;
+    if (w) s = setup_trial(*w, error);
+    EXPECT_TRUE(s) << error;
+    opt.knobs.cpu_threads = 2;
+    if (s) {
+      EXPECT_TRUE(run_workload(*w, *s, BackendKind::Cpu, opt, h, error)) << error;
+    }
+    EXPECT_GE(h.gave_up.size(), 3u);
+  }
+  std::string judged(GaveUp why) {
+    if (!s || h.gave_up.size() < 3) return "";
     History stopped = h;
     stopped.gave_up[2] = uint8_t(why);
     Outcome out;
@@ -124,13 +134,18 @@ TEST(QueueWait, AWaiterOfAMovingQueueIsToldAsTooSlowNotAsALockNeverReleased) {
     EXPECT_FALSE(judge_on_host(*w, *s, stopped, opt, out));
     EXPECT_EQ(out.verdict, Verdict::Hang);
     return out.finding.explanation;
-  };
-  const std::string slow = judged(GaveUp::QueueTooSlow);
+  }
+};
+
+TEST(QueueWait, AWaiterOfAMovingQueueIsToldAsTooSlowNotAsALockNeverReleased) {
+  GaveUpAtOp2 run("lock.ticket@native.add.u32");
+  ASSERT_TRUE(run.w);
+  const std::string slow = run.judged(GaveUp::QueueTooSlow);
   EXPECT_NE(slow.find("op #2 "), std::string::npos) << slow;
   EXPECT_NE(slow.find("still waiting in a queue that kept moving"), std::string::npos) << slow;
-  EXPECT_NE(slow.find(std::to_string(effective_queue_wait_ms(opt, *w)) + " ms more"), std::string::npos) << slow;
+  EXPECT_NE(slow.find(std::to_string(effective_queue_wait_ms(run.opt, *run.w)) + " ms more"), std::string::npos) << slow;
   EXPECT_EQ(slow.find("never"), std::string::npos) << slow;
-  const std::string stuck = judged(GaveUp::Watchdog);
+  const std::string stuck = run.judged(GaveUp::Watchdog);
   EXPECT_NE(stuck.find("never acquired"), std::string::npos) << stuck;
 }
 
@@ -206,30 +221,12 @@ TEST(LiveLoop, MakeRetryCapsALiveLoopAtTheWatchdogPlusTheAllowance) {
 // GPU's case, before and after.)
 
 TEST(LiveLoop, ALiveLoopThatGaveUpIsToldAsTooSlowNotAsNeverEnding) {
-  TrialSpec spec;
-  spec.impl = "cas.add.i32";
-  spec.grid = 1;
-  spec.block = 4;
-  spec.ops_per_thread = 2;
-  std::string error;
-  auto w = expand(spec, error);
-  ASSERT_TRUE(w) << error;
-  auto s = setup_trial(*w, error);
-  ASSERT_TRUE(s) << error;
-  RunOptions opt;
-  opt.knobs.cpu_threads = 2;
-  History h;
-  ASSERT_TRUE(run_workload(*w, *s, BackendKind::Cpu, opt, h, error)) << error;
-  ASSERT_GE(h.gave_up.size(), 3u);
-  h.gave_up[2] = uint8_t(GaveUp::WordKeptMoving);
-  Outcome out;
-  out.backend = BackendKind::Cpu;
-  EXPECT_FALSE(judge_on_host(*w, *s, h, opt, out));
-  EXPECT_EQ(out.verdict, Verdict::Hang);
-  const std::string why = out.finding.explanation;
+  GaveUpAtOp2 run("cas.add.i32");
+  ASSERT_TRUE(run.w);
+  const std::string why = run.judged(GaveUp::WordKeptMoving);
   EXPECT_NE(why.find("op #2 "), std::string::npos) << why;
   EXPECT_NE(why.find("a word that kept changing"), std::string::npos) << why;
-  EXPECT_NE(why.find(std::to_string(effective_queue_wait_ms(opt, *w)) + " ms more"), std::string::npos) << why;
+  EXPECT_NE(why.find(std::to_string(effective_queue_wait_ms(run.opt, *run.w)) + " ms more"), std::string::npos) << why;
   EXPECT_EQ(why.find("does not terminate"), std::string::npos) << why;
 }
 

@@ -52,16 +52,15 @@ inline constexpr uint64_t kQueueStallNs = prim::kLiveStallNs;
 
 // A loop waiting in a queue joined it, or saw it move (a ticket lock served
 // another ticket): the queue is live, so the loop's deadline is
-// kQueueStallNs from now (never past deadline_ns + queue_wait_ns) and its
-// retry budget counts from here.  A correct fair lock under heavy stress
+// kQueueStallNs from now (never past its live_cap_ns, deadline_ns +
+// queue_wait_ns) and its retry budget counts from here.  A correct fair lock under heavy stress
 // hands on slowly; only a queue that stops moving is a hang.  Returns the
 // time it read (0: no allowance, nothing changed).
 AS_HD AS_FI uint64_t queue_live(prim::Retry& r, const Args& g) {
-  if (g.queue_wait_ns == 0 || r.deadline_ns == 0) return 0;
-  const uint64_t cap = g.deadline_ns > UINT64_MAX - g.queue_wait_ns ? UINT64_MAX : g.deadline_ns + g.queue_wait_ns;
+  if (r.live_cap_ns == 0) return 0;  // no allowance (make_retry)
   const uint64_t now = prim::now_ns();
   const uint64_t stall = now > UINT64_MAX - kQueueStallNs ? UINT64_MAX : now + kQueueStallNs;
-  const uint64_t until = stall < cap ? stall : cap;
+  const uint64_t until = stall < r.live_cap_ns ? stall : r.live_cap_ns;
   if (until > r.deadline_ns) r.deadline_ns = until;
   r.budget = r.count > UINT32_MAX - g.budget ? UINT32_MAX : r.count + g.budget;
   return now;

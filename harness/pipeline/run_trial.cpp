@@ -78,26 +78,24 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
     const std::string op = "op #" + std::to_string(o) + " (thread " + std::to_string(w.thread_of(o)) + ", address " +
                            std::to_string(w.addr[o]) + ") ";
     const std::string watchdog = std::to_string(effective_watchdog_ms(opt, w.ops())) + " ms watchdog";
-    // A waiter whose queue kept moving to the end was handed on, slowly: say
-    // so, and not the family's cause (a lock never released, starvation).
+    // A loop that saw its queue or its word keep moving to the end was
+    // slow, not stuck: say so, and not the family's cause (a lock never
+    // released, starvation; a loop that never ends).
+    auto too_slow = [&](const std::string& doing, const std::string& allowance, const std::string& seen) {
+      return make_finding(FindingKind::Hang,
+                          op + "was still " + doing + " when the " + watchdog + " and " +
+                              std::to_string(effective_queue_wait_ms(opt, w)) + " ms more for " + allowance +
+                              " had passed, after " + std::to_string(h.retries[o]) + " retries: " + seen +
+                              " the trial is too slow for its deadline, not shown stuck; a larger --watchdog-ms or "
+                              "fewer ops may let it finish",
+                          int64_t(o), w.addr[o]);
+    };
     if (g == GaveUp::QueueTooSlow)
-      return make_finding(FindingKind::Hang,
-                          op + "was still waiting in a queue that kept moving when the " + watchdog + " and " +
-                              std::to_string(effective_queue_wait_ms(opt, w)) + " ms more for a moving queue had "
-                              "passed, after " + std::to_string(h.retries[o]) + " retries: it saw other tickets "
-                              "served until then, so the lock was being handed on and the trial is too slow for "
-                              "its deadline, not shown stuck; a larger --watchdog-ms or fewer ops may let it finish",
-                          int64_t(o), w.addr[o]);
-    // A compare-and-swap loop whose word kept changing: other ops were
-    // succeeding, so the trial is slow, and the loop is not shown stuck.
+      return too_slow("waiting in a queue that kept moving", "a moving queue",
+                      "it saw other tickets served until then, so the lock was being handed on and");
     if (g == GaveUp::WordKeptMoving)
-      return make_finding(FindingKind::Hang,
-                          op + "was still retrying on a word that kept changing when the " + watchdog + " and " +
-                              std::to_string(effective_queue_wait_ms(opt, w)) + " ms more for a live loop had "
-                              "passed, after " + std::to_string(h.retries[o]) + " retries: other ops were changing "
-                              "the word until then, so the trial is too slow for its deadline, not shown stuck; a "
-                              "larger --watchdog-ms or fewer ops may let it finish",
-                          int64_t(o), w.addr[o]);
+      return too_slow("retrying on a word that kept changing", "a live loop",
+                      "other ops were changing the word until then, so");
     return make_finding(
         FindingKind::Hang,
         op +
