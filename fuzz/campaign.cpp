@@ -196,9 +196,73 @@ bool run_packed_round(const CampaignConfig& cfg, CampaignResult& res, const rc::
   return true;
 }
 
+// Whether a round's specs run several at once (CampaignConfig::at_once).
+bool runs_at_once(const CampaignConfig& cfg) { return cfg.at_once != nullptr && cfg.at_once->capacity() > 1; }
+
+// The specs RapidCheck's round with `params` draws, in its order: the round
+// run with a property that only collects them (every case passes, so the
+// round draws params.maxSuccess specs at the sizes it would draw them).
+// Nullopt and `error` when the generator failed.
+std::optional<std::vector<TrialSpec>> draw_round_specs(const rc::Gen<TrialSpec>& gen,
+                                                       const rc::detail::TestParams& params, std::string& error) {
+  std::vector<TrialSpec> specs;
+  rc::detail::TestMetadata md;
+  md.id = "atomstress";
+  QuietListener quiet;
+  auto collect = [&] { specs.push_back(*gen); };
+  const auto r = rc::detail::checkProperty(rc::detail::toProperty(collect), md, params, quiet);
+  if (r.template is<rc::detail::Error>()) {
+    error = r.template get<rc::detail::Error>().description;
+    return std::nullopt;
+  }
+  return specs;
+}
+
+// A round at once: its specs' runs (each spec's --reruns in order, up to its
+// first failure) run several at once through cfg.at_once and are reported
+// in the round's order; the first failing spec is kept for shrinking.  The
+// budget and a signal end the round between specs (those already started
+// are finished, as one after another finishes the spec it is on).  Returns
+// whether one failed.
+bool run_round_at_once(const CampaignConfig& cfg, CampaignResult& res, const std::vector<TrialSpec>& specs,
+                       const Stopwatch& clock) {
+  std::vector<std::vector<TrialSpec>> groups;
+  for (const TrialSpec& s : specs) groups.emplace_back(std::max<uint32_t>(1, cfg.reruns), s);
+  properties::Evaluation ev;  // the spec being reported, as evaluate() would sum it
+  bool failed_any = false;
+  const RunAlone alone = [&](const TrialSpec& s) { return execute_trial(s, cfg.gen.backend, cfg.run); };
+  OrderedSink sink{[&](size_t, Outcome&& out) {
+                           ++ev.runs;
+                           ev.run_ms += out.run_ms;
+                           if (out.verdict == Verdict::Pass) return;
+                           ++ev.failures;
+                           ev.verdict = out.verdict;
+                           ev.why = out.why();
+                         },
+                         [&](size_t g, bool failed) {
+                           ++res.specs;
+                           count_runs(res, ev, specs[g]);
+                           if (cfg.on_evaluated) cfg.on_evaluated(ev.runs, ev.runs * specs[g].ops());
+                           if (failed) {
+                             failed_any = res.found = true;
+                             res.first = res.shrunk = specs[g];
+                             res.verdict = ev.verdict;
+                             res.why = ev.why;
+                             res.time_to_catch_s = clock.elapsed();
+                             return false;
+                           }
+                           ev = {};
+                           return !stop_requested(cfg) && clock.elapsed() <= cfg.budget_s;
+                         }};
+  sink.finish_started = true;  // what the GPU already ran is counted, not dropped
+  run_ordered(groups, *cfg.at_once, alone, sink);
+  return failed_any;
+}
+
 // The search: packed rounds (where the entries have packed runners) before
 // RapidCheck's rounds, until a failure, the budget, max_specs or a signal.
-// Returns whether the failure was found packed.
+// Returns whether the failure is to be shrunk from its spec alone (found
+// packed, or in a round at once: no generation history to walk).
 bool search(const CampaignConfig& cfg, CampaignResult& res, const Stopwatch& clock) {
   const auto gen = properties::gen_trial_spec(cfg.gen);
   SearchState st{cfg, res, clock};
@@ -207,32 +271,38 @@ bool search(const CampaignConfig& cfg, CampaignResult& res, const Stopwatch& clo
     check_spec(st, s);
   };
   const auto packed_gen = cfg.pack ? packed_generator(cfg.gen, cfg.gen.backend) : std::nullopt;
-  bool found_packed = false;
   rc::detail::TestMetadata md;
   md.id = "atomstress";
   for (uint64_t round = 0;
        !res.found && !stop_requested(cfg) && clock.elapsed() < cfg.budget_s && res.specs < cfg.max_specs; ++round) {
-    if (packed_gen && (found_packed = run_packed_round(cfg, res, *packed_gen, round, clock))) break;
+    if (packed_gen && run_packed_round(cfg, res, *packed_gen, round, clock)) return true;
     if (res.specs >= cfg.max_specs) break;
     rc::detail::TestParams params;
     params.seed = cfg.seed * 0x9e3779b97f4a7c15ull + round;
     params.maxSuccess = int(std::min<uint64_t>(20, cfg.max_specs - res.specs));
     params.maxSize = 100;
-    QuietListener quiet;
-    const auto r = rc::detail::checkProperty(rc::detail::toProperty(prop), md, params, quiet);
-    if (r.template is<rc::detail::Error>()) {
-      res.found = true;
-      res.verdict = Verdict::Error;
-      res.why = r.template get<rc::detail::Error>().description;
-      break;
+    std::string error;
+    if (runs_at_once(cfg)) {
+      const auto specs = draw_round_specs(gen, params, error);
+      if (specs && run_round_at_once(cfg, res, *specs, clock)) return true;
+      if (specs) continue;
+    } else {
+      QuietListener quiet;
+      const auto r = rc::detail::checkProperty(rc::detail::toProperty(prop), md, params, quiet);
+      if (!r.template is<rc::detail::Error>()) continue;
+      error = r.template get<rc::detail::Error>().description;
     }
+    res.found = true;
+    res.verdict = Verdict::Error;
+    res.why = error;
+    break;
   }
-  return found_packed;
+  return false;
 }
 
-// Found packed: shrunk from its spec (no generation history to walk), each
-// candidate run alone, and its rate measured alone.
-void shrink_packed_failure(const CampaignConfig& cfg, CampaignResult& res) {
+// Found packed or in a round at once: shrunk from its spec (no generation
+// history to walk), each candidate run alone, and its rate measured alone.
+void shrink_failure_from_spec(const CampaignConfig& cfg, CampaignResult& res) {
   ShrinkConfig sc;
   sc.backend = cfg.gen.backend;
   sc.run = cfg.run;
@@ -289,13 +359,13 @@ void measure_shrunk_rate(const CampaignConfig& cfg, CampaignResult& res) {
 CampaignResult run_campaign(const CampaignConfig& cfg) {
   CampaignResult res;
   const Stopwatch clock;
-  const bool found_packed = search(cfg, res, clock);
+  const bool from_spec = search(cfg, res, clock);
   if (stop_requested(cfg)) {
     res.total_s = clock.elapsed();
     return res;  // not shrunk nor measured: the caller discards an interrupted slice
   }
-  if (found_packed && res.verdict != Verdict::Error) {
-    shrink_packed_failure(cfg, res);
+  if (from_spec && res.verdict != Verdict::Error) {
+    shrink_failure_from_spec(cfg, res);
   } else if (res.found && res.verdict != Verdict::Error) {
     shrink_generated_failure_further(cfg, res);
     measure_shrunk_rate(cfg, res);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "harness/pipeline/ordered_trials.hpp"
 #include "properties/generators.hpp"
 #include "properties/properties.hpp"
 
@@ -27,6 +28,16 @@ struct CampaignConfig {
   // its own trial; a failure among them is shrunk from its spec
   // (shrink_spec.hpp).  0: none.
   uint32_t pack = 0;
+  // Several of a round's specs at once (fuzz --trials-at-once): each
+  // RapidCheck round's specs are drawn as that round would draw them (the
+  // same seed, sizes and order), then run through this runner (a worker
+  // with a stream per trial), each spec's runs in order up to its first
+  // failure, and reported in that order (run_ordered: only a Pass is kept
+  // from a run beside others; anything else runs again alone, and that run
+  // is its verdict).  A failure is shrunk from its spec, as a packed one is.
+  // Null, or a capacity of 1: one spec after another, through RapidCheck's
+  // property.  Not owned: it outlives the campaign (its worker is kept).
+  ConcurrentTrials* at_once = nullptr;
   // Called after each evaluation during the search (not while shrinking):
   // live progress for long campaigns.  Optional.
   std::function<void(uint64_t runs, uint64_t ops)> on_evaluated;

@@ -189,6 +189,7 @@ SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entr
   cc.reruns = cfg.reruns;
   cc.rate_runs = cfg.rate_runs;
   cc.pack = default_pack(cfg.backend);
+  cc.at_once = cfg.at_once;
   // From the name, not the position: a slice's specs do not depend on which
   // other entries (or shards) run.
   cc.seed = state.seed * 0x9e3779b97f4a7c15ull + fnv1a64(entry.name) + state.round * 1000003ull;
@@ -247,7 +248,8 @@ int report_results(const NightlyConfig& cfg, FuzzState& state, reports::Printer&
     out.record(r);
     if (r.failed()) status = 1;
   }
-  out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend, cfg.run.policy.gpu_share));
+  out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend, cfg.run.policy.gpu_share,
+                                             cfg.trials_at_once));
   return status;
 }
 

@@ -13,6 +13,7 @@
 
 #include "fuzz/corpus.hpp"
 #include "fuzz/state.hpp"
+#include "harness/pipeline/ordered_trials.hpp"
 #include "harness/pipeline/run_trial.hpp"
 #include "reports/printer.hpp"
 
@@ -22,6 +23,10 @@ struct NightlyConfig {
   std::vector<const Entry*> entries;  // this shard's, in name order
   BackendKind backend = BackendKind::Cpu;
   RunOptions run;
+  // Runs each round's specs several at once (CampaignConfig::at_once); null:
+  // one after another.  Kept for the whole run, so its worker starts once.
+  ConcurrentTrials* at_once = nullptr;
+  uint32_t trials_at_once = 1;  // at_once's capacity, for the run's header and its time line
   uint32_t reruns = 2, rate_runs = 10;
   double progress_s = 10;
   std::string corpus_dir;  // empty: no corpus

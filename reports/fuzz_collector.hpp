@@ -87,10 +87,14 @@ class FuzzCollector : public Printer {
   // GPU's busy share)": where a run's time went (shrinking and rates
   // included), in the terminal and the Markdown summary.  Lanes sharing a
   // GPU (fuzz --jobs, `gpu_lanes` on each) time their kernels while the
-  // others' run too: their share is not the GPU's.
-  static std::string busy_line(double fuzzed_s, double ran_s, BackendKind backend, unsigned gpu_lanes = 1) {
+  // others' run too, and trials at once (fuzz --trials-at-once) overlap
+  // theirs: then the summed time is not the GPU's busy share.
+  static std::string busy_line(double fuzzed_s, double ran_s, BackendKind backend, unsigned gpu_lanes = 1,
+                               unsigned at_once = 1) {
     const std::string whose =
-        backend != BackendKind::Cuda ? ""
+        at_once > 1 ? fmt::format(", summed over trials up to {} at once: more than 100% where they overlapped{}",
+                                  at_once, gpu_lanes > 1 ? fmt::format(", {} lanes on each GPU", gpu_lanes) : "")
+        : backend != BackendKind::Cuda ? ""
         : gpu_lanes > 1 ? fmt::format(": {} lanes on each GPU, their kernels time-sliced: not the GPU's busy share",
                                       gpu_lanes)
                         : ": the GPU's busy share";
@@ -116,10 +120,12 @@ class FuzzCollector : public Printer {
     }
     // A run of several lanes on each GPU (fuzz --jobs): the lanes' kernels
     // were time-sliced, so their summed time is no GPU's busy share.
-    unsigned lanes = 1;
-    for (const auto& [key, value] : header_.options)
+    unsigned lanes = 1, at_once = 1;
+    for (const auto& [key, value] : header_.options) {
       if (key == "jobs") lanes = unsigned(std::max(1, std::atoi(value.c_str())));
-    return busy_line(fuzzed, ran, header_.backend, lanes);
+      if (key == "trials_at_once") at_once = unsigned(std::max(1, std::atoi(value.c_str())));
+    }
+    return busy_line(fuzzed, ran, header_.backend, lanes, at_once);
   }
   // Seconds with one decimal, for the tables.
   static std::string fixed(double v) {

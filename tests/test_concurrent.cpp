@@ -74,6 +74,7 @@ class FakeTrials : public ConcurrentTrials {
     EXPECT_LT(flight_.size(), capacity_);
     flight_.push_back({ticket, spec});
     most = std::max(most, flight_.size());
+    ++started;
   }
   std::vector<Ended> collect() override {
     EXPECT_FALSE(flight_.empty());
@@ -86,6 +87,7 @@ class FakeTrials : public ConcurrentTrials {
   }
   bool idle() const { return flight_.empty(); }
   size_t most = 0;  // the most trials in flight at once
+  size_t started = 0;
 
  private:
   size_t capacity_;
@@ -194,6 +196,36 @@ TEST(OrderedTrials, AGroupThatStopsTheRunEndsTheReports) {
   run_ordered(groups, runner, alone, sink);
   EXPECT_EQ(reported, (std::vector<size_t>{0, 1}));
   EXPECT_TRUE(runner.idle());
+}
+
+// A stop that finishes what was started (a fuzz round's time budget): the
+// groups already started run to their end, in order, and no other starts.
+TEST(OrderedTrials, AStopThatFinishesWhatWasStartedReportsThoseGroupsWhole) {
+  size_t cut = 0;  // runs where the stop left groups unstarted
+  for (uint32_t seed = 0; seed < 50; ++seed) {
+    const auto groups = groups_of({{kPass, kPass}, {kPass, kPass}, {kPass}, {kPass, kPass}, {kPass}, {kPass}});
+    FakeTrials runner(3, seed);
+    std::vector<size_t> trials, closed;
+    const RunAlone alone = [](const TrialSpec& s) { return outcome(s, alone_verdict(code_of(s))); };
+    OrderedSink sink{[&](size_t g, Outcome&&) { trials.push_back(g); },
+                     [&](size_t g, bool) {
+                       closed.push_back(g);
+                       return false;  // the budget ended with the first group
+                     }};
+    sink.finish_started = true;
+    run_ordered(groups, runner, alone, sink);
+    // Closed in order from the first; every trial started was reported
+    // (the groups started before the stop ran whole), none after them.
+    ASSERT_GE(closed.size(), 1u) << seed;
+    for (size_t i = 0; i < closed.size(); ++i) EXPECT_EQ(closed[i], i) << seed;
+    size_t want = 0;
+    for (size_t g : closed) want += groups[g].size();
+    EXPECT_EQ(trials.size(), want) << "every started group is reported whole; seed " << seed;
+    EXPECT_EQ(runner.started, trials.size()) << "no trial started and dropped; seed " << seed;
+    cut += closed.size() < groups.size();
+    EXPECT_TRUE(runner.idle());
+  }
+  EXPECT_GT(cut, 25u) << "the stop kept most runs from starting every group";
 }
 
 // Random plans, capacities and orders of ending: always the reference.

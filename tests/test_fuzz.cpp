@@ -341,6 +341,31 @@ TEST(Fuzz, JobsRunSeveralLanesOnOneDeviceAndCombineThem) {
     EXPECT_EQ(run(std::string("fuzz --backend cpu --time 1s ") + bad).status, 2) << bad;
 }
 
+TEST(Fuzz, TrialsAtOnceRunInTheWorkerAndCatchWhatOneAtATimeCatches) {
+  // --trials-at-once N: a round's specs run N at once in the lane's worker
+  // (CampaignAtOnce.* test the order and the attribution); end to end, the
+  // same bugs are caught and the time line says its sum is over overlapping
+  // trials.
+  const fs::path d = scratch("trials_at_once");
+  const std::string impls = "buggy.plain_rmw.add.i32,buggy.inc_gt.u32,native.add.i32,cas.add.f32";
+  const auto r = run("fuzz --backend cpu --trials-at-once 3 --time 4s --impl '" + impls + "' --json " +
+                     (d / "f.jsonl").string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  for (const char* caught : {"buggy.plain_rmw.add.i32", "buggy.inc_gt.u32"})
+    EXPECT_NE(r.out.find(std::string("FAIL  ") + caught), std::string::npos) << caught << "\n" << r.out;
+  for (const char* passed : {"PASS  native.add.i32", "PASS  cas.add.f32"})
+    EXPECT_NE(r.out.find(passed), std::string::npos) << passed << "\n" << r.out;
+  EXPECT_NE(r.out.find("summed over trials up to 3 at once"), std::string::npos) << r.out;
+  EXPECT_NE(slurp(d / "f.jsonl").find("\"trials_at_once\":\"3\""), std::string::npos);
+  // Without a worker there is nothing to run them at once in; bad values.
+  for (const char* bad : {"--trials-at-once 2 --isolate off", "--trials-at-once 65", "--trials-at-once -1",
+                          "--trials-at-once x"}) {
+    const auto b = run(std::string("fuzz --backend cpu --time 1s --impl native.add.i32 ") + bad);
+    EXPECT_EQ(b.status, 2) << bad << "\n" << b.out;
+    EXPECT_EQ(count(b.out, "\n"), 1u) << bad << "\n" << b.out;
+  }
+}
+
 TEST(Fuzz, AKilledJobsRunResumesWithItsLanes) {
   const fs::path d = scratch("jobs_resume");
   const std::string corpus = (d / "c").string(), log = (d / "all.jsonl").string();

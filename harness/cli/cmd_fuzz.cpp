@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "harness/support/atomic_file.hpp"
 #include "harness/support/timestamp.hpp"
@@ -25,6 +26,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/fuzz_lanes.hpp"
 #include "harness/cli/options.hpp"
+#include "harness/pipeline/concurrent_worker.hpp"
 #include "reports/fuzz_text_printer.hpp"
 
 #include <fmt/format.h>
@@ -79,6 +81,7 @@ struct FuzzOptions {
   std::string devices, lane;  // --devices 0,1; --lane i/N (a lane of a --devices run)
   uint32_t lane_device = 0, lane_jobs = 1;
   uint32_t jobs = 1;  // --jobs: lanes per device
+  uint32_t trials_at_once = 0;  // --trials-at-once (0: fuzz_trials_at_once decides)
   double time_s = 90, progress_s = 10;
   uint64_t seed = 1;
   uint32_t reruns = 2, rate_runs = 10;
@@ -113,6 +116,10 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "campaigns at once on each device, 1 to 16: that many lanes per device, each on its share of the entries, "
       "so one lane's host work (generation, expansion, judging, shrinking) overlaps another's kernels; the GPU "
       "time-slices them, so each lane's watchdogs are that many times longer")(
+      "trials-at-once", bounded<uint32_t>(&o.trials_at_once, 0, 64)->default_value(0),
+      "trials at once in each lane's worker, 0 to 64, each on its own CUDA stream, so that one trial's host work "
+      "(expansion, judging, the round trip) overlaps another's kernels; a trial that fails beside others runs "
+      "again alone and that run is its verdict (0: automatic, 4 on cuda, 1 on cpu and with --isolate off)")(
       "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices or --jobs run")(
       "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
       "lane-jobs", bounded<uint32_t>(&o.lane_jobs, 1, kMaxLanesPerDevice)->default_value(1), "internal: lanes on that device")(
@@ -249,6 +256,7 @@ reports::RunHeader fuzz_header(const FuzzOptions& o, const fuzz::NightlyConfig& 
     if (s.commands & kCommandFuzz) h.options.emplace_back(s.key, setting_text(s, s.get(o.run)));
   if (!o.devices.empty()) h.options.emplace_back("devices", o.devices);
   if (o.jobs > 1) h.options.emplace_back("jobs", std::to_string(o.jobs));
+  if (cfg.trials_at_once > 1) h.options.emplace_back("trials_at_once", std::to_string(cfg.trials_at_once));
   if (!o.lane.empty()) h.options.emplace_back("lane", fmt::format("{} (device {})", o.lane, o.lane_device));
   // RapidCheck's "Using configuration" line: in the log, not on stderr
   // (unless RC_PARAMS asked RapidCheck for something).
@@ -305,6 +313,21 @@ unsigned lanes_per_device(unsigned asked, size_t entries, size_t devices) {
   return jobs;
 }
 
+// --trials-at-once: as asked, else 4 on cuda (a round's small trials leave
+// the GPU idle while the host expands and judges them; four overlap that
+// with the others' kernels) and 1 on cpu (each cpu trial already runs
+// --cpu-threads host threads).  Trials at once run in a worker: none with
+// --isolate off.  False with `error` when asked for what cannot be.
+bool fuzz_trials_at_once(const FuzzOptions& o, BackendKind backend, uint32_t& n, std::string& error) {
+  if (!o.run.policy.isolate) {
+    if (o.trials_at_once > 1) error = "--trials-at-once runs trials in the trial worker: it needs --isolate on";
+    n = 1;
+    return error.empty();
+  }
+  n = o.trials_at_once != 0 ? o.trials_at_once : backend == BackendKind::Cuda ? 4 : 1;
+  return true;
+}
+
 // The campaign itself, reported through the terminal and the report files.
 int run_campaign_here(const FuzzOptions& o, fuzz::NightlyConfig& cfg, fuzz::FuzzState& state,
                       const std::vector<fuzz::CorpusCase>& corpus, const fuzz::Shard& shard, bool resumed,
@@ -321,6 +344,9 @@ int run_campaign_here(const FuzzOptions& o, fuzz::NightlyConfig& cfg, fuzz::Fuzz
   if (error = printers.error(); !error.empty()) return usage_error(error);  // not even the run record
   catch_stop_signals();
   cfg.stop_signal = &g_stop_signal;
+  // Kept for the whole run: its worker (a CUDA context) starts once.
+  std::optional<WorkerTrials> at_once;
+  if (cfg.trials_at_once > 1) cfg.at_once = &at_once.emplace(cfg.backend, cfg.run, 0, cfg.trials_at_once);
   const int status = fuzz::run_nightly(cfg, state, corpus, printers, error);
   if (status == 2) {
     printers.finish();  // keep what was recorded
@@ -396,6 +422,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   if (backend == BackendKind::Cuda) cfg.run.policy.gpu_share = o.lane_jobs;
   cfg.reruns = o.reruns;
   cfg.rate_runs = o.rate_runs;
+  if (!fuzz_trials_at_once(o, backend, cfg.trials_at_once, error)) return usage_error(error);
   cfg.progress_s = o.progress_s;
   cfg.corpus_dir = o.corpus;
   cfg.state_path = state_path_of(o, shard);

@@ -15,13 +15,18 @@ class OrderedRun {
  public:
   OrderedRun(std::span<const std::vector<TrialSpec>> groups, ConcurrentTrials& runner, const RunAlone& alone,
              const OrderedSink& sink)
-      : groups_(groups), runner_(runner), alone_(alone), sink_(sink), progress_(groups.size()) {}
+      : groups_(groups),
+        runner_(runner),
+        alone_(alone),
+        sink_(sink),
+        progress_(groups.size()),
+        limit_(groups.size()) {}
 
   void run() {
     for (;;) {
       fill();
       report_ready();
-      if (cursor_ == groups_.size() || stopped_) break;
+      if (cursor_ == limit_ || stopped_) break;
       // Reporting may have opened groups not started yet: fill first.
       if (!in_flight_.empty()) store(runner_.collect());
     }
@@ -40,7 +45,7 @@ class OrderedRun {
   // Starts trials in plan order while the runner has room: the earliest
   // unstarted trial of the first groups still open.
   void fill() {
-    for (size_t g = cursor_; !stopped_ && g < groups_.size() && in_flight_.size() < runner_.capacity(); ++g) {
+    for (size_t g = cursor_; !stopped_ && g < limit_ && in_flight_.size() < runner_.capacity(); ++g) {
       Progress& p = progress_[g];
       while (!p.failed && p.started < groups_[g].size() && in_flight_.size() < runner_.capacity()) {
         const size_t ticket = next_ticket_++;
@@ -68,7 +73,7 @@ class OrderedRun {
   // Reports, in plan order, every trial whose outcome is known, closing
   // each group after its last one or its first failure.
   void report_ready() {
-    while (cursor_ < groups_.size() && !stopped_) {
+    while (cursor_ < limit_ && !stopped_) {
       const size_t g = cursor_;
       Progress& p = progress_[g];
       if (p.reported == groups_[g].size()) {
@@ -97,7 +102,13 @@ class OrderedRun {
 
   void close(size_t g, bool failed) {
     ++cursor_;
-    if (sink_.closed && !sink_.closed(g, failed)) stopped_ = true;
+    if (!sink_.closed || sink_.closed(g, failed)) return;
+    if (!sink_.finish_started || failed) {
+      stopped_ = true;
+      return;
+    }
+    // Only the groups already started go on.
+    while (limit_ > cursor_ && progress_[limit_ - 1].started == 0) --limit_;
   }
 
   std::span<const std::vector<TrialSpec>> groups_;
@@ -107,6 +118,7 @@ class OrderedRun {
   std::vector<Progress> progress_;
   std::map<size_t, Slot> in_flight_;  // by ticket
   std::map<std::pair<size_t, size_t>, std::optional<Outcome>> ended_;  // by (group, trial), not yet reported
+  size_t limit_;       // the groups before it may run (a stop that finishes what was started lowers it)
   size_t cursor_ = 0;  // the first group not yet closed
   size_t next_ticket_ = 0;
   bool stopped_ = false;

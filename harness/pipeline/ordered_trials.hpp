@@ -51,6 +51,10 @@ struct OrderedSink {
   // failure nothing is in flight (the caller may run trials of its own:
   // shrinking).  False stops the run: no later trial is reported.
   std::function<bool(size_t group, bool failed)> closed;
+  // False after a group that passed: with this set, the groups already
+  // started still run to their end and are reported (a time budget: what
+  // the GPU already ran is not thrown away); no other group starts.
+  bool finish_started = false;
 };
 
 // A trial that cannot keep its concurrent outcome (above).

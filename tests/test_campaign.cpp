@@ -1,0 +1,130 @@
+// A fuzz campaign's rounds run several specs at once (CampaignConfig::at_once,
+// fuzz --trials-at-once) against the same campaign run one spec after
+// another, on the cpu backend in this process: the same specs in the same
+// order, and only what a trial does alone is a verdict.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "fuzz/campaign.hpp"
+#include "harness/registry/registry.hpp"
+
+namespace {
+
+using namespace atomstress;
+
+// Runs each trial in this process as it starts, and ends those in flight in
+// a random order; `spoil` may turn a trial's outcome into what a neighbour
+// could cause (a Fail, or lost).
+class InProcessTrials final : public ConcurrentTrials {
+ public:
+  using Spoil = std::function<std::optional<Outcome>(Outcome)>;
+  InProcessTrials(size_t capacity, RunOptions opt, Spoil spoil = nullptr)
+      : capacity_(capacity), opt_(std::move(opt)), spoil_(std::move(spoil)) {}
+  size_t capacity() const override { return capacity_; }
+  void start(size_t ticket, const TrialSpec& spec) override {
+    EXPECT_LT(flight_.size(), capacity_);
+    Outcome out = run_trial(spec, BackendKind::Cpu, opt_);
+    flight_.push_back({ticket, spoil_ ? spoil_(std::move(out)) : std::optional<Outcome>(std::move(out))});
+    most = std::max(most, flight_.size());
+    ++started;
+  }
+  std::vector<Ended> collect() override {
+    std::shuffle(flight_.begin(), flight_.end(), rng_);
+    const size_t n = 1 + rng_() % flight_.size();
+    std::vector<Ended> ended(std::make_move_iterator(flight_.begin()), std::make_move_iterator(flight_.begin() + n));
+    flight_.erase(flight_.begin(), flight_.begin() + n);
+    return ended;
+  }
+  size_t most = 0, started = 0;
+
+ private:
+  size_t capacity_;
+  RunOptions opt_;
+  Spoil spoil_;
+  std::mt19937 rng_{7};
+  std::vector<Ended> flight_;
+};
+
+RunOptions in_process() {
+  RunOptions opt;
+  opt.policy.isolate = false;
+  return opt;
+}
+
+fuzz::CampaignConfig campaign_of(const char* impl, uint64_t max_specs) {
+  fuzz::CampaignConfig cfg;
+  const Entry* e = find_impl(impl);
+  EXPECT_NE(e, nullptr) << impl;
+  cfg.gen = properties::default_config(BackendKind::Cpu, {e});
+  cfg.gen.max_ops = 512;  // small trials: the test is about order, not load
+  cfg.run = in_process();
+  cfg.budget_s = 120;     // max_specs ends it, not the clock
+  cfg.max_specs = max_specs;
+  cfg.seed = 11;
+  return cfg;
+}
+
+using Evaluations = std::vector<std::pair<uint64_t, uint64_t>>;  // (runs, ops) per spec, in order
+
+TEST(CampaignAtOnce, ARoundAtOnceEvaluatesTheSpecsOneAfterAnotherWouldInTheirOrder) {
+  fuzz::CampaignConfig cfg = campaign_of("native.add.i32", 45);  // three rounds, the last a partial one
+  Evaluations one_by_one, at_once;
+  cfg.on_evaluated = [&](uint64_t runs, uint64_t ops) { one_by_one.emplace_back(runs, ops); };
+  const auto a = fuzz::run_campaign(cfg);
+  InProcessTrials runner(3, in_process());
+  cfg.at_once = &runner;
+  cfg.on_evaluated = [&](uint64_t runs, uint64_t ops) { at_once.emplace_back(runs, ops); };
+  const auto b = fuzz::run_campaign(cfg);
+  EXPECT_FALSE(a.found);
+  EXPECT_FALSE(b.found);
+  EXPECT_EQ(one_by_one.size(), 45u);
+  EXPECT_EQ(at_once, one_by_one) << "the same specs (by their ops), each run --reruns times, in the same order";
+  EXPECT_EQ(b.specs, a.specs);
+  EXPECT_EQ(b.runs, a.runs);
+  EXPECT_EQ(b.ops, a.ops);
+  EXPECT_EQ(runner.most, 3u) << "trials were in flight at once";
+  EXPECT_EQ(runner.started, b.runs);
+}
+
+TEST(CampaignAtOnce, AFailureBesideOthersIsNotAVerdictUntilItFailsAlone) {
+  // A correct entry whose trials come back failed or lost beside others (a
+  // neighbour's stray write, a trap that ended the context): each runs again
+  // alone, passes, and nothing is found.
+  fuzz::CampaignConfig cfg = campaign_of("native.add.i32", 20);
+  size_t spoiled = 0;
+  InProcessTrials runner(4, in_process(), [&](Outcome out) -> std::optional<Outcome> {
+    if (++spoiled % 3 == 1) return std::nullopt;  // lost
+    if (spoiled % 3 == 2) {
+      out.verdict = Verdict::Fail;
+      out.finding.explanation = "a neighbour's stray write";
+    }
+    return out;
+  });
+  cfg.at_once = &runner;
+  const auto r = fuzz::run_campaign(cfg);
+  EXPECT_GT(spoiled, 10u);
+  EXPECT_FALSE(r.found) << r.why;
+  EXPECT_EQ(r.specs, 20u);
+}
+
+TEST(CampaignAtOnce, ABugFoundAtOnceIsShrunkFromItsSpecAsOneAfterAnotherShrinksIt) {
+  fuzz::CampaignConfig cfg = campaign_of("buggy.inc_gt.u32", 200);
+  const auto a = fuzz::run_campaign(cfg);
+  InProcessTrials runner(3, in_process());
+  cfg.at_once = &runner;
+  const auto b = fuzz::run_campaign(cfg);
+  ASSERT_TRUE(a.found);
+  ASSERT_TRUE(b.found) << "the same bug is found";
+  EXPECT_EQ(b.verdict, a.verdict);
+  EXPECT_EQ(b.diagnosis.cls, a.diagnosis.cls);
+  EXPECT_LE(b.shrunk.ops(), b.first.ops());
+  EXPECT_EQ(b.shrunk.ops(), a.shrunk.ops()) << describe(a.shrunk) << "\n" << describe(b.shrunk);
+  EXPECT_GT(b.rate_runs, 0u);
+  EXPECT_GT(b.rate_failures, 0u) << "its shrunk case fails again alone";
+}
+
+}  // namespace
