@@ -232,28 +232,28 @@ bool run_round_at_once(const CampaignConfig& cfg, CampaignResult& res, const std
   bool failed_any = false;
   const RunAlone alone = [&](const TrialSpec& s) { return execute_trial(s, cfg.gen.backend, cfg.run); };
   OrderedSink sink{[&](size_t, Outcome&& out) {
-                           ++ev.runs;
-                           ev.run_ms += out.run_ms;
-                           if (out.verdict == Verdict::Pass) return;
-                           ++ev.failures;
-                           ev.verdict = out.verdict;
-                           ev.why = out.why();
-                         },
-                         [&](size_t g, bool failed) {
-                           ++res.specs;
-                           count_runs(res, ev, specs[g]);
-                           if (cfg.on_evaluated) cfg.on_evaluated(ev.runs, ev.runs * specs[g].ops());
-                           if (failed) {
-                             failed_any = res.found = true;
-                             res.first = res.shrunk = specs[g];
-                             res.verdict = ev.verdict;
-                             res.why = ev.why;
-                             res.time_to_catch_s = clock.elapsed();
-                             return false;
-                           }
-                           ev = {};
-                           return !stop_requested(cfg) && clock.elapsed() <= cfg.budget_s;
-                         }};
+                       ++ev.runs;
+                       ev.run_ms += out.run_ms;
+                       if (out.verdict == Verdict::Pass) return;
+                       ++ev.failures;
+                       ev.verdict = out.verdict;
+                       ev.why = out.why();
+                     },
+                     [&](size_t g, bool failed) {
+                       ++res.specs;
+                       count_runs(res, ev, specs[g]);
+                       if (cfg.on_evaluated) cfg.on_evaluated(ev.runs, ev.runs * specs[g].ops());
+                       if (failed) {
+                         failed_any = res.found = true;
+                         res.first = res.shrunk = specs[g];
+                         res.verdict = ev.verdict;
+                         res.why = ev.why;
+                         res.time_to_catch_s = clock.elapsed();
+                         return false;
+                       }
+                       ev = {};
+                       return !stop_requested(cfg) && clock.elapsed() <= cfg.budget_s;
+                     }};
   sink.finish_started = true;  // what the GPU already ran is counted, not dropped
   run_ordered(groups, *cfg.at_once, alone, sink);
   return failed_any;
