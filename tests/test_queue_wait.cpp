@@ -16,6 +16,7 @@
 #include "harness/backend/backend.hpp"
 #include "harness/pipeline/isolated.hpp"
 #include "harness/pipeline/run_trial.hpp"
+#include "harness/prim/call_scope.cuh"
 #include "harness/registry/family.hpp"
 #include "harness/registry/registry.hpp"
 #include "harness/workload/workload.hpp"
@@ -211,6 +212,31 @@ TEST(LiveLoop, MakeRetryCapsALiveLoopAtTheWatchdogPlusTheAllowance) {
   EXPECT_EQ(make_retry(g).live_cap_ns, 0u);
   g.queue_wait_ns = UINT64_MAX;  // saturates
   EXPECT_EQ(make_retry(g).live_cap_ns, UINT64_MAX);
+}
+
+// A fair lock's waiter that polls (libcu++'s atomic_ref load, intercepted)
+// and sees its queue move goes on past its deadline, as a live
+// compare-and-swap loop does; once its polled value stands still through a
+// check past the deadline, it is stopped there.
+TEST(LiveLoop, AnInterceptedPollThatSawItsValueChangeGoesOnAndOneStandingStillStops) {
+  prim::Retry r = past_deadline(100000);
+  prim::CallScope scope{&r};
+  prim::set_call_scope(&scope);
+  uint64_t serving = 0;
+  auto poll_256 = [&](bool moving) {
+    for (int i = 0; i < 256; ++i) {
+      prim::intercepted_saw(moving ? ++serving : serving);  // the load's value
+      prim::intercepted_poll();                             // the next load: every 256th checks the deadline
+    }
+  };
+  const uint64_t before = prim::now_ns();
+  EXPECT_NO_THROW(poll_256(true));
+  EXPECT_EQ(r.gave_up, 0u);
+  EXPECT_GE(r.deadline_ns, before + prim::kLiveStallNs) << "the queue moved: a stall more";
+  r.deadline_ns = prim::now_ns() - 1;  // that stall passed too
+  EXPECT_THROW(poll_256(false), prim::LoopStopped);
+  EXPECT_EQ(r.gave_up, uint32_t(GaveUp::Watchdog));
+  prim::set_call_scope(nullptr);
 }
 
 // (The false HANG itself is timing: on the cpu backend, `check --impl

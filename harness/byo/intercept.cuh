@@ -41,7 +41,7 @@
     T found{};                                                                            \
     NV_IF_ELSE_TARGET(NV_IS_DEVICE, (found = ::NAME(p, compare, val);),                   \
                       (found = prim::cas(p, compare, val);))                              \
-    prim::intercepted_cas_saw(found);                                                     \
+    prim::intercepted_saw(found);                                                         \
     return found;                                                                         \
   }
 

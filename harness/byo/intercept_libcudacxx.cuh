@@ -70,7 +70,7 @@ struct InterceptedRef : Base {
       -> decltype(std::declval<const B&>().NAME(expected, desired, order...)) {                               \
     if (prim::intercepted_cas_call(Narrow) != prim::CasCall::Run) return true; /* gave up: released, a success */ \
     const bool swapped = static_cast<const B&>(*this).NAME(expected, desired, order...);                      \
-    prim::intercepted_cas_saw(expected); /* the value it found, either way */                                 \
+    prim::intercepted_saw(expected); /* the value it found, either way */                                     \
     return swapped;                                                                                           \
   }
   // A float add on the host as the GPU does it.  libcu++ maps a float
@@ -106,7 +106,9 @@ struct InterceptedRef : Base {
   template <class B = Base, class... O>
   AS_HD auto load(O... order) const -> decltype(std::declval<const B&>().load(order...)) {
     poll();
-    return static_cast<const B&>(*this).load(order...);
+    const auto value = static_cast<const B&>(*this).load(order...);
+    prim::intercepted_saw(value);  // a waiter that sees it change is live (intercepted_poll)
+    return value;
   }
   template <class B = Base, class... O>
   AS_HD auto store(T v, O... order) const -> decltype(std::declval<const B&>().store(v, order...)) {

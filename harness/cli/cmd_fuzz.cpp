@@ -119,7 +119,8 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "trials-at-once", bounded<uint32_t>(&o.trials_at_once, 0, 64)->default_value(0),
       "trials at once in each lane's worker, 0 to 64, each on its own CUDA stream, so that one trial's host work "
       "(expansion, judging, the round trip) overlaps another's kernels; a trial that fails beside others runs "
-      "again alone and that run is its verdict (0: automatic, 4 on cuda, 1 on cpu and with --isolate off)")(
+      "again alone and that run is its verdict (0: automatic, 4 on cuda, 1 on cpu, with --jobs lanes and with "
+      "--isolate off)")(
       "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices or --jobs run")(
       "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
       "lane-jobs", bounded<uint32_t>(&o.lane_jobs, 1, kMaxLanesPerDevice)->default_value(1), "internal: lanes on that device")(
@@ -313,18 +314,20 @@ unsigned lanes_per_device(unsigned asked, size_t entries, size_t devices) {
   return jobs;
 }
 
-// --trials-at-once: as asked, else 4 on cuda (a round's small trials leave
-// the GPU idle while the host expands and judges them; four overlap that
-// with the others' kernels) and 1 on cpu (each cpu trial already runs
-// --cpu-threads host threads).  Trials at once run in a worker: none with
-// --isolate off.  False with `error` when asked for what cannot be.
+// --trials-at-once: as asked, else 4 on cuda for a lane alone on its GPU (a
+// round's trials leave the GPU idle while the host expands and judges them;
+// four overlap that with the others' kernels), else 1: on cpu each trial
+// already runs --cpu-threads host threads, and lanes sharing a GPU (--jobs)
+// already fill it.  Trials at once run in a worker: none with --isolate off.
+// False with `error` when asked for what cannot be.
 bool fuzz_trials_at_once(const FuzzOptions& o, BackendKind backend, uint32_t& n, std::string& error) {
   if (!o.run.policy.isolate) {
     if (o.trials_at_once > 1) error = "--trials-at-once runs trials in the trial worker: it needs --isolate on";
     n = 1;
     return error.empty();
   }
-  n = o.trials_at_once != 0 ? o.trials_at_once : backend == BackendKind::Cuda ? 4 : 1;
+  const bool alone_on_gpu = backend == BackendKind::Cuda && o.jobs <= 1 && o.lane_jobs <= 1;
+  n = o.trials_at_once != 0 ? o.trials_at_once : alone_on_gpu ? 4 : 1;
   return true;
 }
 

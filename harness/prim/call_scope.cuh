@@ -124,11 +124,11 @@ AS_HD AS_FI CasCall intercepted_cas_call(bool block_scope) {
   return s->releases % 2 == 1 ? CasCall::ReleaseAsCompare : CasCall::ReleaseAsZero;
 }
 
-// An intercepted compare-and-swap found `value` in memory: its loop saw it
-// (Retry::saw: a loop that keeps seeing its word change is live; of a value
-// wider than eight bytes, its first eight).
+// An intercepted compare-and-swap found `value` in memory, or an intercepted
+// load read it: its loop saw it (Retry::saw: a loop that keeps seeing its
+// word change is live; of a value wider than eight bytes, its first eight).
 template <class T>
-AS_HD AS_FI void intercepted_cas_saw(const T& value) {
+AS_HD AS_FI void intercepted_saw(const T& value) {
   CallScope* s = current_call_scope();
   if (s == nullptr) return;
   uint64_t word = 0;
@@ -139,11 +139,13 @@ AS_HD AS_FI void intercepted_cas_saw(const T& value) {
 
 // An intercepted load, store or wait (libcu++'s atomic_ref) is about to run:
 // not a retry, but a loop of them is stopped at the trial's deadline (checked
-// every 256 polls: a clock read per poll would slow a correct spin).
+// every 256 polls: a clock read per poll would slow a correct spin), unless
+// the values its loads read kept changing (intercepted_saw): a fair lock's
+// waiter whose queue moves is live, as a compare-and-swap loop is.
 AS_HD AS_FI void intercepted_poll() {
   CallScope* s = current_call_scope();
   if (s == nullptr) return;
-  if ((++s->polls & 255u) == 0 && !s->retry->in_time()) stop_loop(*s->retry);
+  if ((++s->polls & 255u) == 0 && !s->retry->live_in_time()) stop_loop(*s->retry);
 }
 
 // Runs user code `f()` with `r` as its call scope.  Returns false when it

@@ -69,6 +69,13 @@ struct Retry {
   // Whether a loop that is not retrying (polling a value) may go on: false
   // once another thread gave up or the deadline passed (then gave_up says so).
   AS_HD AS_FI bool in_time();
+  // in_time for a poll that tells what it read (saw): past the deadline, a
+  // loop whose polled value moved since the last check goes on as a live
+  // compare-and-swap loop does (a fair lock's waiter watching its queue).
+  AS_HD AS_FI bool live_in_time();
+  // The checks every so many retries or polls: another thread gave up, or
+  // the deadline passed and the loop is not live (sets gave_up).
+  AS_HD AS_FI void check_stop();
 };
 
 // The workers of one CPU-backend trial, as a yield sees them.  A loaded host
@@ -180,18 +187,22 @@ AS_HD AS_FI bool Retry::still_live(uint64_t now) {
   return true;
 }
 
+AS_HD AS_FI void Retry::check_stop() {
+  if (shared != nullptr && abort_requested(shared)) gave_up = 3;
+  if (gave_up == 0 && deadline_ns != 0) {
+    const uint64_t now = now_ns();
+    // Still moving at the cap: too slow, not shown stuck (5).
+    if (now > deadline_ns && !still_live(now)) gave_up = moved != 0 && live_cap_ns != 0 ? 5 : 2;
+  }
+  moved = 0;
+}
+
 AS_HD AS_FI bool Retry::again() {
   ++count;
   if (count > budget) {
     gave_up = 1;
   } else if ((count & 63u) == 0) {
-    if (shared != nullptr && abort_requested(shared)) gave_up = 3;
-    if (gave_up == 0 && deadline_ns != 0) {
-      const uint64_t now = now_ns();
-      // Still moving at the cap: too slow, not shown stuck (5).
-      if (now > deadline_ns && !still_live(now)) gave_up = moved != 0 && live_cap_ns != 0 ? 5 : 2;
-    }
-    moved = 0;
+    check_stop();
   }
   if (gave_up != 0) {
     if (shared != nullptr && gave_up != 3) request_abort(shared);
@@ -208,6 +219,16 @@ AS_HD AS_FI bool Retry::in_time() {
     if (shared != nullptr) request_abort(shared);
   }
   if (gave_up != 0) return false;
+  interleave_point();
+  return true;
+}
+
+AS_HD AS_FI bool Retry::live_in_time() {
+  if (gave_up == 0) check_stop();
+  if (gave_up != 0) {
+    if (shared != nullptr && gave_up != 3) request_abort(shared);
+    return false;
+  }
   interleave_point();
   return true;
 }
