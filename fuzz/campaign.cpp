@@ -13,6 +13,7 @@
 #include "harness/pipeline/diagnose.hpp"
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/pipeline/run_packed.hpp"
+#include "harness/support/busy_time.hpp"
 
 namespace atomstress::fuzz {
 
@@ -228,12 +229,13 @@ bool run_round_at_once(const CampaignConfig& cfg, CampaignResult& res, const std
                        const Stopwatch& clock) {
   std::vector<std::vector<TrialSpec>> groups;
   for (const TrialSpec& s : specs) groups.emplace_back(std::max<uint32_t>(1, cfg.reruns), s);
-  properties::Evaluation ev;  // the spec being reported, as evaluate() would sum it
+  properties::Evaluation ev;  // the spec being reported (its runs; their time is the round's `busy`)
+  BusyTime busy;              // the union of the round's kernels: they overlapped
   bool failed_any = false;
   const RunAlone alone = [&](const TrialSpec& s) { return execute_trial(s, cfg.gen.backend, cfg.run); };
   OrderedSink sink{[&](size_t, Outcome&& out) {
-                       ++ev.runs;
-                       ev.run_ms += out.run_ms;
+                       ++ev.runs;  // its time goes to `busy`, not ev.run_ms
+                       busy.add(out.run_end_s, out.run_ms);
                        if (out.verdict == Verdict::Pass) return;
                        ++ev.failures;
                        ev.verdict = out.verdict;
@@ -256,6 +258,7 @@ bool run_round_at_once(const CampaignConfig& cfg, CampaignResult& res, const std
                      }};
   sink.finish_started = true;  // what the GPU already ran is counted, not dropped
   run_ordered(groups, *cfg.at_once, alone, sink);
+  res.run_ms += busy.ms();
   return failed_any;
 }
 

@@ -87,17 +87,17 @@ class FuzzCollector : public Printer {
   // GPU's busy share)": where a run's time went (shrinking and rates
   // included), in the terminal and the Markdown summary.  Lanes sharing a
   // GPU (fuzz --jobs, `gpu_lanes` on each) time their kernels while the
-  // others' run too, and trials at once (fuzz --trials-at-once) overlap
-  // theirs: then the summed time is not the GPU's busy share.
+  // others' run too: their share is not the GPU's.  Trials at once in one
+  // lane (fuzz --trials-at-once) count the union of their kernels' times
+  // (BusyTime), so theirs is.
   static std::string busy_line(double fuzzed_s, double ran_s, BackendKind backend, unsigned gpu_lanes = 1,
                                unsigned at_once = 1) {
+    const std::string at = at_once > 1 ? fmt::format(", up to {} trials at once", at_once) : "";
     const std::string whose =
-        at_once > 1 ? fmt::format(", summed over trials up to {} at once: more than 100% where they overlapped{}",
-                                  at_once, gpu_lanes > 1 ? fmt::format(", {} lanes on each GPU", gpu_lanes) : "")
-        : backend != BackendKind::Cuda ? ""
-        : gpu_lanes > 1 ? fmt::format(": {} lanes on each GPU, their kernels time-sliced: not the GPU's busy share",
-                                      gpu_lanes)
-                        : ": the GPU's busy share";
+        backend != BackendKind::Cuda ? at
+        : gpu_lanes > 1 ? fmt::format(": {} lanes on each GPU, their kernels time-sliced: not the GPU's busy share{}",
+                                      gpu_lanes, at)
+                        : ": the GPU's busy share" + at;
     return fmt::format("time: {:.1f} s fuzzed; the code under test ran {:.1f} s of it ({:.0f}%{})", fuzzed_s, ran_s,
                        fuzzed_s > 0 ? 100 * ran_s / fuzzed_s : 0.0, whose);
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fuzz/campaign.hpp"
+#include "harness/support/busy_time.hpp"
 #include "harness/registry/registry.hpp"
 
 namespace {
@@ -125,6 +126,39 @@ TEST(CampaignAtOnce, ABugFoundAtOnceIsShrunkFromItsSpecAsOneAfterAnotherShrinksI
   EXPECT_EQ(b.shrunk.ops(), a.shrunk.ops()) << describe(a.shrunk) << "\n" << describe(b.shrunk);
   EXPECT_GT(b.rate_runs, 0u);
   EXPECT_GT(b.rate_failures, 0u) << "its shrunk case fails again alone";
+}
+
+// A round's busy time is the union of its trials' kernels, which overlap.
+TEST(CampaignAtOnce, BusyTimeIsTheUnionOfTheKernelsThatOverlapped) {
+  BusyTime b;
+  EXPECT_EQ(b.ms(), 0);
+  b.add(10.0, 1000);   // [9, 10]
+  b.add(9.5, 1000);    // [8.5, 9.5]: overlaps the first
+  b.add(12.0, 500);    // [11.5, 12]: apart
+  b.add(11.9, 100);    // inside the last
+  b.add(0, 250);       // not stamped: counted whole
+  b.add(20.0, 0);      // nothing
+  EXPECT_NEAR(b.ms(), 1500 + 500 + 250, 1e-6);
+  // A round of trials run one after another sums as before.
+  BusyTime seq;
+  seq.add(1.0, 100);
+  seq.add(1.2, 100);
+  EXPECT_NEAR(seq.ms(), 200, 1e-6);
+}
+
+TEST(CampaignAtOnce, ARoundAtOnceCountsTheUnionOfItsKernelsNotTheirSum) {
+  // Every trial says its kernel took the same second, [99, 100] on the
+  // steady clock: all of them overlapped, so the round was busy one second.
+  fuzz::CampaignConfig cfg = campaign_of("native.add.i32", 20);
+  InProcessTrials runner(3, in_process(), [](Outcome out) -> std::optional<Outcome> {
+    out.run_end_s = 100.0;
+    out.run_ms = 1000;
+    return out;
+  });
+  cfg.at_once = &runner;
+  const auto r = fuzz::run_campaign(cfg);
+  EXPECT_EQ(r.runs, 40u);
+  EXPECT_NEAR(r.run_ms, 1000, 1e-6) << "the union, not the sum of 40 seconds";
 }
 
 }  // namespace

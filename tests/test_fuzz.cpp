@@ -344,8 +344,7 @@ TEST(Fuzz, JobsRunSeveralLanesOnOneDeviceAndCombineThem) {
 TEST(Fuzz, TrialsAtOnceRunInTheWorkerAndCatchWhatOneAtATimeCatches) {
   // --trials-at-once N: a round's specs run N at once in the lane's worker
   // (CampaignAtOnce.* test the order and the attribution); end to end, the
-  // same bugs are caught and the time line says its sum is over overlapping
-  // trials.
+  // same bugs are caught and the time line says how many ran at once.
   const fs::path d = scratch("trials_at_once");
   const std::string impls = "buggy.plain_rmw.add.i32,buggy.inc_gt.u32,native.add.i32,cas.add.f32";
   const auto r = run("fuzz --backend cpu --trials-at-once 3 --time 4s --impl '" + impls + "' --json " +
@@ -355,7 +354,7 @@ TEST(Fuzz, TrialsAtOnceRunInTheWorkerAndCatchWhatOneAtATimeCatches) {
     EXPECT_NE(r.out.find(std::string("FAIL  ") + caught), std::string::npos) << caught << "\n" << r.out;
   for (const char* passed : {"PASS  native.add.i32", "PASS  cas.add.f32"})
     EXPECT_NE(r.out.find(passed), std::string::npos) << passed << "\n" << r.out;
-  EXPECT_NE(r.out.find("summed over trials up to 3 at once"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("%, up to 3 trials at once)"), std::string::npos) << r.out;
   EXPECT_NE(slurp(d / "f.jsonl").find("\"trials_at_once\":\"3\""), std::string::npos);
   // Without a worker there is nothing to run them at once in; bad values.
   for (const char* bad : {"--trials-at-once 2 --isolate off", "--trials-at-once 65", "--trials-at-once -1",
@@ -570,6 +569,10 @@ TEST(Fuzz, ALanesTimeLineSaysItsShareIsNotTheGpus) {
             std::string::npos) << lane;
   EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cpu, 3),
             "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%)");
+  // Trials at once in one lane count the union of their kernels: the GPU's share still.
+  EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 1, 4),
+            "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%: the GPU's busy share, up to 4 trials at "
+            "once)");
   // The combined summary of a --jobs run says so too (its header has "jobs").
   const fs::path d = scratch("jobs_summary");
   for (const char* jobs : {"1", "3"}) {

@@ -5,6 +5,7 @@
 // cuda/run_program.cuh.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -51,6 +52,13 @@ struct BufferExtent {
   uint32_t elem_bytes = 1;
 };
 
+// Seconds on the host's steady clock (CLOCK_MONOTONIC on Linux: one clock
+// for every process of the machine, so a worker's stamps and its
+// supervisor's compare).
+inline double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 struct History {
   std::vector<uint64_t> old;        // per op: the value the atomic returned
   std::vector<uint32_t> retries;    // per op: CAS retries (0 for native atomics)
@@ -59,6 +67,7 @@ struct History {
   std::vector<uint64_t> final_mem;  // per memory word, after the trial
   std::vector<uint32_t> out;        // algorithms: output slots (append)
   double kernel_ms = 0;             // time of the launch (or of the host threads)
+  double kernel_end_s = 0;          // steady_seconds() when that launch was seen to end (0: not stamped)
   RunFault fault = RunFault::None;  // set by a runner that returns false
   uint32_t stopped_retries = 0;     // a Hang: the retries of the loop its bound stopped (0: unknown)
   bool block_scope_calls = false;   // a user's code called a block-scope intrinsic (RetryShared)

@@ -292,6 +292,7 @@ void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions
     return;
   }
   out.run_ms = h.kernel_ms;
+  out.run_end_s = h.kernel_end_s;
   // The device's verdict; a trial it cannot pass alone (and every trial
   // under --checker both) is copied back for the host's checker.
   if (h.home == HistoryHome::Device) {

@@ -40,6 +40,7 @@ struct Outcome {
   Finding finding;  // what the oracle (or the hang rule, or the input check) found; kind None on a pass
   uint64_t ops = 0;
   double run_ms = 0, check_ms = 0;
+  double run_end_s = 0;  // steady_seconds() when its run ended (History::kernel_end_s; 0: not stamped)
   bool checked_on_gpu = false;  // the GPU checker judged it (RunOptions::policy.checker)
   uint64_t total_retries = 0;
   uint32_t max_retries = 0;

@@ -163,8 +163,8 @@ json to_json(const Outcome& o) {
   for (const Hotspot& h : o.hotspots)
     hotspots.push_back({{"addr", h.addr}, {"ops", h.ops}, {"retries", h.retries}, {"cycles", h.cycles}});
   return {{"token", encode_token(o.spec, o.knobs)}, {"backend", to_string(o.backend)}, {"verdict", to_string(o.verdict)},
-          {"finding", to_json(o.finding)}, {"ops", o.ops}, {"run_ms", o.run_ms}, {"check_ms", o.check_ms},
-          {"checked_on_gpu", o.checked_on_gpu},
+          {"finding", to_json(o.finding)}, {"ops", o.ops}, {"run_ms", o.run_ms}, {"run_end_s", o.run_end_s},
+          {"check_ms", o.check_ms}, {"checked_on_gpu", o.checked_on_gpu},
           {"total_retries", o.total_retries}, {"max_retries", o.max_retries}, {"hotspots", hotspots},
           {"trace_table", o.trace_table}, {"buffers", to_json(o.buffers)}};
 }
@@ -228,6 +228,7 @@ bool from_json(const json& j, Outcome& o, std::string& error) {
   }
   get(j, "ops", o.ops, error);
   get(j, "run_ms", o.run_ms, error);
+  if (j.contains("run_end_s")) get(j, "run_end_s", o.run_end_s, error);
   get(j, "check_ms", o.check_ms, error);
   get(j, "checked_on_gpu", o.checked_on_gpu, error);
   get(j, "total_retries", o.total_retries, error);

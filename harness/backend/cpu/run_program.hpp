@@ -68,6 +68,7 @@ bool run_cpu_program(const Workload& w, const Setup& s, const RunOptions& opt, H
         for (uint64_t t = wid; t < threads; t += workers) P::op(g, mem, uint64_t(k) * threads + t);
     };
     ok = run_host_workers(workers, opt, spec.seed, P::host_stream, shared_space, body, h.kernel_ms, error);
+    h.kernel_end_s = steady_seconds();
   } else {
     const uint32_t workers =
         opt.policy.sequential ? 1u : std::max<uint32_t>(1, std::min<uint32_t>(opt.knobs.cpu_threads, spec.grid));
@@ -79,6 +80,7 @@ bool run_cpu_program(const Workload& w, const Setup& s, const RunOptions& opt, H
       }
     };
     ok = run_host_workers(workers, opt, spec.seed, P::host_stream, false, body, h.kernel_ms, error);
+    h.kernel_end_s = steady_seconds();
   }
   if (!ok) return false;
   h.block_scope_calls = rs.block_scope_calls != 0;

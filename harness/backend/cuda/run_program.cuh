@@ -225,6 +225,7 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
     return false;
   }
   AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
+  h.kernel_end_s = steady_seconds();
   return true;
 }
 
