@@ -145,7 +145,7 @@ AS_HD AS_FI void intercepted_saw(const T& value) {
 AS_HD AS_FI void intercepted_poll() {
   CallScope* s = current_call_scope();
   if (s == nullptr) return;
-  if ((++s->polls & 255u) == 0 && !s->retry->live_in_time()) stop_loop(*s->retry);
+  if ((++s->polls & 255u) == 0 && !s->retry->in_time()) stop_loop(*s->retry);
 }
 
 // Runs user code `f()` with `r` as its call scope.  Returns false when it

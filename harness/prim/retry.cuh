@@ -67,12 +67,11 @@ struct Retry {
   // last check gets kLiveStallNs more, never past live_cap_ns.
   AS_HD AS_FI bool still_live(uint64_t now);
   // Whether a loop that is not retrying (polling a value) may go on: false
-  // once another thread gave up or the deadline passed (then gave_up says so).
+  // once another thread gave up or the deadline passed (then gave_up says
+  // so); past the deadline, a loop whose polled value moved since the last
+  // check (saw) goes on as a live compare-and-swap loop does (a fair lock's
+  // waiter watching its queue).
   AS_HD AS_FI bool in_time();
-  // in_time for a poll that tells what it read (saw): past the deadline, a
-  // loop whose polled value moved since the last check goes on as a live
-  // compare-and-swap loop does (a fair lock's waiter watching its queue).
-  AS_HD AS_FI bool live_in_time();
   // The checks every so many retries or polls: another thread gave up, or
   // the deadline passed and the loop is not live (sets gave_up).
   AS_HD AS_FI void check_stop();
@@ -213,17 +212,6 @@ AS_HD AS_FI bool Retry::again() {
 }
 
 AS_HD AS_FI bool Retry::in_time() {
-  if (gave_up == 0 && shared != nullptr && abort_requested(shared)) gave_up = 3;
-  if (gave_up == 0 && deadline_ns != 0 && now_ns() > deadline_ns) {
-    gave_up = 2;
-    if (shared != nullptr) request_abort(shared);
-  }
-  if (gave_up != 0) return false;
-  interleave_point();
-  return true;
-}
-
-AS_HD AS_FI bool Retry::live_in_time() {
   if (gave_up == 0) check_stop();
   if (gave_up != 0) {
     if (shared != nullptr && gave_up != 3) request_abort(shared);
