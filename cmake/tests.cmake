@@ -86,6 +86,14 @@ foreach(_release IN ITEMS "ref_add_stuck.u32.1.1.1.0.0.1.1.0.0.1.0.20.4.0.104857
     PASS_REGULAR_EXPRESSION "exceeded its retry budget of 4096.*failed 10 of 10 runs")
 endforeach()
 
+# The stall watch (prim/retry.cuh): at check's geometry examples/byo's two
+# loops that never end stop once no op of their trial has completed for
+# 200 ms (both HANG, each worded so), long before their 1.7 s watchdogs.
+add_test(NAME byo_stall_cuda
+  COMMAND sh -c "out=$(\"$0\" check --impl 'mylib.add_floatcmp.f32,mylib.ref_add_stuck.u32' --backend cuda --skip-without-gpu --trials 3 --no-shrink 2>&1); s=$?; printf '%s\\n' \"$out\"; test $s -eq 77 && exit 77; test $s -eq 1 && test $(printf '%s\\n' \"$out\" | grep -c 'no op of the trial had completed for 200 ms while it ran') -eq 2"
+          $<TARGET_FILE:atomstress_byo_example>)
+set_tests_properties(byo_stall_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
+
 # atomstress fuzz on the CPU backend: JUnit, corpus and its replay, kill and
 # --resume, shards and merge (tests/test_fuzz.cpp).
 gtest_discover_tests(atomstress_fuzz_tests TEST_PREFIX "fuzz." DISCOVERY_MODE PRE_TEST)

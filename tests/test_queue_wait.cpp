@@ -256,4 +256,16 @@ TEST(LiveLoop, ALiveLoopThatGaveUpIsToldAsTooSlowNotAsNeverEnding) {
   EXPECT_EQ(why.find("does not terminate"), std::string::npos) << why;
 }
 
+TEST(LiveLoop, ALoopTheStallWatchStoppedIsToldAsAStalledTrial) {
+  GaveUpAtOp2 run("cas.add.i32");
+  ASSERT_TRUE(run.w);
+  const std::string why = run.judged(GaveUp::Stalled);
+  EXPECT_NE(why.find("op #2 "), std::string::npos) << why;
+  EXPECT_NE(why.find("no op of the trial had completed for " + std::to_string(kStallMs) + " ms while it ran"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("does not terminate"), std::string::npos) << why;
+  EXPECT_EQ(why.find("watchdog"), std::string::npos) << why;
+}
+
 }  // namespace

@@ -33,6 +33,7 @@ struct Args {
   // stuck.  0: none.
   uint64_t queue_wait_ns = 0;
   uint32_t param = 0;             // per family: accumulators, bins or locks per block
+  uint32_t stall_watch = 0;       // 1: each op that completes stamps rs (the stall watch, prim/retry.cuh)
 };
 
 // Set in History::gave_up when the op used a block-scope atomic.

@@ -40,6 +40,8 @@ struct AtomicProgram {
     const long long c1 = prim::clock_cycles();
     if (g.cycles) g.cycles[o] = static_cast<uint32_t>(c1 - c0);
     record(g, o, ob, r);  // nothing when timing only (g.old null)
+    // Progress for the stall watch: an op that gave up did not complete.
+    if (g.stall_watch != 0 && r.gave_up == 0) prim::stamp_done(g.rs, o);
   }
 
   // A block, as the device runs it.

@@ -54,7 +54,15 @@ uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops) {
 bool gave_up_by_itself(uint8_t recorded) {
   const auto why = static_cast<GaveUp>(recorded & ~kBlockScopeBit);
   return why == GaveUp::Budget || why == GaveUp::Watchdog || why == GaveUp::QueueTooSlow ||
-         why == GaveUp::WordKeptMoving;
+         why == GaveUp::WordKeptMoving || why == GaveUp::Stalled;
+}
+
+uint64_t effective_stall_ms(const RunOptions& o, const Workload& w) {
+  const Entry* e = w.impl;
+  if (e == nullptr || e->algo != nullptr || is_kernel_entry(*e) || !e->may_retry || e->weak_memory || e->rate_only)
+    return 0;
+  if (o.knobs.watchdog_ms != 0 || o.policy.sanitize != SanitizeTool::None || o.timing.bench_reps != 0) return 0;
+  return kStallMs * std::max<uint32_t>(o.policy.gpu_share, 1);
 }
 
 uint64_t effective_queue_wait_ms(const RunOptions& o, const Workload& w) {

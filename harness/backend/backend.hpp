@@ -26,8 +26,18 @@ struct Finding;
 // moving (a ticket lock's FIFO) until the watchdog and the allowance
 // (effective_queue_wait_ms) had both passed; WordKeptMoving: a
 // compare-and-swap loop whose word kept changing (other ops succeeding)
-// until then (prim::Retry::saw); Aborted: another loop gave up.
-enum class GaveUp : uint8_t { No = 0, Budget = 1, Watchdog = 2, Aborted = 3, QueueTooSlow = 4, WordKeptMoving = 5 };
+// until then (prim::Retry::saw); Aborted: another loop gave up; Stalled: no
+// op of the trial completed for effective_stall_ms while the loop ran (the
+// stall watch, prim/retry.cuh).
+enum class GaveUp : uint8_t {
+  No = 0,
+  Budget = 1,
+  Watchdog = 2,
+  Aborted = 3,
+  QueueTooSlow = 4,
+  WordKeptMoving = 5,
+  Stalled = 6
+};
 // Whether the loop gave up by itself (a hang of its own), not because
 // another did.
 bool gave_up_by_itself(uint8_t recorded);
@@ -159,6 +169,19 @@ uint64_t effective_watchdog_ms(const RunOptions& o, uint64_t ops);
 // a million round trips to memory (about a second each on an H100).
 inline constexpr uint32_t kLoneThreadRetryBudget = 4096;
 uint32_t effective_retry_budget(const RunOptions& o, const TrialSpec& spec);
+
+// The stall watch (prim::RetryShared::stall_ns): a loop of `w` that sees no
+// op of its trial complete for this long while it runs gives up (Stalled),
+// instead of waiting for the watchdog (a correct contended loop on one word
+// sees an op complete every few microseconds; a loop that never ends, all
+// its trial's ops stuck, is found in a fraction of a second).  0: not
+// watched.  It watches a single atomic whose op may retry (not a native
+// one, nor a weak-memory or rate-only bug, whose rates are timing's) on the
+// cuda backend with the automatic watchdog, outside compute-sanitizer and
+// profile's timing runs; an explicit --watchdog-ms turns it off.  Like the
+// watchdog it is gpu_share times longer on a shared GPU.
+inline constexpr uint64_t kStallMs = 200;
+uint64_t effective_stall_ms(const RunOptions& o, const Workload& w);
 
 // How much longer than its watchdog a loop of `w` that sees its queue or its
 // word keep moving may go on (Args::queue_wait_ns; the family's

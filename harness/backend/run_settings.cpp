@@ -15,7 +15,7 @@ const std::array<RunSetting, 6> kSettings = {{
     {"budget", "retry_budget", "retries per op before a hang", SettingForm::Count, 0, UINT32_MAX, kRunCommands, true,
      [](const RunOptions& o) -> uint64_t { return o.knobs.retry_budget; },
      [](RunOptions& o, uint64_t v) { o.knobs.retry_budget = uint32_t(v); }},
-    {"watchdog-ms", "watchdog_ms", "per-trial watchdog in ms, at most 3600000 (0: 1 s + 20 us per op)",
+    {"watchdog-ms", "watchdog_ms", "per-trial watchdog in ms, at most 3600000 (0: 1 s + 20 us per op, and the GPU's stall watch)",
      SettingForm::Count, 0, kMaxWatchdogMs, kTrialCommands, true,
      [](const RunOptions& o) -> uint64_t { return o.knobs.watchdog_ms; },
      [](RunOptions& o, uint64_t v) { o.knobs.watchdog_ms = v; }},

@@ -96,14 +96,15 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
     if (g == GaveUp::WordKeptMoving)
       return too_slow("retrying on a word that kept changing", "a live loop",
                       "other ops were changing the word until then, so");
-    return make_finding(
-        FindingKind::Hang,
-        op +
-            (g == GaveUp::Budget ? "exceeded its retry budget of " + std::to_string(effective_retry_budget(opt, w.spec))
-                                 : "was still retrying when the " + watchdog + " fired, after " +
-                                       std::to_string(h.retries[o]) + " retries") +
-            ": " + w.impl->family->hang_cause(),
-        int64_t(o), w.addr[o]);
+    std::string stopped;
+    if (g == GaveUp::Budget)
+      stopped = "exceeded its retry budget of " + std::to_string(effective_retry_budget(opt, w.spec));
+    else if (g == GaveUp::Stalled)
+      stopped = "was still retrying after " + std::to_string(h.retries[o]) + " retries when no op of the trial had " +
+                "completed for " + std::to_string(effective_stall_ms(opt, w)) + " ms while it ran";
+    else
+      stopped = "was still retrying when the " + watchdog + " fired, after " + std::to_string(h.retries[o]) + " retries";
+    return make_finding(FindingKind::Hang, op + stopped + ": " + w.impl->family->hang_cause(), int64_t(o), w.addr[o]);
   }
   // An algorithm's step that belongs to no op (a histogram's merge of its
   // shared bins) records nothing when its loop gives up; the run was cut

@@ -13,6 +13,14 @@
 // blocks ran 1.4 s alone and was called a hang at its 5.2 s watchdog once in
 // a fuzz run).  A loop whose word stands still (a wrong compare, a NaN that
 // never compares equal) still gives up at the deadline.
+//
+// The stall watch (RetryShared::stall_ns; the host turns it on for a single
+// atomic's trial on the GPU with the automatic watchdog): every op that
+// completes stamps the time (stamp_done), and a loop that, running all
+// along, sees no op of its trial complete for stall_ns gives up (6) long
+// before the watchdog.  Progress of the whole trial, not of the loop's own
+// word, is what it watches: a lock's waiter sees its word stand still while
+// the lock passes among others, but each holder's op completes.
 #pragma once
 
 #include <atomic>
@@ -28,6 +36,10 @@
 
 namespace prim {
 
+// The stall watch's completion stamps: one word for each of kDoneSlots
+// groups of 32 ops (a warp's lanes write one word), 64 bytes apart.
+inline constexpr uint32_t kDoneSlots = 16, kDoneStride = 8;
+
 struct RetryShared {
   unsigned int abort_flag;  // set to 1 by the first loop that gives up
   // Host-mapped word where code that cannot return (an intercepted user loop
@@ -37,6 +49,9 @@ struct RetryShared {
   // Set to 1 by the first intercepted block-scope intrinsic of the trial (a
   // user's code): the scope rule of the algorithm families reads it.
   unsigned int block_scope_calls;
+  // The stall watch: how long no op may complete while a loop runs (0: off).
+  uint64_t stall_ns;
+  uint64_t done_ns[kDoneSlots * kDoneStride];  // the latest completions (now_ns)
 };
 
 // How long a loop that saw its word (or its queue) move may go on past its
@@ -56,6 +71,9 @@ struct Retry {
   uint64_t deadline_ns = 0;  // 0: no deadline
   uint64_t live_cap_ns = 0;  // how far a live loop's deadline may move (0: not at all)
   uint64_t seen = 0;         // the word its last compare-and-swap returned
+  // The stall watch: since when this loop has seen no op of its trial
+  // complete, and when it last looked (0: not yet).
+  uint64_t quiet_from = 0, watched_at = 0;
 
   AS_HD AS_FI bool again();
   // A compare-and-swap of the loop returned `word` (the value it found).
@@ -72,9 +90,16 @@ struct Retry {
   // check (saw) goes on as a live compare-and-swap loop does (a fair lock's
   // waiter watching its queue).
   AS_HD AS_FI bool in_time();
-  // The checks every so many retries or polls: another thread gave up, or
-  // the deadline passed and the loop is not live (sets gave_up).
+  // The checks every so many retries or polls: another thread gave up, the
+  // deadline passed and the loop is not live, or the trial stalled (sets
+  // gave_up).
   AS_HD AS_FI void check_stop();
+  // The stall watch at `now`: gives up (6) once no op of the trial has
+  // completed for shared->stall_ns while this loop kept checking.  A gap of
+  // over a quarter of that between two checks (the loop was not running:
+  // its context was switched out, or its retries are slow) starts the
+  // window again, so time the loop did not run never counts.
+  AS_HD AS_FI void watch_stall(uint64_t now);
 };
 
 // The workers of one CPU-backend trial, as a yield sees them.  A loaded host
@@ -186,12 +211,46 @@ AS_HD AS_FI bool Retry::still_live(uint64_t now) {
   return true;
 }
 
+// The latest completion stamped in `s`, and an op's stamp (device only: the
+// host never watches).
+AS_HD AS_FI uint64_t latest_done(const RetryShared* s) {
+  uint64_t latest = 0;
+  for (uint32_t i = 0; i < kDoneSlots; ++i) {
+    uint64_t t;
+    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (t = *reinterpret_cast<const volatile uint64_t*>(&s->done_ns[i * kDoneStride]);),
+                      (t = std::atomic_ref<uint64_t>(const_cast<uint64_t&>(s->done_ns[i * kDoneStride]))
+                             .load(std::memory_order_relaxed);))
+    latest = t > latest ? t : latest;
+  }
+  return latest;
+}
+AS_HD AS_FI void stamp_done(RetryShared* s, uint64_t op) {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE,
+                    (*reinterpret_cast<volatile uint64_t*>(&s->done_ns[((op >> 5) % kDoneSlots) * kDoneStride]) =
+                         now_ns();),
+                    ((void)s; (void)op;))
+}
+
+AS_HD AS_FI void Retry::watch_stall(uint64_t now) {
+  const uint64_t window = shared->stall_ns;
+  if (watched_at == 0 || now - watched_at > window / 4) quiet_from = now;
+  watched_at = now;
+  if (int64_t(now - quiet_from) < int64_t(window)) return;
+  const uint64_t latest = latest_done(shared);
+  // An op completed after the window began: watch from there (a stamp from
+  // another SM may read a little ahead of this one's clock).
+  if (int64_t(latest - quiet_from) > 0) quiet_from = latest;
+  else gave_up = 6;
+}
+
 AS_HD AS_FI void Retry::check_stop() {
   if (shared != nullptr && abort_requested(shared)) gave_up = 3;
-  if (gave_up == 0 && deadline_ns != 0) {
+  const bool watching = shared != nullptr && shared->stall_ns != 0;
+  if (gave_up == 0 && (deadline_ns != 0 || watching)) {
     const uint64_t now = now_ns();
     // Still moving at the cap: too slow, not shown stuck (5).
-    if (now > deadline_ns && !still_live(now)) gave_up = moved != 0 && live_cap_ns != 0 ? 5 : 2;
+    if (deadline_ns != 0 && now > deadline_ns && !still_live(now)) gave_up = moved != 0 && live_cap_ns != 0 ? 5 : 2;
+    else if (watching) watch_stall(now);
   }
   moved = 0;
 }

@@ -85,7 +85,7 @@ bool copy_inputs_in(PackedBuffers& B, const PackPlan* plan, const PackSizes& siz
   AS_CUDA_TRY(cudaMemsetAsync(B.gave.p, 0, ops));
   reinterpret_cast<volatile unsigned int*>(note)[0] = 0;
   reinterpret_cast<volatile unsigned int*>(note)[1] = 0;
-  const prim::RetryShared rs_init{0u, note, 0u};
+  const prim::RetryShared rs_init{0u, note, 0u, 0u, {}};  // no stall watch in packs
   AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));  // also waits for the copies above
   return true;
 }

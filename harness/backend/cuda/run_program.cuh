@@ -92,6 +92,7 @@ struct ProgramLaunch {
   uint64_t words = 0;  // the trial's memory, in elements
   uint64_t watchdog_ms = 0;
   uint64_t queue_wait_ms = 0;  // a live queue's waiters may wait this much longer (Args::queue_wait_ns)
+  uint64_t stall_ms = 0;       // the stall watch (effective_stall_ms; 0: off)
   size_t out_slots = 0, smem_bytes = 0;
   unsigned int* note = nullptr;  // stop_note()
 };
@@ -119,6 +120,7 @@ bool prepare_launch(const Workload& w, const Setup& s, const RunOptions& opt, bo
   L.smem_bytes = s.smem_bytes;
   L.watchdog_ms = effective_watchdog_ms(opt, n);
   L.queue_wait_ms = effective_queue_wait_ms(opt, w);
+  L.stall_ms = effective_stall_ms(opt, w);
   const std::vector<uint32_t>& key = s.key.empty() ? w.addr : s.key;
   auto& B = trial_buffers();
   AS_CUDA_TRY(B.key.ensure(n * 4));
@@ -167,6 +169,7 @@ bool prepare_launch(const Workload& w, const Setup& s, const RunOptions& opt, bo
   g.budget = effective_retry_budget(opt, spec);
   g.queue_wait_ns = L.queue_wait_ms * 1000000u;
   g.param = s.param;
+  g.stall_watch = L.stall_ms != 0 ? 1u : 0u;
   return true;
 }
 
@@ -180,9 +183,12 @@ void read_stop_note(const ProgramLaunch& L, History& h, std::string& error) {
   if (h.fault == RunFault::None || (why & 0xff000000u) != prim::kStopNoteTag) return;
   h.fault = RunFault::Hang;
   h.stopped_retries = reinterpret_cast<volatile unsigned int*>(L.note)[1];
+  const unsigned int code = why & 0xffu;
   error = std::string(P::name) + ": a loop in the code under test was stopped " +
-          ((why & 0xffu) == 1 ? "past its retry budget" : "past the trial's deadline") + " after " +
-          std::to_string(h.stopped_retries) + " retries, and the kernel trapped";
+          (code == 1   ? std::string("past its retry budget")
+           : code == 6 ? "when no op of the trial had completed for " + std::to_string(L.stall_ms) + " ms"
+                       : std::string("past the trial's deadline")) +
+          " after " + std::to_string(h.stopped_retries) + " retries, and the kernel trapped";
 }
 
 // One launch from the pristine memory, waited for with a deadline: its
@@ -191,7 +197,7 @@ template <class P>
 bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History& h, float& ms, std::string& error) {
   using M = typename P::M;
   auto& B = trial_buffers();
-  const prim::RetryShared rs_init{0u, L.note, 0u};
+  prim::RetryShared rs_init{0u, L.note, 0u, L.stall_ms * 1000000u, {}};
   Event e0, e1;
   AS_CUDA_TRY(e0.create());
   AS_CUDA_TRY(e1.create());
