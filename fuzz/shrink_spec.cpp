@@ -104,11 +104,20 @@ std::vector<TrialSpec> tiny_candidates(const TrialSpec& s) {
   return tiny;
 }
 
+// Only the fields that make a case smaller: the launch (grid, block, ops
+// per thread) and its stress.
+rc::Seq<TrialSpec> size_candidates(const TrialSpec& s) {
+  return rc::seq::concat(stress_candidates(s), towards_field(s, &TrialSpec::grid, 1),
+                         towards_field(s, &TrialSpec::block, 1), towards_field(s, &TrialSpec::ops_per_thread, 1));
+}
+
 // Candidates one field at a time, each towards its target, after the tiny
 // ones, made valid for the entry and never larger than the spec they come
-// from.
-rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits) {
-  rc::Seq<TrialSpec> all = rc::seq::concat(stress_candidates(s), field_candidates(s));
+// from.  `size_only`: the fields that make the case smaller, none of those
+// that only make it plainer (values, addresses, seed).
+rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits, bool size_only) {
+  rc::Seq<TrialSpec> all =
+      size_only ? size_candidates(s) : rc::seq::concat(stress_candidates(s), field_candidates(s));
   all = rc::seq::concat(rc::seq::fromContainer(tiny_candidates(s)), std::move(all));
   const uint64_t max_ops = s.ops();
   return rc::seq::filter(rc::seq::map(std::move(all),
@@ -171,8 +180,14 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
   const Entry* impl = find_impl(failing.impl);
   if (impl != nullptr) {
     const Constraints limits = impl->limits;
-    const auto tree =
-        rc::shrinkable::shrinkRecur(failing, [limits](const TrialSpec& s) { return candidates(s, limits); });
+    // Every failing run of a crash costs its worker (on the GPU, the CUDA
+    // context: 0.2 to 0.4 s), and each accepted candidate is one: a crash
+    // shrinks in size only (the tiny candidates first, then the launch and
+    // its stress), not towards plainer values or seed, which would cost a
+    // lost context per step and leave a case no smaller.
+    const bool size_only = verdict == Verdict::Crash;
+    const auto tree = rc::shrinkable::shrinkRecur(
+        failing, [limits, size_only](const TrialSpec& s) { return candidates(s, limits, size_only); });
     // Fails the same way: a smaller case that fails differently (a hang
     // where a wrong value was) explains another bug.
     std::vector<std::pair<TrialSpec, std::string>> accepted{{failing, why}};

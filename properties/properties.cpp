@@ -37,6 +37,7 @@ Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOpt
         ev.why = t.why();
       }
     }
+    if (ev.runs >= kCrashRateRuns && ev.failures == ev.runs && t.verdict == Verdict::Crash) break;
   }
   return ev;
 }

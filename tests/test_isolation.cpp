@@ -503,6 +503,38 @@ TEST(Isolation, ACrashCostsOneVerdictAndTheRunGoesOn) {
       << r.out;
 }
 
+// Each crash costs a worker (on the GPU, its CUDA context): a shrunk case
+// whose first three reruns all crashed is not run seven times more.
+TEST(Isolation, AShrunkCrashsRateStopsAtThreeRunsThatAllCrashed) {
+  const auto r = run("check --impl test.fault.u32 --backend cpu --trials 1 --grid 2 --block 32 --ops-per-thread 2");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("(failed 3 of 3 reruns;"), std::string::npos) << r.out;
+}
+
+// And it shrinks in size only: one accepted candidate (one op) here, its
+// values, initial memory and specials kept, where a wrong value would walk
+// on towards plainer ones (each step another lost worker).
+TEST(Isolation, ACrashShrinksInSizeOnly) {
+  TrialSpec s;
+  s.impl = "test.fault.u32";
+  s.grid = 2;
+  s.block = 32;
+  s.ops_per_thread = 2;
+  s.pattern = Pattern::Uniform;
+  s.k = 64;
+  s.init = Init::Random;
+  s.special_permille = 300;
+  s.seed = 12345;
+  const auto r = run("repro " + encode_token(s, TrialKnobs{}) + " --backend cpu --shrink");
+  EXPECT_EQ(r.status, 1) << r.out;
+  const size_t at = r.out.find("shrunk: ");
+  const std::string shrunk = at == std::string::npos ? "" : r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_NE(shrunk.find("(1 ops)"), std::string::npos) << r.out;
+  EXPECT_NE(shrunk.find(" 1 accepted"), std::string::npos) << r.out;
+  EXPECT_NE(shrunk.find("special=300/1000 init=random"), std::string::npos) << r.out;
+  EXPECT_NE(shrunk.find("failed 3 of 3 reruns"), std::string::npos) << r.out;
+}
+
 TEST(Isolation, TheReproLineOfACrashCrashesAgain) {
   TrialSpec s;
   s.impl = "test.fault.u32";
