@@ -437,6 +437,28 @@ TEST(CliLog, AnEntrysVerdictLinesAreWrittenAsItEndsNotAtExit) {
   EXPECT_NE(out.find("PASS  native.add.i32"), std::string::npos) << "[" << out << "]";
 }
 
+// check's time line with trials at once: on the GPU their kernels' union is
+// the busy share (the sum passes the wall time and says nothing of it).
+TEST(CliPlan, TheTimeLineOfTrialsAtOnceGivesTheGpusBusyShareFromTheUnionOfTheirKernels) {
+  atomstress::CheckTimes t;
+  t.wall_ms = 10000;
+  t.run_ms = 30000;
+  t.busy_ms = 5000;
+  t.check_ms = 4000;
+  const std::string cuda = atomstress::check_time_line(t, atomstress::BackendKind::Cuda, 4);
+  EXPECT_NE(cuda.find("up to 4 trials at once; the code under test ran 30.00 s summed over the trials, the GPU busy "
+                      "with it 5.00 s (50%: the GPU's busy share), checking 4.00 s summed"),
+            std::string::npos)
+      << cuda;
+  const std::string cpu = atomstress::check_time_line(t, atomstress::BackendKind::Cpu, 4);
+  EXPECT_EQ(cpu.find("busy"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("ran 30.00 s summed over the trials (300% of the wall time)"), std::string::npos) << cpu;
+  atomstress::CheckTimes one = t;
+  one.run_ms = 2500;
+  const std::string alone = atomstress::check_time_line(one, atomstress::BackendKind::Cuda, 1);
+  EXPECT_NE(alone.find("the code under test ran 2.50 s (25%: the GPU's busy share)"), std::string::npos) << alone;
+}
+
 // On cuda, check's automatic plan runs a trial with every op on one global
 // word at one op per thread on half the grid (it was most of `check --all`'s
 // time); every other trial, the cpu plan and an explicit geometry keep theirs.

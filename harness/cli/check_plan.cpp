@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/support/hash.hpp"
@@ -261,6 +263,27 @@ size_t check_jobs(const CheckPlan& plan) {
   // Check's default geometry (2 blocks of 256 threads per SM) leaves room
   // for four kernels at once on each SM.
   return 4;
+}
+
+std::string check_time_line(const CheckTimes& t, BackendKind backend, size_t jobs) {
+  const double w = std::max(t.wall_ms, 1e-9);
+  const bool cuda = backend == BackendKind::Cuda;
+  if (jobs > 1) {
+    const std::string busy =
+        cuda ? fmt::format(", the GPU busy with it {:.2f} s ({:.0f}%: the GPU's busy share)", t.busy_ms / 1000,
+                           100 * t.busy_ms / w)
+             : fmt::format(" ({:.0f}% of the wall time)", 100 * t.run_ms / w);
+    return fmt::format(
+        "time: {:.2f} s wall, up to {} trials at once; the code under test ran {:.2f} s summed over the trials{}, "
+        "checking {:.2f} s summed",
+        t.wall_ms / 1000, jobs, t.run_ms / 1000, busy, t.check_ms / 1000);
+  }
+  return fmt::format(
+      "time: {:.2f} s wall; the code under test ran {:.2f} s ({:.0f}%{}), checking {:.2f} s ({:.0f}%; {:.2f} s of it "
+      "while the next trial ran), the rest {:.2f} s (expansion, transfers, set-up, shrinking)",
+      t.wall_ms / 1000, t.run_ms / 1000, 100 * t.run_ms / w, cuda ? ": the GPU's busy share" : "", t.check_ms / 1000,
+      100 * t.check_ms / w, t.overlapped_ms / 1000,
+      std::max(0.0, t.wall_ms - t.run_ms - (t.check_ms - t.overlapped_ms)) / 1000);
 }
 
 }  // namespace atomstress

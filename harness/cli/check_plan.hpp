@@ -81,6 +81,19 @@ class ImplTally {
 // How many trials run at once (--jobs, or its automatic choice).
 size_t check_jobs(const CheckPlan& plan);
 
+// What check's time line adds up, over the trials it reports (shrinking's
+// runs are not among them): wall time, the code under test's time summed
+// over the trials and as the union of their kernels (BusyTime: the GPU busy
+// with it, however many ran at once), checking summed, and the checking
+// done while a later trial ran.
+struct CheckTimes {
+  double wall_ms = 0, run_ms = 0, busy_ms = 0, check_ms = 0, overlapped_ms = 0;
+};
+// "time: ..." : where the wall time went.  On cuda the code under test's
+// share is the GPU's busy share; with several trials at once the sums may
+// pass the wall time, and the busy share is the union's.
+std::string check_time_line(const CheckTimes& t, BackendKind backend, size_t jobs);
+
 // Runs every planned trial of one implementation, stopping at its first
 // failure.  `each` sees every outcome (for the JSON report).
 ImplSummary run_impl(const CheckPlan& plan, const Entry& impl,

@@ -12,6 +12,7 @@
 #include "harness/pipeline/diagnose.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/footprint.hpp"
+#include "harness/support/busy_time.hpp"
 #include "reports/terminal.hpp"
 #include "reports/text_printer.hpp"
 
@@ -46,28 +47,6 @@ bool plan_fits(const CheckPlan& plan, size_t jobs, std::string& error) {
 
 // The first failure, shrunk: each smaller candidate rerun until it fails the
 // same way (fuzz/shrink_spec.hpp), with the run's own options.
-// Where the wall time went: on cuda, the run's share is the GPU's busy share
-// (the code under test running); the rest is expansion, transfers, set-up,
-// shrinking and isolation's round trips.
-// With several trials at once the times are summed over the trials (and
-// may pass the wall time): the line says so instead of a split.
-std::string time_split(double wall_ms, double run_ms, double check_ms, double overlapped_ms, BackendKind backend,
-                       size_t jobs) {
-  const double w = std::max(wall_ms, 1e-9);
-  if (jobs > 1)
-    return fmt::format(
-        "time: {:.2f} s wall, up to {} trials at once; summed over the trials, the code under test ran {:.2f} s "
-        "({:.0f}% of the wall time{}), checking {:.2f} s",
-        wall_ms / 1000, jobs, run_ms / 1000, 100 * run_ms / w,
-        backend == BackendKind::Cuda ? ", more than 100% when kernels overlapped" : "", check_ms / 1000);
-  return fmt::format(
-      "time: {:.2f} s wall; the code under test ran {:.2f} s ({:.0f}%{}), checking {:.2f} s ({:.0f}%; {:.2f} s of it "
-      "while the next trial ran), the rest {:.2f} s (expansion, transfers, set-up, shrinking)",
-      wall_ms / 1000, run_ms / 1000, 100 * run_ms / w, backend == BackendKind::Cuda ? ": the GPU's busy share" : "",
-      check_ms / 1000, 100 * check_ms / w, overlapped_ms / 1000,
-      std::max(0.0, wall_ms - run_ms - (check_ms - overlapped_ms)) / 1000);
-}
-
 reports::ShrunkCase shrink_failure(const CheckPlan& plan, const ImplSummary& sum) {
   fuzz::ShrinkConfig cfg;
   cfg.backend = plan.backend;
@@ -85,7 +64,7 @@ struct Conclusion {
   const CheckOptions& co;
   reports::Multiplex& printers;
   int status = 0;
-  double run_ms = 0, check_ms = 0, overlapped_ms = 0;
+  CheckTimes times;
   std::string fatal;  // the run stops: bad input
 };
 
@@ -120,9 +99,9 @@ bool conclude(Conclusion& c, const Entry& impl, ImplSummary&& sum) {
     }
   }
   c.printers.record(sum);
-  c.run_ms += sum.run_ms;
-  c.check_ms += sum.check_ms;
-  c.overlapped_ms += sum.check_overlapped_ms;
+  c.times.run_ms += sum.run_ms;
+  c.times.check_ms += sum.check_ms;
+  c.times.overlapped_ms += sum.check_overlapped_ms;
   if (sum.verdict != Verdict::Pass) c.status = 1;
   return true;
 }
@@ -163,7 +142,11 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
   printers.begin(run_header(command_line, plan.backend));
   Conclusion c{plan, co, printers};
   const auto started = std::chrono::steady_clock::now();
-  const auto print_trial = [&](const Outcome& t) { printers.record(t); };
+  BusyTime busy;  // the reported trials' kernels, overlaps counted once
+  const auto print_trial = [&](const Outcome& t) {
+    busy.add(t.run_end_s, t.run_ms);
+    printers.record(t);
+  };
   if (jobs > 1) {
     run_impls_concurrently(plan, jobs, print_trial,
                            [&](const Entry& impl, ImplSummary&& sum) { return conclude(c, impl, std::move(sum)); });
@@ -177,8 +160,9 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
     printers.finish();  // keep what was recorded
     return usage_error(c.fatal);
   }
-  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  if (!co.quiet) printers.note(time_split(wall_ms, c.run_ms, c.check_ms, c.overlapped_ms, plan.backend, jobs));
+  c.times.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  c.times.busy_ms = busy.ms();
+  if (!co.quiet) printers.note(check_time_line(c.times, plan.backend, jobs));
   if (!printers.finish()) return usage_error(printers.error());
   return c.status;
 }
