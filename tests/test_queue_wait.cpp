@@ -259,6 +259,9 @@ TEST(LiveLoop, ALiveLoopThatGaveUpIsToldAsTooSlowNotAsNeverEnding) {
 TEST(LiveLoop, ALoopTheStallWatchStoppedIsToldAsAStalledTrial) {
   GaveUpAtOp2 run("cas.add.i32");
   ASSERT_TRUE(run.w);
+  Entry users = *run.w->impl;  // the watch is a user's atomic's (effective_stall_ms)
+  users.user_code = true;
+  run.w->impl = &users;
   const std::string why = run.judged(GaveUp::Stalled);
   EXPECT_NE(why.find("op #2 "), std::string::npos) << why;
   EXPECT_NE(why.find("no op of the trial had completed for " + std::to_string(kStallMs) + " ms while it ran"),

@@ -59,8 +59,7 @@ bool gave_up_by_itself(uint8_t recorded) {
 
 uint64_t effective_stall_ms(const RunOptions& o, const Workload& w) {
   const Entry* e = w.impl;
-  if (e == nullptr || e->algo != nullptr || is_kernel_entry(*e) || !e->may_retry || e->weak_memory || e->rate_only)
-    return 0;
+  if (e == nullptr || !e->user_code || e->algo != nullptr || is_kernel_entry(*e)) return 0;
   if (o.knobs.watchdog_ms != 0 || o.policy.sanitize != SanitizeTool::None || o.timing.bench_reps != 0) return 0;
   return kStallMs * std::max<uint32_t>(o.policy.gpu_share, 1);
 }

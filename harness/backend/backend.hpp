@@ -175,11 +175,11 @@ uint32_t effective_retry_budget(const RunOptions& o, const TrialSpec& spec);
 // instead of waiting for the watchdog (a correct contended loop on one word
 // sees an op complete every few microseconds; a loop that never ends, all
 // its trial's ops stuck, is found in a fraction of a second).  0: not
-// watched.  It watches a single atomic whose op may retry (not a native
-// one, nor a weak-memory or rate-only bug, whose rates are timing's) on the
-// cuda backend with the automatic watchdog, outside compute-sanitizer and
-// profile's timing runs; an explicit --watchdog-ms turns it off.  Like the
-// watchdog it is gpu_share times longer on a shared GPU.
+// watched.  It watches a user's single atomic (its loops are the
+// intercepted calls that check it) on the cuda backend with the automatic
+// watchdog, outside compute-sanitizer and profile's timing runs; an
+// explicit --watchdog-ms turns it off.  Like the watchdog it is gpu_share
+// times longer on a shared GPU.
 inline constexpr uint64_t kStallMs = 200;
 uint64_t effective_stall_ms(const RunOptions& o, const Workload& w);
 

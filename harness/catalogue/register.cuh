@@ -10,7 +10,6 @@
 #pragma once
 
 #include <type_traits>
-#include <utility>
 
 #include "atomics_under_test/algorithms/forms.cuh"
 #include "harness/backend/atomic_program.cuh"
@@ -163,9 +162,7 @@ bool register_atomics(uint64_t group) {
   (
       [&] {
         const uint64_t order = atomic_order(group, seq++);
-        EntryDraft d = atomic_draft<As>(order);
-        d.entry.may_retry = group != kGroupNative;  // one hardware atomic, no loop
-        register_entry(std::move(d));
+        register_entry(atomic_draft<As>(order));
         register_forms_of<As>(order, CorrectForms{});
       }(),
       ...);

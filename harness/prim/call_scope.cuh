@@ -87,7 +87,10 @@ AS_HD AS_FI bool count_call(CallScope* s, bool block_scope) {
     s->retry->block_scope = 1;
     note_block_scope_call(s->retry->shared);
   }
-  return s->calls++ == 0 || s->retry->again();
+  if (s->calls++ == 0) return true;
+  Retry& r = *s->retry;
+  // Every 64 retries, as again() checks its deadline: has the trial stalled?
+  return r.again() && ((r.count & 63u) != 0 || r.progressing());
 }
 
 // An intercepted intrinsic is about to run: count it, and stop the loop
@@ -145,7 +148,7 @@ AS_HD AS_FI void intercepted_saw(const T& value) {
 AS_HD AS_FI void intercepted_poll() {
   CallScope* s = current_call_scope();
   if (s == nullptr) return;
-  if ((++s->polls & 255u) == 0 && !s->retry->in_time()) stop_loop(*s->retry);
+  if ((++s->polls & 255u) == 0 && !(s->retry->in_time() && s->retry->progressing())) stop_loop(*s->retry);
 }
 
 // Runs user code `f()` with `r` as its call scope.  Returns false when it

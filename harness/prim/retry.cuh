@@ -14,13 +14,16 @@
 // a fuzz run).  A loop whose word stands still (a wrong compare, a NaN that
 // never compares equal) still gives up at the deadline.
 //
-// The stall watch (RetryShared::stall_ns; the host turns it on for a single
-// atomic's trial on the GPU with the automatic watchdog): every op that
-// completes stamps the time (stamp_done), and a loop that, running all
-// along, sees no op of its trial complete for stall_ns gives up (6) long
-// before the watchdog.  Progress of the whole trial, not of the loop's own
-// word, is what it watches: a lock's waiter sees its word stand still while
-// the lock passes among others, but each holder's op completes.
+// The stall watch (RetryShared::stall_ns; the host turns it on for a user's
+// single atomic on the GPU with the automatic watchdog): every op that
+// completes stamps the time (stamp_done), and a loop of the user's code
+// that, running all along, sees no op of its trial complete for stall_ns
+// gives up (6) long before the watchdog (Retry::progressing, called where
+// intercepted calls retry and poll; not from check_stop, which every
+// built-in loop inlines: there it took registers from every kernel).
+// Progress of the whole trial, not of the loop's own word, is what it
+// watches: a lock's waiter sees its word stand still while the lock passes
+// among others, but each holder's op completes.
 #pragma once
 
 #include <atomic>
@@ -90,10 +93,14 @@ struct Retry {
   // check (saw) goes on as a live compare-and-swap loop does (a fair lock's
   // waiter watching its queue).
   AS_HD AS_FI bool in_time();
-  // The checks every so many retries or polls: another thread gave up, the
-  // deadline passed and the loop is not live, or the trial stalled (sets
-  // gave_up).
+  // The checks every so many retries or polls: another thread gave up, or
+  // the deadline passed and the loop is not live (sets gave_up).
   AS_HD AS_FI void check_stop();
+  // The stall watch's check, where code that is not ours retries or polls
+  // (prim/call_scope.cuh): false once the trial stalled (gave_up 6, the
+  // other loops asked to stop) or the loop gave up already; true when not
+  // watched.
+  AS_HD AS_FI bool progressing();
   // The stall watch at `now`: gives up (6) once no op of the trial has
   // completed for shared->stall_ns while this loop kept checking.  A gap of
   // over a quarter of that between two checks (the loop was not running:
@@ -211,10 +218,12 @@ AS_HD AS_FI bool Retry::still_live(uint64_t now) {
   return true;
 }
 
-// The latest completion stamped in `s`, and an op's stamp (device only: the
-// host never watches).
+// The latest completion stamped in `s` (one load at a time: the scan is
+// rare, and sixteen loads at once took registers from the loop), and an
+// op's stamp (device only: the host never watches).
 AS_HD AS_FI uint64_t latest_done(const RetryShared* s) {
   uint64_t latest = 0;
+#pragma unroll 1
   for (uint32_t i = 0; i < kDoneSlots; ++i) {
     uint64_t t;
     NV_IF_ELSE_TARGET(NV_IS_DEVICE, (t = *reinterpret_cast<const volatile uint64_t*>(&s->done_ns[i * kDoneStride]);),
@@ -245,14 +254,20 @@ AS_HD AS_FI void Retry::watch_stall(uint64_t now) {
 
 AS_HD AS_FI void Retry::check_stop() {
   if (shared != nullptr && abort_requested(shared)) gave_up = 3;
-  const bool watching = shared != nullptr && shared->stall_ns != 0;
-  if (gave_up == 0 && (deadline_ns != 0 || watching)) {
+  if (gave_up == 0 && deadline_ns != 0) {
     const uint64_t now = now_ns();
     // Still moving at the cap: too slow, not shown stuck (5).
-    if (deadline_ns != 0 && now > deadline_ns && !still_live(now)) gave_up = moved != 0 && live_cap_ns != 0 ? 5 : 2;
-    else if (watching) watch_stall(now);
+    if (now > deadline_ns && !still_live(now)) gave_up = moved != 0 && live_cap_ns != 0 ? 5 : 2;
   }
   moved = 0;
+}
+
+AS_HD AS_FI bool Retry::progressing() {
+  if (shared == nullptr || shared->stall_ns == 0 || gave_up != 0) return gave_up == 0;
+  watch_stall(now_ns());
+  if (gave_up == 0) return true;
+  request_abort(shared);
+  return false;
 }
 
 AS_HD AS_FI bool Retry::again() {

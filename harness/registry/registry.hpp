@@ -82,7 +82,6 @@ struct Entry {
   // null: selftest does not count it as missed, a PASS without the tool says so.
   const char* needs_sanitizer = nullptr;
   bool user_code = false;       // a user's function (ATOMSTRESS_ATOMIC / ATOMSTRESS_LOCK)
-  bool may_retry = true;        // its op may loop (false: a native atomic; the stall watch skips it)
   bool own_phi = false;         // a user's own spec (ATOMSTRESS_ATOMIC_SPEC): its phi is theirs
   const char* call_shape = nullptr;       // a user's atomic: how it is called, "T f(T* address, T val)"
   const char* registered_spec = nullptr;  // a user's atomic: the spec it was registered against
