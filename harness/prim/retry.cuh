@@ -223,7 +223,9 @@ AS_HD AS_FI bool Retry::still_live(uint64_t now) {
 // op's stamp (device only: the host never watches).
 AS_HD AS_FI uint64_t latest_done(const RetryShared* s) {
   uint64_t latest = 0;
+#if defined(__CUDACC__)
 #pragma unroll 1
+#endif
   for (uint32_t i = 0; i < kDoneSlots; ++i) {
     uint64_t t;
     NV_IF_ELSE_TARGET(NV_IS_DEVICE, (t = *reinterpret_cast<const volatile uint64_t*>(&s->done_ns[i * kDoneStride]);),
