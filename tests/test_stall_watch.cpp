@@ -127,6 +127,21 @@ TEST(StallWatch, AUsersLoopIsStoppedThroughItsInterceptedCalls) {
   EXPECT_LT(r.count, r.budget);
 }
 
+// A loop that gave up and was released (prim::intercepted_cas_call) may
+// call again; its own abort request must not turn its reason into another's
+// (Aborted), or the trial would have no loop that stopped by itself.
+TEST(StallWatch, ALoopThatGaveUpKeepsItsReasonWhenItsReleasedCodeCallsAgain) {
+  for (uint32_t why : {uint32_t(GaveUp::Stalled), uint32_t(GaveUp::Watchdog)}) {
+    prim::RetryShared shared{};
+    prim::Retry r;
+    r.shared = &shared;
+    r.gave_up = why;
+    prim::request_abort(&shared);
+    for (int i = 0; i < 200; ++i) EXPECT_FALSE(r.again());
+    EXPECT_EQ(r.gave_up, why);
+  }
+}
+
 std::optional<Workload> workload_of(const char* impl) {
   TrialSpec spec;
   spec.impl = impl;

@@ -255,7 +255,9 @@ AS_HD AS_FI void Retry::watch_stall(uint64_t now) {
 }
 
 AS_HD AS_FI void Retry::check_stop() {
-  if (shared != nullptr && abort_requested(shared)) gave_up = 3;
+  // A loop that gave up keeps its reason: a released user loop that calls
+  // again must not turn into one stopped by another (its own request).
+  if (gave_up == 0 && shared != nullptr && abort_requested(shared)) gave_up = 3;
   if (gave_up == 0 && deadline_ns != 0) {
     const uint64_t now = now_ns();
     // Still moving at the cap: too slow, not shown stuck (5).
