@@ -223,7 +223,7 @@ AS_HD AS_FI bool Retry::still_live(uint64_t now) {
 // op's stamp (device only: the host never watches).
 AS_HD AS_FI uint64_t latest_done(const RetryShared* s) {
   uint64_t latest = 0;
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)  // the device pass only: nvcc's host pass hands it to the host compiler
 #pragma unroll 1
 #endif
   for (uint32_t i = 0; i < kDoneSlots; ++i) {
