@@ -13,10 +13,12 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <random>
 #include <sstream>
 
 #include "harness/pipeline/concurrent_worker.hpp"
+#include "harness/pipeline/in_order_reports.hpp"
 #include "harness/pipeline/isolated.hpp"
 #include "harness/pipeline/ordered_trials.hpp"
 #include "run_program.hpp"
@@ -352,6 +354,100 @@ TEST(ConcurrentWorker, CheckWithJobsPrintsTheVerdictsOfOneAtATime) {
   EXPECT_EQ(verdict_lines(three.out), verdict_lines(one.out)) << three.out;
   EXPECT_NE(verdict_lines(one.out).find("CRASH test.fault.u32\n"), std::string::npos) << one.out;
   EXPECT_NE(verdict_lines(one.out).find("HANG test.spin.forever.u32\n"), std::string::npos) << one.out;
+  EXPECT_NE(three.out.find("up to 3 trials at once"), std::string::npos) << three.out;
+}
+
+// ---------------------------------------------- failures concluded beside
+
+// True once `ready` holds, false after ten seconds (a test must not hang).
+template <class Ready>
+bool eventually(Ready ready) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// Two conclusions work at once beside the caller, and every report waits
+// for those given before it: the reports come out in the order given.
+TEST(InOrderReports, ReportsKeepTheirOrderWhileTwoConclusionsWorkAtOnce) {
+  std::vector<std::string> made;
+  std::promise<void> release_a;
+  const std::shared_future<void> a_released = release_a.get_future().share();
+  std::atomic<int> started{0};
+  {
+    InOrderReports reports(2);
+    reports.report([&] { made.push_back("t1"); });
+    EXPECT_EQ(made, std::vector<std::string>{"t1"}) << "nothing waits before it: made at once";
+    reports.conclude(
+        [&] {
+          ++started;
+          a_released.wait();
+        },
+        [&] { made.push_back("A"); });
+    reports.report([&] { made.push_back("t2"); });
+    // B's work ends only once A's has started and is still at work: both at once.
+    reports.conclude([&] { ASSERT_TRUE(eventually([&] { return started.load() == 1; })); },
+                     [&] { made.push_back("B"); });
+    reports.report([&] { made.push_back("t3"); });
+    ASSERT_TRUE(eventually([&] { return reports.working() == 1; })) << "B did not end while A worked";
+    reports.flush();
+    EXPECT_EQ(made, std::vector<std::string>{"t1"}) << "B is done, but A is not: nothing after A is made";
+    release_a.set_value();
+    reports.finish();
+    EXPECT_EQ(reports.working(), 0u);
+  }
+  EXPECT_EQ(made, (std::vector<std::string>{"t1", "A", "t2", "B", "t3"}));
+}
+
+// With no background (one trial at a time) a conclusion works on the
+// caller's thread, before conclude returns, and is reported at once.
+TEST(InOrderReports, WithoutBackgroundAConclusionWorksOnTheCallersThread) {
+  InOrderReports reports(0);
+  std::vector<std::string> made;
+  std::thread::id worked_on;
+  reports.conclude([&] { worked_on = std::this_thread::get_id(); }, [&] { made.push_back("A"); });
+  EXPECT_EQ(worked_on, std::this_thread::get_id());
+  EXPECT_EQ(made, std::vector<std::string>{"A"});
+  EXPECT_EQ(reports.working(), 0u);
+}
+
+// The lines a failure's conclusion adds: its shrunk case (without the time
+// its shrink took) and the repro line.
+std::string shrunk_lines(const std::string& out) {
+  std::istringstream in(out);
+  std::string lines;
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find_first_not_of(' ');
+    if (at == std::string::npos) continue;
+    if (line.compare(at, 7, "shrunk:") == 0) lines += line.substr(at, line.find(" tried in ") - at) + "\n";
+    if (line.compare(at, 6, "repro:") == 0) lines += line.substr(at) + "\n";
+  }
+  return lines;
+}
+
+// check --jobs 3 shrinks its failures in the background, beside the later
+// entries' trials (each in a worker of its own), and prints what --jobs 1
+// prints: the same verdicts, shrunk cases and repro lines, in the same order
+// (a crash's shrink among them).
+TEST(ConcurrentWorker, CheckWithJobsShrinksBesideTheLaterTrialsAndPrintsWhatOneAtATimeDoes) {
+  const std::string cmd = atomstress::testing::bin_dir() +
+                          "atomstress_outside_entry check --impl 'outside.add.u32,buggy.returns_new.add.f32,"
+                          "test.fault.u32,buggy.inc_gt.u32,outside.add.u32' --backend cpu --trials 2 --pattern "
+                          "single,uniform --space global --grid 2 --block 32 --ops-per-thread 2 --watchdog-ms 300 "
+                          "2>/dev/null --jobs ";
+  const auto one = atomstress::testing::run_shell(cmd + "1"), three = atomstress::testing::run_shell(cmd + "3");
+  EXPECT_EQ(one.status, 1) << one.out;
+  EXPECT_EQ(three.status, one.status) << three.out;
+  EXPECT_EQ(verdict_lines(three.out), verdict_lines(one.out)) << three.out;
+  EXPECT_EQ(shrunk_lines(three.out), shrunk_lines(one.out)) << three.out;
+  // Three failures shrunk, each to one op, in plan order.
+  const std::string shrunk = shrunk_lines(one.out);
+  EXPECT_EQ(std::count(shrunk.begin(), shrunk.end(), '\n'), 6) << one.out;
+  const auto first = shrunk.find("buggy.returns_new"), crash = shrunk.find("test.fault"), last = shrunk.find("buggy.inc_gt");
+  EXPECT_TRUE(first < crash && crash < last) << shrunk;
   EXPECT_NE(three.out.find("up to 3 trials at once"), std::string::npos) << three.out;
 }
 

@@ -7,7 +7,8 @@ namespace atomstress {
 
 void run_impls_concurrently(const CheckPlan& plan, size_t jobs,
                             const std::function<void(const Outcome&)>& each,
-                            const std::function<bool(const Entry&, ImplSummary&&)>& done) {
+                            const std::function<bool(const Entry&, ImplSummary&&)>& done,
+                            const std::function<size_t()>& beside) {
   std::vector<ImplTrials> planned;
   std::vector<std::vector<TrialSpec>> groups;
   std::vector<ImplTally> tallies;
@@ -19,7 +20,8 @@ void run_impls_concurrently(const CheckPlan& plan, size_t jobs,
   }
   WorkerTrials runner(plan.backend, plan.opt.run, plan.opt.profile, jobs);
   const RunAlone alone = [&](const TrialSpec& spec) {
-    return run_trial_isolated(spec, plan.backend, plan.opt.run, plan.opt.profile);
+    return run_trial_isolated(spec, plan.backend, shared_gpu_run(plan.opt.run, beside ? beside() : 0),
+                              plan.opt.profile);
   };
   const OrderedSink sink{[&](size_t g, Outcome&& out) {
                            if (each) each(out);

@@ -265,6 +265,16 @@ size_t check_jobs(const CheckPlan& plan) {
   return 4;
 }
 
+size_t background_conclusions(size_t jobs) { return jobs > 1 ? 2 : 0; }
+
+bool concluded_beside(Verdict v) { return v == Verdict::Crash; }
+
+RunOptions shared_gpu_run(const RunOptions& run, size_t others) {
+  RunOptions r = run;
+  r.policy.gpu_share *= uint32_t(1 + others);
+  return r;
+}
+
 std::string check_time_line(const CheckTimes& t, BackendKind backend, size_t jobs) {
   const double w = std::max(t.wall_ms, 1e-9);
   const bool cuda = backend == BackendKind::Cuda;

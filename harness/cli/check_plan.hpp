@@ -81,6 +81,27 @@ class ImplTally {
 // How many trials run at once (--jobs, or its automatic choice).
 size_t check_jobs(const CheckPlan& plan);
 
+// How many failing entries are concluded (shrunk, then diagnosed) at once
+// beside the later entries' trials: with trials at once only (each such
+// conclusion runs its trials in a worker process, on the GPU a context, of
+// its own); else none.
+size_t background_conclusions(size_t jobs);
+
+// Whether a failure is concluded beside the later entries' trials (when
+// there is a background): a crash, whose every failing candidate is a lost
+// context and a fresh worker (host time, about 0.3 s on the GPU), which
+// overlaps the other trials well.  Any other failure's shrink is hundreds
+// of small kernels, each waiting for its time slice on a GPU that another
+// context keeps busy (on an H200 a 256-candidate shrink took 0.2 s alone,
+// 3.9 s beside check's trials), so it runs with no trial of check's beside
+// it, as one at a time does.
+bool concluded_beside(Verdict v);
+
+// `run` for trials that share the GPU with `others` processes' trials (a
+// time-sliced GPU): its watchdogs grow as fuzz's lanes' do
+// (ExecutionPolicy::gpu_share).
+RunOptions shared_gpu_run(const RunOptions& run, size_t others);
+
 // What check's time line adds up, over the trials it reports (shrinking's
 // runs are not among them): wall time, the code under test's time summed
 // over the trials and as the union of their kernels (BusyTime: the GPU busy

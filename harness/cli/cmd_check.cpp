@@ -12,6 +12,7 @@
 #include "harness/pipeline/diagnose.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/footprint.hpp"
+#include "harness/pipeline/in_order_reports.hpp"
 #include "harness/support/busy_time.hpp"
 #include "reports/terminal.hpp"
 #include "reports/text_printer.hpp"
@@ -46,11 +47,12 @@ bool plan_fits(const CheckPlan& plan, size_t jobs, std::string& error) {
 }
 
 // The first failure, shrunk: each smaller candidate rerun until it fails the
-// same way (fuzz/shrink_spec.hpp), with the run's own options.
-reports::ShrunkCase shrink_failure(const CheckPlan& plan, const ImplSummary& sum) {
+// same way (fuzz/shrink_spec.hpp), with the run's own options (`run`: its
+// watchdogs grown where it runs beside other trials).
+reports::ShrunkCase shrink_failure(const CheckPlan& plan, const RunOptions& run, const ImplSummary& sum) {
   fuzz::ShrinkConfig cfg;
   cfg.backend = plan.backend;
-  cfg.run = plan.opt.run;
+  cfg.run = run;
   cfg.max_seconds = plan.opt.shrink_s;
   const auto& f = sum.first_failure;
   reports::ShrunkCase c = fuzz::shrink_spec(f.spec, f.verdict, f.why(), cfg);
@@ -58,51 +60,78 @@ reports::ShrunkCase shrink_failure(const CheckPlan& plan, const ImplSummary& sum
   return c;
 }
 
+// A failing implementation's conclusion: its failure shrunk, and the
+// reported case's class (the shrunk one's, else the first failure's).
+void conclude_failure(const CheckPlan& plan, bool shrink, const RunOptions& run, ImplSummary& sum) {
+  if (shrink) sum.shrunk = shrink_failure(plan, run, sum);
+  const auto& f = sum.first_failure;
+  const TrialSpec& reported = sum.shrunk ? sum.shrunk->spec : f.spec;
+  const Diagnosis d = diagnose(reported, f.verdict, f.finding, plan.backend, run);
+  if (sum.shrunk) {
+    sum.shrunk->diagnosis = d;
+    settle_cause(d.cls, sum.shrunk->why);
+    settle_cause(d.cls, sum.first_failure.finding.explanation);  // the case as found: the same bug
+  } else {
+    apply(d, sum.first_failure.finding);
+  }
+}
+
 // What an implementation's trials come to, printed in plan order.
 struct Conclusion {
   const CheckPlan& plan;
   const CheckOptions& co;
   reports::Multiplex& printers;
+  InOrderReports& reports;
+  size_t jobs = 1;  // trials at once
   int status = 0;
-  CheckTimes times;
-  std::string fatal;  // the run stops: bad input
+  CheckTimes times{};
+  std::string fatal{};  // the run stops: bad input
 };
 
-// Prints an implementation's summary (shrinking and diagnosing its
-// failure) or why it was skipped.  False: the run stops (`fatal`).
+// Records an implementation's summary (shrinking and diagnosing its failure:
+// a crash's beside the later trials, with trials at once) or why it was
+// skipped.  False: the
+// run stops (`fatal`).
 bool conclude(Conclusion& c, const Entry& impl, ImplSummary&& sum) {
   const CheckPlan& plan = c.plan;
   if (impl.gpu_only && plan.backend == BackendKind::Cpu) {
-    c.printers.record(reports::SkippedEntry{&impl, plan.backend, cpu_skip_reason(impl)});
+    c.reports.report([&c, &impl] {
+      c.printers.record(reports::SkippedEntry{&impl, c.plan.backend, cpu_skip_reason(impl)});
+    });
     return true;
   }
   if (sum.verdict == Verdict::Error && sum.trials == 0 && plan.impls.size() > 1) {
-    c.printers.record(reports::SkippedEntry{&impl, plan.backend, "no trial applies: " + sum.first_failure.why()});
+    c.reports.report([&c, &impl, why = sum.first_failure.why()] {
+      c.printers.record(reports::SkippedEntry{&impl, c.plan.backend, "no trial applies: " + why});
+    });
     return true;
   }
   if (sum.verdict == Verdict::Error) {
+    c.reports.finish();  // what came before it is recorded
     c.fatal = sum.first_failure.why();
     return false;
   }
-  if (sum.verdict != Verdict::Pass && !c.co.no_shrink) sum.shrunk = shrink_failure(plan, sum);
-  // The reported case's class: the shrunk one's, else the first failure's.
-  if (sum.verdict != Verdict::Pass) {
-    const auto& f = sum.first_failure;
-    const TrialSpec& reported = sum.shrunk ? sum.shrunk->spec : f.spec;
-    const Diagnosis d = diagnose(reported, f.verdict, f.finding, plan.backend, plan.opt.run);
-    if (sum.shrunk) {
-      sum.shrunk->diagnosis = d;
-      settle_cause(d.cls, sum.shrunk->why);
-      settle_cause(d.cls, sum.first_failure.finding.explanation);  // the case as found: the same bug
-    } else {
-      apply(d, sum.first_failure.finding);
-    }
+  auto concluded = std::make_shared<ImplSummary>(std::move(sum));
+  auto record = [&c, concluded] {
+    const ImplSummary& s = *concluded;
+    c.printers.record(s);
+    c.times.run_ms += s.run_ms;
+    c.times.check_ms += s.check_ms;
+    c.times.overlapped_ms += s.check_overlapped_ms;
+    if (s.verdict != Verdict::Pass) c.status = 1;
+  };
+  if (concluded->verdict == Verdict::Pass) {
+    c.reports.report(std::move(record));
+    return true;
   }
-  c.printers.record(sum);
-  c.times.run_ms += sum.run_ms;
-  c.times.check_ms += sum.check_ms;
-  c.times.overlapped_ms += sum.check_overlapped_ms;
-  if (sum.verdict != Verdict::Pass) c.status = 1;
+  // Beside the later trials, it shares the GPU with their worker and the
+  // other conclusions; in order, with the conclusions still at work.
+  const bool beside = concluded_beside(concluded->verdict) && background_conclusions(c.jobs) > 0;
+  const RunOptions run =
+      shared_gpu_run(plan.opt.run, beside ? background_conclusions(c.jobs) : c.reports.working());
+  c.reports.conclude([&plan, shrink = !c.co.no_shrink, run,
+                      concluded] { conclude_failure(plan, shrink, run, *concluded); },
+                     std::move(record), beside);
   return true;
 }
 
@@ -131,31 +160,36 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
   }
   // Automatic concurrency steps down to one trial at a time when the plan's
   // trials do not fit the machine several at once.
+  // Failures concluded in the background run their trials beside them.
   size_t jobs = check_jobs(plan);
-  if (jobs > 1 && co.jobs == 0 && !plan_fits(plan, jobs, error)) jobs = 1;
-  if (!plan_fits(plan, jobs, error)) return usage_error(error);
+  if (jobs > 1 && co.jobs == 0 && !plan_fits(plan, jobs + background_conclusions(jobs), error)) jobs = 1;
+  if (!plan_fits(plan, jobs + background_conclusions(jobs), error)) return usage_error(error);
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::TextPrinter>(co.quiet, co.profile > 0));
   if (!reports::add_report_printers(reports_asked.request(), printers, error)) return usage_error(error);
   if (!plan.note.empty()) printers.note(plan.note);
   printers.begin(run_header(command_line, plan.backend));
-  Conclusion c{plan, co, printers};
+  InOrderReports in_order(background_conclusions(jobs));
+  Conclusion c{plan, co, printers, in_order, jobs};
   const auto started = std::chrono::steady_clock::now();
   BusyTime busy;  // the reported trials' kernels, overlaps counted once
   const auto print_trial = [&](const Outcome& t) {
     busy.add(t.run_end_s, t.run_ms);
-    printers.record(t);
+    in_order.report([&printers, t] { printers.record(t); });
   };
   if (jobs > 1) {
-    run_impls_concurrently(plan, jobs, print_trial,
-                           [&](const Entry& impl, ImplSummary&& sum) { return conclude(c, impl, std::move(sum)); });
+    run_impls_concurrently(
+        plan, jobs, print_trial,
+        [&](const Entry& impl, ImplSummary&& sum) { return conclude(c, impl, std::move(sum)); },
+        [&] { return in_order.working(); });
   } else {
     for (const Entry* impl : plan.impls) {
       const bool runs = !(impl->gpu_only && plan.backend == BackendKind::Cpu);
       if (!conclude(c, *impl, runs ? run_impl(plan, *impl, print_trial) : ImplSummary{})) break;
     }
   }
+  in_order.finish();
   if (!c.fatal.empty()) {
     printers.finish();  // keep what was recorded
     return usage_error(c.fatal);

@@ -546,8 +546,12 @@ std::vector<std::optional<Outcome>> Supervisor::run_pack(std::span<const TrialSp
   return results;
 }
 
+// One per thread: a thread that runs trials of its own beside the main
+// one's (check's failures concluded in the background) gets its own worker
+// process, so that neither waits for the other's trial or loses it to the
+// other's crash.  Its worker is stopped when the thread (or the program) ends.
 Supervisor& supervisor() {
-  static Supervisor s;  // its worker is stopped when the program ends
+  thread_local Supervisor s;
   return s;
 }
 

@@ -2,9 +2,9 @@
 // worker process (the same program, `/proc/self/exe worker`, so a user's
 // suite binary, which carries their entries, is its own worker), and a
 // trial that never ends, traps or kills its process costs one verdict (HANG
-// or CRASH) instead of the run.  One worker is kept for the whole run (its
-// start-up, a CUDA context included, is paid once) and replaced after it
-// dies or is killed.  Only programs built by atomstress_add_cli (whose main
+// or CRASH) instead of the run.  One worker is kept for the whole run by
+// each thread that runs trials (its start-up, a CUDA context included, is
+// paid once) and replaced after it dies or is killed.  Only programs built by atomstress_add_cli (whose main
 // dispatches `worker`) can run isolated trials.
 #pragma once
 
