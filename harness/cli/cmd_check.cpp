@@ -82,7 +82,7 @@ struct Conclusion {
   const CheckOptions& co;
   reports::Multiplex& printers;
   InOrderReports& reports;
-  size_t jobs = 1;  // trials at once
+  size_t background = 0;  // conclusions at work at once beside the trials
   int status = 0;
   CheckTimes times{};
   std::string fatal{};  // the run stops: bad input
@@ -126,9 +126,9 @@ bool conclude(Conclusion& c, const Entry& impl, ImplSummary&& sum) {
   }
   // Beside the later trials, it shares the GPU with their worker and the
   // other conclusions; in order, with the conclusions still at work.
-  const bool beside = concluded_beside(concluded->verdict) && background_conclusions(c.jobs) > 0;
+  const bool beside = concluded_beside(concluded->verdict) && c.background > 0;
   const RunOptions run =
-      shared_gpu_run(plan.opt.run, beside ? background_conclusions(c.jobs) : c.reports.working());
+      shared_gpu_run(plan.opt.run, beside ? c.background : c.reports.working());
   c.reports.conclude([&plan, shrink = !c.co.no_shrink, run,
                       concluded] { conclude_failure(plan, shrink, run, *concluded); },
                      std::move(record), beside);
@@ -160,18 +160,21 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
   }
   // Automatic concurrency steps down to one trial at a time when the plan's
   // trials do not fit the machine several at once.
-  // Failures concluded in the background run their trials beside them.
   size_t jobs = check_jobs(plan);
-  if (jobs > 1 && co.jobs == 0 && !plan_fits(plan, jobs + background_conclusions(jobs), error)) jobs = 1;
-  if (!plan_fits(plan, jobs + background_conclusions(jobs), error)) return usage_error(error);
+  if (jobs > 1 && co.jobs == 0 && !plan_fits(plan, jobs, error)) jobs = 1;
+  if (!plan_fits(plan, jobs, error)) return usage_error(error);
+  // Crashes concluded beside the later trials run trials of their own:
+  // where those do not fit too, every failure concludes in order.
+  const size_t background =
+      plan_fits(plan, jobs + background_conclusions(jobs), error) ? background_conclusions(jobs) : 0;
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::TextPrinter>(co.quiet, co.profile > 0));
   if (!reports::add_report_printers(reports_asked.request(), printers, error)) return usage_error(error);
   if (!plan.note.empty()) printers.note(plan.note);
   printers.begin(run_header(command_line, plan.backend));
-  InOrderReports in_order(background_conclusions(jobs));
-  Conclusion c{plan, co, printers, in_order, jobs};
+  InOrderReports in_order(background);
+  Conclusion c{plan, co, printers, in_order, background};
   const auto started = std::chrono::steady_clock::now();
   BusyTime busy;  // the reported trials' kernels, overlaps counted once
   const auto print_trial = [&](const Outcome& t) {
