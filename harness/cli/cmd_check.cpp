@@ -90,8 +90,7 @@ struct Conclusion {
 
 // Records an implementation's summary (shrinking and diagnosing its failure:
 // a crash's beside the later trials, with trials at once) or why it was
-// skipped.  False: the
-// run stops (`fatal`).
+// skipped.  False: the run stops (`fatal`).
 bool conclude(Conclusion& c, const Entry& impl, ImplSummary&& sum) {
   const CheckPlan& plan = c.plan;
   if (impl.gpu_only && plan.backend == BackendKind::Cpu) {

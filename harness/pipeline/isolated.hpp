@@ -4,8 +4,9 @@
 // trial that never ends, traps or kills its process costs one verdict (HANG
 // or CRASH) instead of the run.  One worker is kept for the whole run by
 // each thread that runs trials (its start-up, a CUDA context included, is
-// paid once) and replaced after it dies or is killed.  Only programs built by atomstress_add_cli (whose main
-// dispatches `worker`) can run isolated trials.
+// paid once) and replaced after it dies or is killed.  Only programs built
+// by atomstress_add_cli (whose main dispatches `worker`) can run isolated
+// trials.
 #pragma once
 
 #include <sys/types.h>
