@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/registry/registry.hpp"
+#include "harness/trial/token.hpp"
 #include "harness/trial/validate.hpp"
 
 namespace atomstress::fuzz {
@@ -164,7 +167,7 @@ bool RateKeeper::measure(const TrialSpec& spec, uint32_t needed) {
 }
 
 bool RateKeeper::accepts(const TrialSpec& candidate) {
-  const uint32_t needed = failures_needed(current_, reruns_);
+  const uint32_t needed = this->needed();
   if (!measure(candidate, needed) || last_.failures < needed) return false;
   current_ = last_.failures;
   return true;
@@ -194,19 +197,39 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
     std::optional<RateKeeper> keeper;
     if (cfg.by_rate || shrinks_by_rate(*impl))
       keeper.emplace(failing, verdict, cfg.backend, cfg.run, cfg.reruns, cfg.max_seconds);
+    // Each accepted step offers its tiny candidates again (the same specs
+    // while the case's values and specials stay), and a walk meets other
+    // specs twice too: a candidate refused once is not run again while it
+    // would need as many failures as it missed (by rate, a case that fails
+    // less often asks less of its candidates).  A deterministic bug
+    // shrinks to the same case, with fewer runs.
+    std::unordered_map<std::string, uint32_t> refused;  // token -> the failures it needed and did not show
     auto still_fails = [&](const TrialSpec& c) {
       if (elapsed() > cfg.max_seconds) {
         res.timed_out = true;
         return false;
       }
+      const uint32_t needed = keeper ? keeper->needed() : 1;
+      const std::string key = encode_token(c, cfg.run.knobs);
+      if (const auto seen = refused.find(key);
+          cfg.remember_refused && seen != refused.end() && needed >= seen->second) {
+        ++res.repeats_skipped;
+        return false;
+      }
       ++res.candidates;
       if (keeper) {
-        if (!keeper->accepts(c)) return false;
+        if (!keeper->accepts(c)) {
+          refused[key] = needed;
+          return false;
+        }
         accepted.emplace_back(c, keeper->last().why);
         return true;
       }
       const auto ev = properties::evaluate(c, cfg.backend, cfg.run, cfg.reruns);
-      if (ev.verdict != verdict) return false;
+      if (ev.verdict != verdict) {
+        refused[key] = needed;
+        return false;
+      }
       accepted.emplace_back(c, ev.why);
       return true;
     };

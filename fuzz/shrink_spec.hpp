@@ -29,6 +29,8 @@ struct ShrinkConfig {
   double max_seconds = 60;   // the walk stops here (the best case so far is kept); the rate may take as long again
   bool by_rate = false;      // judge candidates by rate (RateKeeper) even for an entry shrinks_by_rate does not
                              // name: the caller saw the failing case pass a run
+  bool remember_refused = true;  // a candidate refused once is not run again (shrink_spec); off: every
+                                 // candidate the walk meets runs, as before (a test compares the two)
 };
 
 // Rate-keeping shrinking (issue 16).  A deterministic bug (its failing case
@@ -60,6 +62,8 @@ class RateKeeper {
   // The last measurement: runs, failures, run_ms, and the first failure's why.
   const properties::Evaluation& last() const { return last_; }
   uint32_t current_failures() const { return current_; }
+  // The failures a candidate needs now.
+  uint32_t needed() const { return failures_needed(current_, reruns_); }
   uint32_t reruns() const { return reruns_; }
 
  private:

@@ -134,6 +134,7 @@ nlohmann::json shrunk_json(const ImplSummary& s) {
   j["rate_failures"] = c.rate_failures;
   j["rate_runs"] = c.rate_runs;
   j["candidates"] = c.candidates;
+  j["repeats_skipped"] = c.repeats_skipped;
   j["shrink_s"] = c.seconds;
   return j;
 }

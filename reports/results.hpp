@@ -19,6 +19,7 @@ struct ShrunkCase {
   TrialKnobs knobs;
   std::string why;
   uint64_t candidates = 0, steps = 0;  // smaller specs tried, and accepted
+  uint64_t repeats_skipped = 0;        // candidates refused before, not run again
   uint32_t rate_failures = 0, rate_runs = 0;
   double seconds = 0;
   bool timed_out = false;

@@ -418,3 +418,41 @@ TEST(Stress, ShrinkingByRateStillShrinks) {
   EXPECT_EQ(shrunk.rate_failures, shrunk.rate_runs);
   EXPECT_FALSE(shrunk.timed_out);
 }
+
+TEST(Stress, ShrinkingRunsARefusedCandidateOnceAndEndsWhereItDidBefore) {
+  // Deterministic cpu bugs: remembering refused candidates changes no step of
+  // the walk, only skips the runs of candidates it met before (each accepted
+  // step offers the tiny candidates again), so the shrunk case is the same
+  // and the candidates run plus those skipped are those run before.  By
+  // rate too: each accepted candidate fails 10 of 10, so a refused one
+  // would need as many failures again.
+  for (const bool by_rate : {false, true}) {
+    for (const char* impl : {"buggy.block_scope.add.i32", "buggy.argmax.tie_any@native.cas.u64"}) {
+      TrialSpec s;
+      s.impl = impl;
+      s.grid = 4;
+      s.block = 64;
+      s.ops_per_thread = 4;
+      s.k = 32;
+      s.seed = 0xd39b776e7a2a3746ull;
+      RunOptions run;
+      const auto ev = properties::evaluate(s, BackendKind::Cpu, run, 1);
+      ASSERT_EQ(ev.verdict, Verdict::Fail) << impl << (by_rate ? " by rate" : "");
+      fuzz::ShrinkConfig cfg;
+      cfg.max_seconds = 60;
+      cfg.rate_runs = 2;
+      cfg.by_rate = by_rate;
+      cfg.remember_refused = false;
+      const auto every = fuzz::shrink_spec(s, ev.verdict, ev.why, cfg);
+      cfg.remember_refused = true;
+      const auto once = fuzz::shrink_spec(s, ev.verdict, ev.why, cfg);
+      EXPECT_EQ(describe(once.spec), describe(every.spec)) << impl << (by_rate ? " by rate" : "");
+      EXPECT_EQ(once.steps, every.steps) << impl << (by_rate ? " by rate" : "");
+      EXPECT_EQ(every.repeats_skipped, 0u) << impl << (by_rate ? " by rate" : "");
+      EXPECT_GT(once.repeats_skipped, 0u) << impl << (by_rate ? " by rate" : "");
+      EXPECT_EQ(once.candidates + once.repeats_skipped, every.candidates) << impl << (by_rate ? " by rate" : "");
+      EXPECT_LT(once.candidates, every.candidates) << impl << (by_rate ? " by rate" : "");
+      EXPECT_FALSE(once.timed_out || every.timed_out) << impl << (by_rate ? " by rate" : "");
+    }
+  }
+}
