@@ -6,6 +6,7 @@
 // costs one verdict and the run goes on.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +17,8 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "harness/backend/cuda/util.cuh"
 #include "harness/pipeline/execute_trial.hpp"
@@ -549,6 +552,44 @@ TEST(Isolation, TheReproLineOfACrashCrashesAgain) {
 // The worker takes a pack and answers one result per spec, in order; on the
 // cpu backend nothing packs, so every result is empty (run alone).  A pack
 // it cannot read is refused, and it serves the next request.
+// The children of the calling thread (a thread's supervisor starts its
+// worker from that thread).
+std::vector<pid_t> children_of_this_thread() {
+  std::ifstream in("/proc/self/task/" + std::to_string(syscall(SYS_gettid)) + "/children");
+  std::vector<pid_t> pids;
+  for (pid_t p; in >> p;) pids.push_back(p);
+  return pids;
+}
+
+// prepare_isolated_worker starts the thread's worker at once, and the first
+// trial is answered by it; one prepared for another backend is replaced.
+TEST(Isolation, APreparedWorkerStartsAtOnceAndAnswersTheFirstTrial) {
+  set_worker_program(program());
+  TrialSpec s;
+  s.impl = "outside.add.u32";
+  std::thread([&s] {
+    EXPECT_TRUE(children_of_this_thread().empty());
+    prepare_isolated_worker(BackendKind::Cpu);
+    const std::vector<pid_t> prepared = children_of_this_thread();
+    ASSERT_EQ(prepared.size(), 1u);
+    prepare_isolated_worker(BackendKind::Cpu);  // already started: nothing
+    EXPECT_EQ(children_of_this_thread(), prepared);
+    const Outcome o = run_trial_isolated(s, BackendKind::Cpu, RunOptions{});
+    EXPECT_EQ(o.verdict, Verdict::Pass) << o.why();
+    EXPECT_EQ(children_of_this_thread(), prepared);
+  }).join();
+  std::thread([&s] {
+    prepare_isolated_worker(BackendKind::Cuda);
+    const std::vector<pid_t> prepared = children_of_this_thread();
+    ASSERT_EQ(prepared.size(), 1u);
+    const Outcome o = run_trial_isolated(s, BackendKind::Cpu, RunOptions{});
+    EXPECT_EQ(o.verdict, Verdict::Pass) << o.why();
+    const std::vector<pid_t> now = children_of_this_thread();
+    ASSERT_EQ(now.size(), 1u);
+    EXPECT_NE(now, prepared);
+  }).join();
+}
+
 TEST(Isolation, AWorkerAnswersAPackWithOneResultPerSpec) {
   WorkerProcess w;
   std::string error, line;

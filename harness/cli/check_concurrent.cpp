@@ -18,6 +18,11 @@ void run_impls_concurrently(const CheckPlan& plan, size_t jobs,
     groups.push_back(planned.back().specs);
     tallies.emplace_back(plan, *impl, planned.back());
   }
+  // A trial that comes back failed runs again alone, and a failure shrinks,
+  // in this thread's isolated worker: on cuda its context is made now,
+  // beside the concurrent worker's, not at the first failure.
+  if (plan.backend == BackendKind::Cuda && plan.opt.run.policy.sanitize == SanitizeTool::None)
+    prepare_isolated_worker(plan.backend);
   WorkerTrials runner(plan.backend, plan.opt.run, plan.opt.profile, jobs);
   const RunAlone alone = [&](const TrialSpec& spec) {
     return run_trial_isolated(spec, plan.backend, shared_gpu_run(plan.opt.run, beside ? beside() : 0),

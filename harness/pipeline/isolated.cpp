@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/sanitizer.hpp"
@@ -108,6 +109,22 @@ bool await_ready(WorkerProcess& worker, std::string& error) {
   return false;
 }
 
+// The worker's command line.  Under the sanitizer the worker's parent is
+// the tool, not us: no --parent check (it still dies with the tool:
+// PR_SET_PDEATHSIG).
+std::vector<std::string> worker_command(BackendKind backend, size_t jobs, bool parent_check = true) {
+  std::vector<std::string> argv = {"atomstress", "worker", "--backend", to_string(backend)};
+  if (parent_check) argv.insert(argv.end(), {"--parent", std::to_string(getpid())});
+  if (jobs > 1) argv.insert(argv.end(), {"--jobs", std::to_string(jobs)});
+  return argv;
+}
+
+// start_worker's first half: starts the process (a fresh one, unsanitized);
+// the caller reads its ready line later (await_ready).
+bool begin_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error) {
+  return worker.start(worker_program(), worker_command(backend, jobs), error);
+}
+
 }  // namespace
 
 bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error,
@@ -115,11 +132,7 @@ bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::
   // A replacement for a worker that ended (spare_workers.hpp: CUDA only,
   // where a start is a context).
   const bool replacing = !worker.death().empty();
-  std::vector<std::string> argv = {"atomstress", "worker", "--backend", to_string(backend)};
-  // Under the sanitizer the worker's parent is the tool, not us: no
-  // --parent check (it still dies with the tool: PR_SET_PDEATHSIG).
-  if (!sanitized) argv.insert(argv.end(), {"--parent", std::to_string(getpid())});
-  if (jobs > 1) argv.insert(argv.end(), {"--jobs", std::to_string(jobs)});
+  std::vector<std::string> argv = worker_command(backend, jobs, sanitized == nullptr);
   std::string program = worker_program();
   if (sanitized) {
     std::error_code ec;
@@ -174,6 +187,8 @@ class Supervisor {
                                                const RunOptions& opt, uint64_t seed);
   SequenceStats run_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
                              const std::function<void(Outcome&&)>& each);
+  // Starts the worker without waiting for its ready line (prepare_isolated_worker).
+  void prepare(BackendKind backend);
 
  private:
   // The verdict of a trial whose worker died under it (Crash).
@@ -206,9 +221,22 @@ class Supervisor {
 
   WorkerProcess worker_;
   BackendKind backend_ = BackendKind::Cpu;
+  bool unready_ = false;  // prepared: its ready line not read yet
 };
 
+void Supervisor::prepare(BackendKind backend) {
+  if (worker_.running()) return;
+  std::string error;  // a start that fails here is tried again, and says why, at the first trial
+  unready_ = begin_worker(worker_, backend, 1, error);
+  backend_ = backend;
+}
+
 bool Supervisor::ensure_started(BackendKind backend, std::string& error) {
+  if (std::exchange(unready_, false)) {
+    // Prepared: its start-up went on beside whatever ran since.
+    if (worker_.running() && backend_ == backend && await_ready(worker_, error)) return true;
+    worker_.kill();
+  }
   if (worker_.running() && backend_ == backend) return true;
   if (!start_worker(worker_, backend, 1, error)) return false;
   backend_ = backend;
@@ -602,6 +630,8 @@ Outcome deadline_passed(Outcome out, const TrialDeadline& d, const std::optional
                       fmt::format("no result within the trial's watchdog ({} ms) and {} ms of grace{}: {}{}{}",
                                   d.watchdog_ms, d.grace_ms, host, killed, where, last_words));
 }
+
+void prepare_isolated_worker(BackendKind backend) { supervisor().prepare(backend); }
 
 Outcome run_trial_isolated(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots) {
   return supervisor().run(spec, backend, opt, hotspots);

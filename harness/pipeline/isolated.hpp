@@ -36,6 +36,12 @@ namespace atomstress {
 // started gives Error.
 Outcome run_trial_isolated(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots = 0);
 
+// Starts this thread's worker for run_trial_isolated now, without waiting
+// for it: its start-up (on cuda a context, about 0.2 s on an H100) goes on
+// beside what the caller does next, and the first trial finds it ready.
+// Nothing when it already runs.
+void prepare_isolated_worker(BackendKind backend);
+
 // run_packed_trials in the worker.  A pack that hangs, kills its worker or
 // is answered with nonsense judges nothing (every result empty: the caller
 // runs those trials alone, isolated, where the culprit costs one verdict).
