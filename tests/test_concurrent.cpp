@@ -230,6 +230,56 @@ TEST(OrderedTrials, AStopThatFinishesWhatWasStartedReportsThoseGroupsWhole) {
   EXPECT_GT(cut, 25u) << "the stop kept most runs from starting every group";
 }
 
+// Ends the oldest trial in flight at each collect.
+class OldestFirstTrials : public ConcurrentTrials {
+ public:
+  explicit OldestFirstTrials(size_t capacity) : capacity_(capacity) {}
+  size_t capacity() const override { return capacity_; }
+  void start(size_t ticket, const TrialSpec& spec) override {
+    flight_.push_back({ticket, spec});
+    ++started;
+  }
+  std::vector<Ended> collect() override {
+    const auto [ticket, spec] = flight_.front();
+    flight_.erase(flight_.begin());
+    return {{ticket, concurrent_outcome(spec)}};
+  }
+  bool idle() const { return flight_.empty(); }
+  size_t started = 0;
+
+ private:
+  size_t capacity_;
+  std::vector<std::pair<size_t, TrialSpec>> flight_;
+};
+
+// A trial that must run alone waits for the trials in flight when its
+// outcome came, not also for trials started after it in the slot it freed.
+TEST(OrderedTrials, ATrialRunAloneWaitsOnlyForTheTrialsAlreadyInFlight) {
+  const auto groups = groups_of({{kFailBeside, kPass}, {kPass, kPass, kPass}});
+  OldestFirstTrials runner(2);
+  std::vector<size_t> started_at_alone;
+  const RunAlone alone = [&](const TrialSpec& s) {
+    EXPECT_TRUE(runner.idle());
+    started_at_alone.push_back(runner.started);
+    return outcome(s, alone_verdict(code_of(s)));
+  };
+  Report got;
+  const OrderedSink sink{[&](size_t g, Outcome&& o) {
+                           got.lines.push_back("trial " + std::to_string(g) + " " + std::to_string(o.spec.seed) +
+                                               " " + to_string(o.verdict));
+                         },
+                         [&](size_t g, bool failed) {
+                           got.lines.push_back("closed " + std::to_string(g) + " " + std::to_string(failed));
+                           return true;
+                         }};
+  run_ordered(groups, runner, alone, sink);
+  EXPECT_EQ(got.text(), reference(groups).text());
+  // Started first: group 0's two trials; its first came back failed beside
+  // the second, which ended next, and nothing else had started.
+  EXPECT_EQ(started_at_alone, (std::vector<size_t>{2}));
+  EXPECT_EQ(runner.started, 5u);
+}
+
 // Random plans, capacities and orders of ending: always the reference.
 TEST(OrderedTrials, AnyOrderOfEndingReportsWhatTrialsAloneWouldReport) {
   std::mt19937 rng(31);

@@ -24,10 +24,11 @@ class OrderedRun {
 
   void run() {
     for (;;) {
-      fill();
+      // Reporting first: a trial that must run alone then waits only for
+      // those already in flight, not also for trials started just before.
       report_ready();
+      fill();
       if (cursor_ == limit_ || stopped_) break;
-      // Reporting may have opened groups not started yet: fill first.
       if (!in_flight_.empty()) store(runner_.collect());
     }
     drain();  // trials of failed groups may still be in flight
