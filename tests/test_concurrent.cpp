@@ -253,7 +253,8 @@ class OldestFirstTrials : public ConcurrentTrials {
 };
 
 // A trial that must run alone waits for the trials in flight when its
-// outcome came, not also for trials started after it in the slot it freed.
+// outcome came, not also for trials started after it in the slot it freed;
+// a pass's slot is refilled before it is reported.
 TEST(OrderedTrials, ATrialRunAloneWaitsOnlyForTheTrialsAlreadyInFlight) {
   const auto groups = groups_of({{kFailBeside, kPass}, {kPass, kPass, kPass}});
   OldestFirstTrials runner(2);
@@ -278,6 +279,14 @@ TEST(OrderedTrials, ATrialRunAloneWaitsOnlyForTheTrialsAlreadyInFlight) {
   // the second, which ended next, and nothing else had started.
   EXPECT_EQ(started_at_alone, (std::vector<size_t>{2}));
   EXPECT_EQ(runner.started, 5u);
+  // Passes only: each collect's freed slot is filled before its report.
+  const auto passes = groups_of({{kPass, kPass}, {kPass, kPass, kPass}});
+  OldestFirstTrials full(2);
+  std::vector<size_t> started_at_report;
+  const OrderedSink count{[&](size_t, Outcome&&) { started_at_report.push_back(full.started); },
+                          [](size_t, bool) { return true; }};
+  run_ordered(passes, full, alone, count);
+  EXPECT_EQ(started_at_report, (std::vector<size_t>{3, 4, 5, 5, 5}));
 }
 
 // Random plans, capacities and orders of ending: always the reference.

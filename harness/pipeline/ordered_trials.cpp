@@ -24,10 +24,12 @@ class OrderedRun {
 
   void run() {
     for (;;) {
-      // Reporting first: a trial that must run alone then waits only for
-      // those already in flight, not also for trials started just before.
+      // Refilled before the reports, so that the GPU is not idle while they
+      // are made; but not when a trial they reach must run alone: it would
+      // wait for the new trials too, beside those in flight when it ended.
+      if (!alone_run_ahead()) fill();
       report_ready();
-      fill();
+      fill();  // after a report that ran a trial alone
       if (cursor_ == limit_ || stopped_) break;
       if (!in_flight_.empty()) store(runner_.collect());
     }
@@ -65,6 +67,18 @@ class OrderedRun {
       in_flight_.erase(it);
       if (!progress_[s.group].failed) ended_[{s.group, s.trial}] = std::move(e.outcome);
     }
+  }
+
+  // Whether the reports that can be made now reach a trial that must run
+  // alone.
+  bool alone_run_ahead() const {
+    for (size_t g = cursor_; g < limit_; ++g)
+      for (size_t t = progress_[g].reported; t < groups_[g].size(); ++t) {
+        const auto it = ended_.find({g, t});
+        if (it == ended_.end()) return false;  // the reports stop here
+        if (needs_alone_run(it->second)) return true;
+      }
+    return false;
   }
 
   void drain() {
