@@ -134,6 +134,26 @@ rc::Seq<TrialSpec> candidates(const TrialSpec& s, const Constraints& limits, boo
                          });
 }
 
+// Candidates refused once in a walk.  Each accepted step offers its tiny
+// candidates again (the same specs while the case's values and specials
+// stay), and a walk meets other specs twice too: a spec met again is
+// refused without a run while it would need as many failures as it missed
+// (by rate, a case that fails less often asks less of its candidates).  A
+// deterministic bug shrinks to the same case, with fewer runs.
+class RefusedCandidates {
+ public:
+  explicit RefusedCandidates(bool remember) : remember_(remember) {}
+  bool before(const std::string& key, uint32_t needed) const {
+    const auto it = needed_.find(key);
+    return remember_ && it != needed_.end() && needed >= it->second;
+  }
+  void add(std::string key, uint32_t needed) { needed_[std::move(key)] = needed; }
+
+ private:
+  bool remember_;
+  std::unordered_map<std::string, uint32_t> needed_;  // token -> the failures it needed and did not show
+};
+
 }  // namespace
 
 uint32_t failures_needed(uint32_t current_failures, uint32_t reruns) {
@@ -197,40 +217,26 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
     std::optional<RateKeeper> keeper;
     if (cfg.by_rate || shrinks_by_rate(*impl))
       keeper.emplace(failing, verdict, cfg.backend, cfg.run, cfg.reruns, cfg.max_seconds);
-    // Each accepted step offers its tiny candidates again (the same specs
-    // while the case's values and specials stay), and a walk meets other
-    // specs twice too: a candidate refused once is not run again while it
-    // would need as many failures as it missed (by rate, a case that fails
-    // less often asks less of its candidates).  A deterministic bug
-    // shrinks to the same case, with fewer runs.
-    std::unordered_map<std::string, uint32_t> refused;  // token -> the failures it needed and did not show
+    RefusedCandidates refused(cfg.remember_refused);
     auto still_fails = [&](const TrialSpec& c) {
       if (elapsed() > cfg.max_seconds) {
         res.timed_out = true;
         return false;
       }
       const uint32_t needed = keeper ? keeper->needed() : 1;
-      const std::string key = encode_token(c, cfg.run.knobs);
-      if (const auto seen = refused.find(key);
-          cfg.remember_refused && seen != refused.end() && needed >= seen->second) {
+      std::string key = encode_token(c, cfg.run.knobs);
+      if (refused.before(key, needed)) {
         ++res.repeats_skipped;
         return false;
       }
       ++res.candidates;
-      if (keeper) {
-        if (!keeper->accepts(c)) {
-          refused[key] = needed;
-          return false;
-        }
-        accepted.emplace_back(c, keeper->last().why);
-        return true;
-      }
-      const auto ev = properties::evaluate(c, cfg.backend, cfg.run, cfg.reruns);
-      if (ev.verdict != verdict) {
-        refused[key] = needed;
+      const auto ev = keeper ? std::optional<properties::Evaluation>()
+                             : properties::evaluate(c, cfg.backend, cfg.run, cfg.reruns);
+      if (keeper ? !keeper->accepts(c) : ev->verdict != verdict) {
+        refused.add(std::move(key), needed);
         return false;
       }
-      accepted.emplace_back(c, ev.why);
+      accepted.emplace_back(c, keeper ? keeper->last().why : ev->why);
       return true;
     };
     res.steps = rc::shrinkable::findLocalMin(tree, still_fails).second;
