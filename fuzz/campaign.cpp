@@ -268,7 +268,7 @@ bool run_round_at_once(const CampaignConfig& cfg, CampaignResult& res, const std
 // packed, or in a round at once: no generation history to walk).
 bool search(const CampaignConfig& cfg, CampaignResult& res, const Stopwatch& clock) {
   const auto gen = properties::gen_trial_spec(cfg.gen);
-  SearchState st{cfg, res, clock};
+  SearchState st{cfg, res, clock, false, std::nullopt};
   auto prop = [&] {
     const TrialSpec s = *gen;
     check_spec(st, s);

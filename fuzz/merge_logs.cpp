@@ -184,7 +184,7 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
     error = "cannot read '" + path + "'";
     return false;
   }
-  LogReader log{path, m};
+  LogReader log{path, m, std::nullopt, "", 0, false};
   std::string line;
   size_t n = 0;
   while (std::getline(in, line)) {

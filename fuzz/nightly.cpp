@@ -228,7 +228,8 @@ SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entr
                    .device = cfg.header.device,
                    .first_seen = utc_timestamp(),
                    .rate_failures = s.rate_failures,
-                   .rate_runs = s.rate_runs};
+                   .rate_runs = s.rate_runs,
+                   .file = {}};
   bool added = false;
   if (!add_case(cfg.corpus_dir, found, added, error)) return SliceEnd::Failed;
   if (added) progress.print("      corpus: " + found.file);

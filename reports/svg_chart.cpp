@@ -93,7 +93,6 @@ std::vector<double> ticks(const Axis& a) {
 }
 
 std::string tick_label(double v) {
-  char b[32];
   const double m = std::abs(v);
   const char* suffix = "";
   double scaled = v;

@@ -133,7 +133,9 @@ Report ordered(const std::vector<std::vector<TrialSpec>>& groups, FakeTrials& ru
                                              to_string(o.verdict));
                          },
                          [&](size_t g, bool failed) {
-                           if (failed) EXPECT_TRUE(runner.idle()) << "a failed group closed with trials in flight";
+                           if (failed) {
+                             EXPECT_TRUE(runner.idle()) << "a failed group closed with trials in flight";
+                           }
                            r.lines.push_back("closed " + std::to_string(g) + " " + std::to_string(failed));
                            return true;
                          }};

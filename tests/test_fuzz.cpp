@@ -182,15 +182,19 @@ TEST(Fuzz, CatchesBugsIntoJunitAndCorpusThenReplaysTheCorpus) {
   EXPECT_EQ(again.status, 1) << again.out;
   for (const auto& n : kBugs) {
     const std::string name = std::regex_replace(n, std::regex("\\."), "\\.");
-    if (n != "buggy.plain_rmw.add.i32")
+    if (n != "buggy.plain_rmw.add.i32") {
       EXPECT_NE(again.out.find("corpus still failing: " + n + " ("), std::string::npos) << n << "\n" << again.out;
+    }
     EXPECT_TRUE(std::regex_search(again.out, std::regex("corpus (still failing|fixed|not reproduced): +" + name + " \\(")))
         << n << ": its corpus case was not replayed\n" << again.out;
     EXPECT_TRUE(std::regex_search(again.out, std::regex("\nFAIL +" + name + " "))) << n << " was not caught\n" << again.out;
   }
   // An entry caught by its corpus case counts the case's ops.
-  for (std::istringstream lines(again.out); std::getline(lines, line);)
-    if (line.find("(corpus)") != std::string::npos) EXPECT_EQ(line.find(" 0 ops"), std::string::npos) << line;
+  for (std::istringstream lines(again.out); std::getline(lines, line);) {
+    if (line.find("(corpus)") != std::string::npos) {
+      EXPECT_EQ(line.find(" 0 ops"), std::string::npos) << line;
+    }
+  }
 
   // repro takes a corpus file as well as a token (a bug that fails every run).
   const auto file = std::find_if(cases.begin(), cases.end(), [](const fs::path& p) {
@@ -724,7 +728,7 @@ TEST(Nightly, Defect04_TwoOutputsNamingOneFileAreRefused) {
   const fs::path x = d / "x", alias = d / "alias";
   write_text(x, "{\"kept\":1}\n");
   fs::create_symlink(x, alias);
-  for (const std::string args : {"--json " + x.string() + " --junit " + x.string(),
+  for (const std::string& args : {"--json " + x.string() + " --junit " + x.string(),
                                  "--json " + x.string() + " --junit " + alias.string(),
                                  "--json " + (d / "c" / "fuzz-state.json").string() + " --corpus " + (d / "c").string(),
                                  "--junit " + (d / "r" / "summary.md").string() + " --report " + (d / "r").string()}) {
@@ -766,7 +770,7 @@ TEST(Nightly, Defect06_MergeNeverTurnsADeadShardGreen) {
   const fs::path d = scratch("d06");
   const fs::path empty = d / "empty.jsonl", junit = d / "m.xml";
   write_text(empty, "");
-  for (const std::string in : {std::string("/dev/null"), empty.string(), d.string()}) {
+  for (const std::string& in : {std::string("/dev/null"), empty.string(), d.string()}) {
     const auto r = run("merge --junit " + junit.string() + " " + in);
     EXPECT_EQ(r.status, 2) << in << "\n" << r.out;
     EXPECT_EQ(lines_of(r.out), 1u) << r.out;
@@ -920,7 +924,7 @@ TEST(Nightly, Defect11_MergingOneLogTwiceIsRefused) {
   const fs::path d = scratch("d11");
   const fs::path log = finished_log(d), copy = d / "copy.jsonl";
   fs::copy_file(log, copy);
-  for (const std::string ins : {log.string() + " " + log.string(), log.string() + " " + copy.string()}) {
+  for (const std::string& ins : {log.string() + " " + log.string(), log.string() + " " + copy.string()}) {
     const auto r = run("merge --junit " + (d / "m.xml").string() + " " + ins);
     EXPECT_EQ(r.status, 2) << ins << "\n" << r.out;
     EXPECT_EQ(lines_of(r.out), 1u) << r.out;
@@ -1249,7 +1253,7 @@ TEST(Reports27, TheClassRoundTripsThroughTheRecords) {
   reports::FuzzSliceRecord older;
   ASSERT_TRUE(reports::from_json(old, older, error)) << error;
   EXPECT_EQ(older.cls, FailureClass::None);
-  for (const nlohmann::json bad : {nlohmann::json("racy"), nlohmann::json(3), nlohmann::json("")}) {
+  for (const nlohmann::json& bad : {nlohmann::json("racy"), nlohmann::json(3), nlohmann::json("")}) {
     auto j = reports::to_json(e);
     j["class"] = bad;
     reports::FuzzEntryResult back;

@@ -238,7 +238,9 @@ TEST(PackJudging, LaunchesHoldOneEntryEachSpreadOverTheLaunchThreads) {
       for (size_t j = 0; j < l.size(); ++j) {
         ++seen[l[j]];
         EXPECT_EQ(trials[l[j]].w->impl, entry);
-        if (j > 0) EXPECT_LT(l[j - 1], l[j]);
+        if (j > 0) {
+          EXPECT_LT(l[j - 1], l[j]);
+        }
         ops += trials[l[j]].w->ops();
       }
       EXPECT_LE(ops, kPackLaunchOps);

@@ -52,7 +52,8 @@ bool write_merged_reports(const fuzz::MergedLogs& m, const reports::RunHeader& h
                        .device = h.device,
                        .first_seen = h.timestamp,
                        .rate_failures = e.rate_failures,
-                       .rate_runs = e.rate_runs};
+                       .rate_runs = e.rate_runs,
+                       .file = {}};
     bool added = false;
     if (!fuzz::add_case(corpus, c, added, error)) {
       printers.finish();

@@ -37,7 +37,8 @@ uint64_t canon(VK k, uint64_t bits) {
 std::string at(std::string_view buffer, int64_t i) { return std::string(buffer) + "[" + std::to_string(i) + "]"; }
 
 KernelFailure make(std::string_view buffer, int64_t index, std::string expected, std::string got, std::string message) {
-  return KernelFailure{std::string(buffer), index, std::move(expected), std::move(got), std::move(message)};
+  return KernelFailure{std::string(buffer), index, std::move(expected), std::move(got), std::move(message),
+                       FailureClass::None, {}};
 }
 
 // The rows of an element-wise comparison around index `first`: a few
