@@ -403,13 +403,21 @@ std::string verdict_lines(const std::string& out) {
   return lines;
 }
 
+// A check command line (ending in "--jobs ") run with --jobs 1 and --jobs 3.
+struct OneAndThree {
+  atomstress::testing::Result one, three;
+};
+OneAndThree run_with_jobs_1_and_3(const std::string& cmd) {
+  return {atomstress::testing::run_shell(cmd + "1"), atomstress::testing::run_shell(cmd + "3")};
+}
+
 // check --jobs 3 prints the verdicts of --jobs 1, in the same order.
 TEST(ConcurrentWorker, CheckWithJobsPrintsTheVerdictsOfOneAtATime) {
   const std::string cmd = atomstress::testing::bin_dir() +
                           "atomstress_outside_entry check --impl 'outside.add.u32,test.fault.u32,test.spin.forever.u32,"
                           "outside.add.u32' --backend cpu --trials 2 --pattern single,uniform --space global --grid 2 "
                           "--block 32 --ops-per-thread 2 --no-shrink --watchdog-ms 300 2>&1 --jobs ";
-  const auto one = atomstress::testing::run_shell(cmd + "1"), three = atomstress::testing::run_shell(cmd + "3");
+  const auto [one, three] = run_with_jobs_1_and_3(cmd);
   EXPECT_EQ(one.status, 1) << one.out;
   EXPECT_EQ(three.status, one.status) << three.out;
   EXPECT_EQ(verdict_lines(three.out), verdict_lines(one.out)) << three.out;
@@ -499,7 +507,7 @@ TEST(ConcurrentWorker, CheckWithJobsShrinksBesideTheLaterTrialsAndPrintsWhatOneA
                           "test.fault.u32,buggy.inc_gt.u32,outside.add.u32' --backend cpu --trials 2 --pattern "
                           "single,uniform --space global --grid 2 --block 32 --ops-per-thread 2 --watchdog-ms 300 "
                           "2>/dev/null --jobs ";
-  const auto one = atomstress::testing::run_shell(cmd + "1"), three = atomstress::testing::run_shell(cmd + "3");
+  const auto [one, three] = run_with_jobs_1_and_3(cmd);
   EXPECT_EQ(one.status, 1) << one.out;
   EXPECT_EQ(three.status, one.status) << three.out;
   EXPECT_EQ(verdict_lines(three.out), verdict_lines(one.out)) << three.out;

@@ -119,12 +119,6 @@ std::vector<std::string> worker_command(BackendKind backend, size_t jobs, bool p
   return argv;
 }
 
-// start_worker's first half: starts the process (a fresh one, unsanitized);
-// the caller reads its ready line later (await_ready).
-bool begin_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error) {
-  return worker.start(worker_program(), worker_command(backend, jobs), error);
-}
-
 }  // namespace
 
 bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::string& error,
@@ -226,8 +220,11 @@ class Supervisor {
 
 void Supervisor::prepare(BackendKind backend) {
   if (worker_.running()) return;
-  std::string error;  // a start that fails here is tried again, and says why, at the first trial
-  unready_ = begin_worker(worker_, backend, 1, error);
+  // start_worker's first half (a fresh process, unsanitized): its ready line
+  // is read at the first trial.  A start that fails here is tried again,
+  // and says why, then.
+  std::string error;
+  unready_ = worker_.start(worker_program(), worker_command(backend, 1), error);
   backend_ = backend;
 }
 
