@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "harness/pipeline/execute_trial.hpp"
 #include "harness/registry/registry.hpp"
 #include "harness/trial/token.hpp"
 #include "harness/trial/validate.hpp"
@@ -145,13 +144,24 @@ class RefusedCandidates {
   explicit RefusedCandidates(bool remember) : remember_(remember) {}
   bool before(const std::string& key, uint32_t needed) const {
     const auto it = needed_.find(key);
-    return remember_ && it != needed_.end() && needed >= it->second;
+    return it != needed_.end() && (it->second == kForbidden || (remember_ && needed >= it->second));
   }
   void add(std::string key, uint32_t needed) { needed_[std::move(key)] = needed; }
+  // Accepted once, then no failure in the rate's reruns: never again (remembered or not).
+  void forbid(std::string key) { needed_[std::move(key)] = kForbidden; }
 
  private:
+  static constexpr uint32_t kForbidden = 0;  // a candidate always needs at least one failure
   bool remember_;
   std::unordered_map<std::string, uint32_t> needed_;  // token -> the failures it needed and did not show
+};
+
+// One case of the walk's path: its spec, its failure, and (by rate) how
+// often it failed when accepted.
+struct PathCase {
+  TrialSpec spec;
+  std::string why;
+  uint32_t failures = 1;
 };
 
 }  // namespace
@@ -163,8 +173,10 @@ uint32_t failures_needed(uint32_t current_failures, uint32_t reruns) {
 bool shrinks_by_rate(const Entry& impl) { return impl.weak_memory || impl.rate_only; }
 
 RateKeeper::RateKeeper(const TrialSpec& failing, Verdict verdict, BackendKind backend, const RunOptions& run,
-                       uint32_t reruns, double max_seconds)
-    : verdict_(verdict), backend_(backend), run_(run), reruns_(std::max(reruns, kRateShrinkReruns)),
+                       uint32_t reruns, double max_seconds, properties::TrialRunner run_trial)
+    : verdict_(verdict),
+      run_trial_(run_trial ? std::move(run_trial) : properties::runner_on(backend, run)),
+      reruns_(std::max(reruns, kRateShrinkReruns)),
       deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(max_seconds))) {
   measure(failing, 0);
   current_ = last_.failures;
@@ -174,7 +186,7 @@ bool RateKeeper::measure(const TrialSpec& spec, uint32_t needed) {
   last_ = {};
   for (uint32_t r = 0; r < reruns_ && last_.failures + (reruns_ - r) >= needed; ++r) {
     if (Clock::now() > deadline_) return false;
-    const Outcome t = execute_trial(spec, backend_, run_);
+    const Outcome t = run_trial_(spec);
     ++last_.runs;
     last_.run_ms += t.run_ms;
     if (t.verdict != verdict_) continue;
@@ -197,66 +209,72 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  const properties::TrialRunner run_trial = cfg.run_trial ? cfg.run_trial : properties::runner_on(cfg.backend, cfg.run);
   reports::ShrunkCase res;
   res.spec = failing;
   res.why = why;
   const Entry* impl = find_impl(failing.impl);
-  if (impl != nullptr) {
-    const Constraints limits = impl->limits;
-    // Every failing run of a crash costs its worker (on the GPU, the CUDA
-    // context: 0.2 to 0.4 s), and each accepted candidate is one: a crash
-    // shrinks in size only (the tiny candidates first, then the launch and
-    // its stress), not towards plainer values or seed, which would cost a
-    // lost context per step and leave a case no smaller.
-    const bool size_only = verdict == Verdict::Crash;
-    const auto tree = rc::shrinkable::shrinkRecur(
-        failing, [limits, size_only](const TrialSpec& s) { return candidates(s, limits, size_only); });
-    // Fails the same way: a smaller case that fails differently (a hang
-    // where a wrong value was) explains another bug.
-    std::vector<std::pair<TrialSpec, std::string>> accepted{{failing, why}};
-    std::optional<RateKeeper> keeper;
-    if (cfg.by_rate || shrinks_by_rate(*impl))
-      keeper.emplace(failing, verdict, cfg.backend, cfg.run, cfg.reruns, cfg.max_seconds);
-    RefusedCandidates refused(cfg.remember_refused);
-    auto still_fails = [&](const TrialSpec& c) {
-      if (elapsed() > cfg.max_seconds) {
-        res.timed_out = true;
-        return false;
-      }
-      const uint32_t needed = keeper ? keeper->needed() : 1;
-      std::string key = encode_token(c, cfg.run.knobs);
-      if (refused.before(key, needed)) {
-        ++res.repeats_skipped;
-        return false;
-      }
-      ++res.candidates;
-      const auto ev = keeper ? std::optional<properties::Evaluation>()
-                             : properties::evaluate(c, cfg.backend, cfg.run, cfg.reruns);
-      if (keeper ? !keeper->accepts(c) : ev->verdict != verdict) {
-        refused.add(std::move(key), needed);
-        return false;
-      }
-      accepted.emplace_back(c, keeper ? keeper->last().why : ev->why);
-      return true;
-    };
-    res.steps = rc::shrinkable::findLocalMin(tree, still_fails).second;
-    // A race can fail once in a small case and then hardly ever: walk back
-    // along the accepted cases to the smallest whose failure recurs, so the
-    // case printed replays (the first failure itself is the last resort).
-    for (size_t i = accepted.size(); i-- > 0;) {
-      const auto rate = properties::measure_rate(accepted[i].first, cfg.backend, cfg.run, cfg.rate_runs,
-                                                 std::max(1.0, cfg.max_seconds - elapsed()));
-      res.spec = accepted[i].first;
-      res.why = accepted[i].second;
-      res.rate_failures = rate.failures;
-      res.rate_runs = rate.runs;
-      if (rate.failures > 0 || elapsed() > 2 * cfg.max_seconds) break;
-    }
-  } else {
-    const auto rate = properties::measure_rate(res.spec, cfg.backend, cfg.run, cfg.rate_runs, cfg.max_seconds);
+  if (impl == nullptr) {
+    const auto rate = properties::measure_rate(res.spec, run_trial, cfg.rate_runs, cfg.max_seconds);
     res.rate_failures = rate.failures;
     res.rate_runs = rate.runs;
+    res.seconds = elapsed();
+    return res;
   }
+  const Constraints limits = impl->limits;
+  // Every failing run of a crash costs its worker (on the GPU, the CUDA
+  // context: 0.2 to 0.4 s), and each accepted candidate is one: a crash
+  // shrinks in size only (the tiny candidates first, then the launch and
+  // its stress), not towards plainer values or seed, which would cost a
+  // lost context per step and leave a case no smaller.
+  const bool size_only = verdict == Verdict::Crash;
+  std::optional<RateKeeper> keeper;
+  if (cfg.by_rate || shrinks_by_rate(*impl))
+    keeper.emplace(failing, verdict, cfg.backend, cfg.run, cfg.reruns, cfg.max_seconds, run_trial);
+  // Fails the same way: a smaller case that fails differently (a hang
+  // where a wrong value was) explains another bug.
+  std::vector<PathCase> path{{failing, why, keeper ? keeper->current_failures() : 1}};
+  RefusedCandidates refused(cfg.remember_refused);
+  auto still_fails = [&](const TrialSpec& c) {
+    if (elapsed() > cfg.max_seconds) {
+      res.timed_out = true;
+      return false;
+    }
+    const uint32_t needed = keeper ? keeper->needed() : 1;
+    std::string key = encode_token(c, cfg.run.knobs);
+    if (refused.before(key, needed)) {
+      ++res.repeats_skipped;
+      return false;
+    }
+    ++res.candidates;
+    const auto ev = keeper ? std::optional<properties::Evaluation>() : properties::evaluate(c, run_trial, cfg.reruns);
+    if (keeper ? !keeper->accepts(c) : ev->verdict != verdict) {
+      refused.add(std::move(key), needed);
+      return false;
+    }
+    path.push_back({c, keeper ? keeper->last().why : ev->why, keeper ? keeper->current_failures() : 1});
+    return true;
+  };
+  // A race can fail once in a small case and then hardly ever: the case
+  // printed must fail again in its rate's reruns, so that it replays.  A
+  // walk's last case that does not is refused for good, and the walk goes
+  // on from the case before it (the first failure itself is the last resort).
+  for (;;) {
+    const auto tree = rc::shrinkable::shrinkRecur(
+        path.back().spec, [limits, size_only](const TrialSpec& s) { return candidates(s, limits, size_only); });
+    rc::shrinkable::findLocalMin(tree, still_fails);
+    const auto rate = properties::measure_rate(path.back().spec, run_trial, cfg.rate_runs,
+                                               std::max(1.0, cfg.max_seconds - elapsed()));
+    res.spec = path.back().spec;
+    res.why = path.back().why;
+    res.rate_failures = rate.failures;
+    res.rate_runs = rate.runs;
+    if (rate.failures > 0 || path.size() == 1 || elapsed() > 2 * cfg.max_seconds) break;
+    refused.forbid(encode_token(path.back().spec, cfg.run.knobs));
+    path.pop_back();
+    if (keeper) keeper->resume(path.back().failures);
+  }
+  res.steps = path.size() - 1;
   res.seconds = elapsed();
   return res;
 }

@@ -9,7 +9,8 @@
 // bug measured by rate, when it keeps the rate: RateKeeper below); the
 // result is the smallest accepted case whose failure recurs in `rate_runs`
 // reruns (a race that failed once in a tiny case is not what a repro line
-// needs).
+// needs: such a case is refused for good, and the walk goes on from the
+// case before it).
 #pragma once
 
 #include <chrono>
@@ -31,6 +32,7 @@ struct ShrinkConfig {
                              // name: the caller saw the failing case pass a run
   bool remember_refused = true;  // a candidate refused once is not run again (shrink_spec); off: every
                                  // candidate the walk meets runs, as before (a test compares the two)
+  properties::TrialRunner run_trial;  // one run of a candidate; empty: execute_trial on `backend` with `run`
 };
 
 // Rate-keeping shrinking (issue 16).  A deterministic bug (its failing case
@@ -54,7 +56,7 @@ class RateKeeper {
   // Measures `failing`'s rate (its runs are last()).  No run starts more
   // than `max_seconds` from now.
   RateKeeper(const TrialSpec& failing, Verdict verdict, BackendKind backend, const RunOptions& run, uint32_t reruns,
-             double max_seconds);
+             double max_seconds, properties::TrialRunner run_trial = {});
   // Runs `candidate`: true when it keeps the rate, and then it is the
   // current case.  False, without a run, once the deadline has passed (a
   // candidate cut by it is refused).
@@ -62,6 +64,8 @@ class RateKeeper {
   // The last measurement: runs, failures, run_ms, and the first failure's why.
   const properties::Evaluation& last() const { return last_; }
   uint32_t current_failures() const { return current_; }
+  // The walk went back to a case that failed `failures` times: it is the current case again.
+  void resume(uint32_t failures) { current_ = failures; }
   // The failures a candidate needs now.
   uint32_t needed() const { return failures_needed(current_, reruns_); }
   uint32_t reruns() const { return reruns_; }
@@ -71,8 +75,7 @@ class RateKeeper {
   // false when the deadline cut it short.
   bool measure(const TrialSpec& spec, uint32_t needed);
   Verdict verdict_;
-  BackendKind backend_;
-  RunOptions run_;
+  properties::TrialRunner run_trial_;
   uint32_t reruns_, current_ = 0;
   Clock::time_point deadline_;
   properties::Evaluation last_;

@@ -6,10 +6,18 @@
 
 namespace atomstress::properties {
 
+TrialRunner runner_on(BackendKind backend, const RunOptions& opt) {
+  return [backend, opt](const TrialSpec& spec) { return execute_trial(spec, backend, opt); };
+}
+
 Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t reruns) {
+  return evaluate(spec, runner_on(backend, opt), reruns);
+}
+
+Evaluation evaluate(const TrialSpec& spec, const TrialRunner& run, uint32_t reruns) {
   Evaluation ev;
   for (uint32_t r = 0; r < std::max<uint32_t>(1, reruns); ++r) {
-    const Outcome t = execute_trial(spec, backend, opt);
+    const Outcome t = run(spec);
     ++ev.runs;
     ev.run_ms += t.run_ms;
     if (t.verdict != Verdict::Pass) {
@@ -24,11 +32,15 @@ Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions
 
 Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t runs,
                         double max_seconds) {
+  return measure_rate(spec, runner_on(backend, opt), runs, max_seconds);
+}
+
+Evaluation measure_rate(const TrialSpec& spec, const TrialRunner& run, uint32_t runs, double max_seconds) {
   Evaluation ev;
   const auto t0 = std::chrono::steady_clock::now();
   auto spent = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   for (uint32_t r = 0; r < runs && (r == 0 || spent() < max_seconds); ++r) {
-    const Outcome t = execute_trial(spec, backend, opt);
+    const Outcome t = run(spec);
     ++ev.runs;
     ev.run_ms += t.run_ms;
     if (t.verdict != Verdict::Pass) {

@@ -13,6 +13,7 @@
 // execute_trial (in a worker process when RunOptions::policy.isolate says so).
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -28,7 +29,13 @@ struct Evaluation {
   double run_ms = 0;  // the code under test's time over the runs (cuda: the kernels')
 };
 
+// One run of a spec: execute_trial on a backend, or a test's fake (what
+// shrinking decides from a given sequence of outcomes is tested that way).
+using TrialRunner = std::function<Outcome(const TrialSpec&)>;
+TrialRunner runner_on(BackendKind backend, const RunOptions& opt);
+
 Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t reruns);
+Evaluation evaluate(const TrialSpec& spec, const TrialRunner& run, uint32_t reruns);
 
 // Reruns a spec `runs` times (no early stop on a failure): the observed
 // failure rate.  After at least one run it stops once `max_seconds` have
@@ -38,6 +45,8 @@ Evaluation evaluate(const TrialSpec& spec, BackendKind backend, const RunOptions
 // 3 of 3 says as much as 10 of 10.
 inline constexpr uint32_t kCrashRateRuns = 3;
 Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t runs,
+                        double max_seconds = std::numeric_limits<double>::infinity());
+Evaluation measure_rate(const TrialSpec& spec, const TrialRunner& run, uint32_t runs,
                         double max_seconds = std::numeric_limits<double>::infinity());
 
 // Reruns a spec until its first failure, `max_runs` runs, or `max_seconds`

@@ -456,3 +456,56 @@ TEST(Stress, ShrinkingRunsARefusedCandidateOnceAndEndsWhereItDidBefore) {
     }
   }
 }
+
+TEST(Stress, ACandidateThatFailedOnceAndNeverAgainIsRefusedAndTheWalkGoesOnFromTheCaseBefore) {
+  // CI's flake: a plain read-add-write race of two threads (seed 0, where
+  // only one order of the writes loses an update) failed its one run as a
+  // candidate, then 0 of 10 in the rate's reruns, and the walk went back to
+  // the 1024-op first failure although two threads with seed 2 fail every
+  // time.  A fake runner gives that sequence: the case printed is the
+  // 2-op one of seed 2, reached from the first failure, which the rate saw
+  // fail; the seed-0 case ran once as a candidate and 10 times for its rate.
+  TrialSpec s;
+  s.impl = "buggy.plain_rmw.add.i32";
+  s.grid = 4;
+  s.block = 64;
+  s.ops_per_thread = 4;
+  s.k = 32;
+  s.init = Init::Random;
+  s.seed = 0xe090f47920de1e46ull;
+  auto two_threads = [](const TrialSpec& c, uint64_t seed) {
+    return c.grid == 1 && c.block == 2 && c.ops_per_thread == 1 && c.seed == seed;
+  };
+  TrialSpec seed0 = s;  // the tiny candidate of two threads and seed 0, as shrink_spec makes it
+  seed0.grid = 1;
+  seed0.block = 2;
+  seed0.ops_per_thread = 1;
+  seed0.k = 1;
+  seed0.seed = 0;
+  for (const bool by_rate : {false, true}) {
+    uint32_t seed0_runs = 0;
+    fuzz::ShrinkConfig cfg;
+    cfg.max_seconds = 60;
+    cfg.by_rate = by_rate;
+    cfg.run_trial = [&](const TrialSpec& c) {
+      Outcome o;
+      o.spec = c;
+      seed0_runs += c == seed0 ? 1 : 0;
+      const bool fails = c == s || two_threads(c, 2) || (c == seed0 && seed0_runs == 1);
+      o.verdict = fails ? Verdict::Fail : Verdict::Pass;
+      o.finding.explanation = fails ? "lost update" : "";
+      return o;
+    };
+    const auto shrunk = fuzz::shrink_spec(s, Verdict::Fail, "lost update", cfg);
+    const std::string how = by_rate ? "by rate" : "plain";
+    EXPECT_TRUE(two_threads(shrunk.spec, 2)) << how << ": " << describe(shrunk.spec);
+    EXPECT_EQ(shrunk.rate_failures, shrunk.rate_runs) << how;
+    EXPECT_EQ(shrunk.rate_runs, cfg.rate_runs) << how;
+    // By rate the seed-0 case needs 5 failures of 10 and its runs stop once
+    // they are out of reach (1 failure, 6 passes): refused, never accepted.
+    // Plain, its first run's failure accepts it, and the rate's 10 reruns
+    // refuse it for good.
+    EXPECT_EQ(seed0_runs, by_rate ? 7u : 1u + cfg.rate_runs) << how;
+    EXPECT_FALSE(shrunk.timed_out) << how;
+  }
+}
