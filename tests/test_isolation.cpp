@@ -6,6 +6,7 @@
 // costs one verdict and the run goes on.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "harness/backend/cuda/util.cuh"
+#include "harness/pipeline/counted_wait.hpp"
 #include "harness/pipeline/execute_trial.hpp"
 #include "harness/pipeline/isolated.hpp"
 #include "harness/pipeline/spare_workers.hpp"
@@ -298,6 +300,94 @@ TEST(WorkerProcess, ATimeoutLeavesItRunningAndKillReapsIt) {
   w.kill();
   EXPECT_EQ(w.death(), "killed by signal 9 (SIGKILL)");
   EXPECT_TRUE(reaped(pid)) << "no zombie";
+}
+
+TEST(WorkerProcess, TheShareOfAStretchThatCountsIsTheTimeOnACoreOverTheTimeWanted) {
+  const TaskTimes from{{10, {100, 50}}, {11, {200, 0}}};
+  // Thread 10 ran 100 and waited 300, thread 11 ran 100, thread 12 is new
+  // (its whole times count), thread 13 ended (not counted): 400 of 800.
+  const TaskTimes to{{10, {200, 350}}, {11, {300, 0}}, {12, {200, 100}}};
+  EXPECT_DOUBLE_EQ(runnable_share(from, to), 0.5);
+  EXPECT_DOUBLE_EQ(runnable_share(to, to), 1.0) << "neither ran nor waited (blocked): the stretch counts whole";
+  EXPECT_DOUBLE_EQ(runnable_share({}, {{1, {0, 100}}}), 0.0);
+  const auto self = read_task_times(getpid());
+  ASSERT_TRUE(self.has_value());
+  EXPECT_TRUE(self->count(pid_t(syscall(SYS_gettid)))) << "this thread is among them";
+  EXPECT_FALSE(read_task_times(-1).has_value());
+}
+
+namespace {
+
+// A shell loop of n iterations: CPU work, then a line.
+std::string spin_then_answer(long n) {
+  return "i=0; while [ $i -lt " + std::to_string(n) + " ]; do i=$((i+1)); done; echo done";
+}
+
+// Process `pid` on the one core `cpu` only.
+bool pin(pid_t pid, int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(pid, sizeof set, &set) == 0;
+}
+
+}  // namespace
+
+TEST(WorkerProcess, TimeTheWorkerWaitedForACoreDoesNotCountTowardsItsDeadline) {
+  // A loop that needs about T of CPU, alone on one core; then again with
+  // four processes that spin on that core beside it (it gets about a fifth
+  // of it), under a deadline of 2 T: it answers after the deadline's wall
+  // time, and its answer is taken, not a timeout.
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &mine)) ++cpu;
+  ASSERT_LT(cpu, CPU_SETSIZE);
+  std::string line;
+  long n = 20000;
+  Clock::duration alone{};
+  for (;; n *= 2) {
+    WorkerProcess w;
+    ASSERT_TRUE(start_sh(w, spin_then_answer(n)));
+    ASSERT_TRUE(pin(w.pid(), cpu));
+    const auto t0 = Clock::now();
+    ASSERT_EQ(w.receive(line, t0 + std::chrono::seconds(30)), WorkerProcess::Read::Line);
+    alone = Clock::now() - t0;
+    if (alone >= std::chrono::milliseconds(150) || n > (1l << 28)) break;
+  }
+  std::vector<pid_t> hogs;
+  for (int h = 0; h < 4; ++h) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      alarm(60);  // never outlives a test that failed before killing it
+      volatile unsigned spins = 0;
+      for (;;) spins = spins + 1u;
+    }
+    ASSERT_TRUE(pin(pid, cpu));
+    hogs.push_back(pid);
+  }
+  WorkerProcess w;
+  ASSERT_TRUE(start_sh(w, spin_then_answer(n)));
+  ASSERT_TRUE(pin(w.pid(), cpu));
+  const auto t0 = Clock::now();
+  const auto read = w.receive(line, t0 + 2 * alone);
+  const auto took = Clock::now() - t0;
+  for (const pid_t pid : hogs) {
+    ::kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  const auto ms = [](Clock::duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
+  EXPECT_EQ(read, WorkerProcess::Read::Line) << "alone " << ms(alone) << " ms, then " << ms(took) << " ms";
+  EXPECT_GT(took, 2 * alone) << "it waited for its core beyond the deadline's wall time (alone " << ms(alone) << " ms)";
+  // A worker that spins without end, with a core to itself, times out at
+  // about its deadline: the extension is only for time it waited.
+  WorkerProcess spinner;
+  ASSERT_TRUE(start_sh(spinner, "while :; do :; done"));
+  const auto s0 = Clock::now();
+  EXPECT_EQ(spinner.receive(line, s0 + std::chrono::milliseconds(300)), WorkerProcess::Read::TimedOut);
+  EXPECT_LT(Clock::now() - s0, std::chrono::seconds(5));
+  spinner.kill();
 }
 
 TEST(WorkerProcess, DescriptorsOfTheSupervisorAreNotInherited) {

@@ -53,6 +53,14 @@ std::string last_words(const WorkerProcess& w) {
   return tail.empty() ? "" : "; its last lines on stderr: " + tail;
 }
 
+// A deadline's wall time that did not count (counted_wait.hpp), and the last words.
+std::string after_deadline(const WorkerProcess& w) {
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(w.waited_for_core()).count();
+  return (waited > 0 ? fmt::format(" (after {} ms more that it spent waiting for a core, not counted)", waited)
+                     : std::string()) +
+         last_words(w);
+}
+
 // The worker's next line, past any line of compute-sanitizer's own (its
 // "========= " lines belong in its log file; should a version print one on
 // the application's output, it is no reply).
@@ -257,7 +265,7 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
   switch (receive_answer(worker_, line_in, Clock::now(), deadline, phase)) {
     case WorkerProcess::Read::TimedOut:
       worker_.kill();
-      return deadline_passed(std::move(out), deadline, phase, pid, last_words(worker_));
+      return deadline_passed(std::move(out), deadline, phase, pid, after_deadline(worker_));
     case WorkerProcess::Read::Died:
       if (killed_from_outside()) {
         if (retries > 0) {
@@ -335,7 +343,7 @@ Outcome Supervisor::run_sanitized(const TrialSpec& spec, BackendKind backend, co
   const json j = got == WorkerProcess::Read::Line ? json::parse(line_in, nullptr, false) : json();
   if (got == WorkerProcess::Read::TimedOut) {
     worker_.kill();
-    out = deadline_passed(std::move(out), deadline, phase, pid, last_words(worker_));
+    out = deadline_passed(std::move(out), deadline, phase, pid, after_deadline(worker_));
   } else if (got == WorkerProcess::Read::Died) {
     out = killed_from_outside() ? infrastructure(std::move(out), pid) : died(std::move(out), pid);
   } else if (!j.is_object() || j.contains("error") || !from_json(j, out, error)) {
@@ -444,7 +452,7 @@ size_t Supervisor::settle_lost_worker(std::span<const TrialSpec> specs, const Se
   const Outcome blank = unanswered(specs[culprit], cfg.backend, cfg.run);
   const std::optional<kernel::PhaseNote> phase = progress.in_run() ? progress.phase : std::nullopt;
   Outcome verdict = got == WorkerProcess::Read::TimedOut
-                        ? deadline_passed(blank, trial_deadline(specs[culprit], cfg.run), phase, pid, last_words(worker_))
+                        ? deadline_passed(blank, trial_deadline(specs[culprit], cfg.run), phase, pid, after_deadline(worker_))
                         : died(blank, pid);
   for (size_t i = judged; i < culprit; ++i) {
     report(run(specs[i], cfg.backend, cfg.run, cfg.hotspots));

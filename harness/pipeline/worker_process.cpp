@@ -14,6 +14,8 @@
 #include <thread>
 #include <utility>
 
+#include "harness/pipeline/counted_wait.hpp"
+
 extern char** environ;
 
 namespace atomstress {
@@ -119,6 +121,9 @@ bool WorkerProcess::send(const std::string& line) {
 }
 
 WorkerProcess::Read WorkerProcess::receive(std::string& line, Clock::time_point deadline) {
+  // The deadline counts the time the worker could run (counted_wait.hpp).
+  CountedWait wait(pid_, deadline - Clock::now());
+  waited_for_core_ = Clock::duration{0};
   for (;;) {
     if (const auto nl = pending_.find('\n'); nl != std::string::npos) {
       line = pending_.substr(0, nl);
@@ -127,9 +132,14 @@ WorkerProcess::Read WorkerProcess::receive(std::string& line, Clock::time_point 
     }
     if (channel_ < 0) return Read::Died;
     pollfd fds[2] = {{channel_, POLLIN, 0}, {stderr_, POLLIN, 0}};
-    const int n = poll(fds, stderr_ >= 0 ? 2 : 1, millis_until(deadline));
+    const int n = poll(fds, stderr_ >= 0 ? 2 : 1, millis_until(wait.next_wake()));
     if (n < 0 && errno == EINTR) continue;
-    if (n == 0 && Clock::now() >= deadline) return Read::TimedOut;
+    if (n == 0 && Clock::now() >= wait.next_wake()) {
+      const bool more = wait.go_on();
+      waited_for_core_ = wait.uncounted();
+      if (!more) return Read::TimedOut;
+      continue;
+    }
     if (stderr_ >= 0 && fds[1].revents) pump_stderr();
     if (fds[0].revents) {
       char buf[65536];

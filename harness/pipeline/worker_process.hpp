@@ -35,8 +35,12 @@ class WorkerProcess {
   bool send(const std::string& line);
   // The worker's next line, without its newline (Line); or the worker
   // closed its output or died (Died: reaped, death() says how); or nothing
-  // came by `deadline` (TimedOut: it is still running).
+  // came by `deadline` (TimedOut: it is still running).  The time to
+  // `deadline` counts only while the worker could run: time it waited for
+  // a core (a loaded host) moves the deadline on (counted_wait.hpp).
   Read receive(std::string& line, Clock::time_point deadline);
+  // The wall time of the last receive that did not count (the worker waited for a core).
+  Clock::duration waited_for_core() const { return waited_for_core_; }
   // SIGKILL, then reap.
   void kill();
   // Closes the worker's input (it exits at the end of its input) and reaps
@@ -76,6 +80,7 @@ class WorkerProcess {
   std::string tail_;     // the last bytes of its stderr
   std::string death_;
   int death_signal_ = 0;
+  Clock::duration waited_for_core_{0};
 };
 
 }  // namespace atomstress
