@@ -15,6 +15,8 @@
 #include <fstream>
 #include <future>
 #include <random>
+#include <set>
+#include <thread>
 #include <sstream>
 
 #include "harness/pipeline/concurrent_worker.hpp"
@@ -291,6 +293,62 @@ TEST(OrderedTrials, ATrialRunAloneWaitsOnlyForTheTrialsAlreadyInFlight) {
   EXPECT_EQ(started_at_report, (std::vector<size_t>{3, 4, 5, 5, 5}));
 }
 
+// Ends the oldest trial first; a cancelled trial ends as stopped (a Hang),
+// whatever it would have been.
+class CancellableTrials : public OldestFirstTrials {
+ public:
+  using OldestFirstTrials::OldestFirstTrials;
+  void start(size_t ticket, const TrialSpec& spec) override {
+    in_flight.insert(ticket);
+    OldestFirstTrials::start(ticket, spec);
+  }
+  std::vector<Ended> collect() override {
+    auto ended = OldestFirstTrials::collect();
+    for (auto& e : ended) {
+      in_flight.erase(e.ticket);
+      if (std::count(cancelled.begin(), cancelled.end(), e.ticket) && e.outcome) e.outcome->verdict = Verdict::Hang;
+    }
+    return ended;
+  }
+  void cancel(size_t ticket) override {
+    EXPECT_TRUE(in_flight.count(ticket)) << "only a trial in flight is cancelled";
+    cancelled.push_back(ticket);
+  }
+  std::vector<size_t> cancelled;
+  std::set<size_t> in_flight;
+};
+
+// A trial that runs again alone first cancels its group's later trials in
+// flight (it would wait for them; when it fails they are of no use), and
+// nothing else; when it passes alone, each cancelled trial that came back
+// stopped runs alone in its turn: the reports are still the reference.
+TEST(OrderedTrials, ATrialThatRunsAloneCancelsItsGroupsLaterTrialsInFlight) {
+  for (const Code first : {kFail, kFailBeside}) {
+    const auto groups = groups_of({{first, kPass, kPass}, {kPass, kPass}});
+    CancellableTrials runner(4);  // tickets 0-2: group 0's trials, 3: group 1's first
+    size_t alone_runs = 0;
+    const RunAlone alone = [&](const TrialSpec& s) {
+      EXPECT_TRUE(runner.idle());
+      ++alone_runs;
+      return outcome(s, alone_verdict(code_of(s)));
+    };
+    Report got;
+    const OrderedSink sink{[&](size_t g, Outcome&& o) {
+                             got.lines.push_back("trial " + std::to_string(g) + " " + std::to_string(o.spec.seed) +
+                                                 " " + to_string(o.verdict));
+                           },
+                           [&](size_t g, bool failed) {
+                             got.lines.push_back("closed " + std::to_string(g) + " " + std::to_string(failed));
+                             return true;
+                           }};
+    run_ordered(groups, runner, alone, sink);
+    EXPECT_EQ(got.text(), reference(groups).text()) << int(first);
+    EXPECT_EQ(runner.cancelled, (std::vector<size_t>{1, 2})) << int(first);
+    // Failed alone: that run only.  Passed alone: the two cancelled trials too.
+    EXPECT_EQ(alone_runs, first == kFail ? 1u : 3u) << int(first);
+  }
+}
+
 // Random plans, capacities and orders of ending: always the reference.
 TEST(OrderedTrials, AnyOrderOfEndingReportsWhatTrialsAloneWouldReport) {
   std::mt19937 rng(31);
@@ -360,6 +418,42 @@ TEST(ConcurrentWorker, AHangAndACrashBesideOthersCostOnlyTheirOwnVerdicts) {
   EXPECT_NE(got[2].second.why().find("no result within the trial's watchdog (300 ms)"), std::string::npos);
   EXPECT_NE(got[4].second.why().find("killed by signal 11 (SIGSEGV)"), std::string::npos) << got[4].second.why();
   EXPECT_EQ(closed, (std::vector<std::pair<size_t, bool>>{{0, false}, {1, true}, {2, true}, {3, false}}));
+  set_worker_program("/proc/self/exe");
+}
+
+// A cancel reaches the worker's thread that runs the trial and stops its
+// loop: a float-compare loop that never ends (its retry budget and watchdog
+// set out of reach, 60 s of CPU time) comes back at once, not a Pass.
+TEST(ConcurrentWorker, ACancelledTrialStopsItsLoopsAndComesBackAtOnce) {
+  TrialSpec s;
+  s.impl = "buggy.float_compare.add.f32";
+  s.grid = s.ops_per_thread = s.k = 1;
+  s.block = 2;  // two threads: a lone thread's retry budget is capped
+  s.special_permille = 381;
+  s.init = Init::Random;
+  s.seed = 3;
+  set_worker_program(atomstress::testing::bin_dir() + "atomstress_outside_entry");
+  RunOptions opt;
+  opt.policy.isolate = true;
+  const Outcome plain = run_trial_isolated(s, BackendKind::Cpu, opt);
+  ASSERT_EQ(plain.verdict, Verdict::Hang) << "the loop never ends: " << plain.why();
+  opt.knobs.watchdog_ms = 60000;
+  opt.knobs.retry_budget = UINT32_MAX;
+  WorkerTrials runner(BackendKind::Cpu, opt, 0, 2);
+  runner.start(7, s);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the trial is running its loop
+  const auto t0 = Clock::now();
+  runner.cancel(7);
+  const auto ended = runner.collect();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(20)) << "not its 60 s watchdog";
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0].ticket, 7u);
+  ASSERT_TRUE(ended[0].outcome.has_value());
+  // Whatever it says (its loop stopped mid-op), it is no Pass: run_ordered
+  // never reports it as it came.
+  EXPECT_NE(ended[0].outcome->verdict, Verdict::Pass) << ended[0].outcome->why();
+  runner.cancel(7);  // no longer in flight: nothing is sent
+  runner.cancel(8);  // never started
   set_worker_program("/proc/self/exe");
 }
 

@@ -10,7 +10,8 @@
 // (trial_threads.hpp) and is answered {"id", "outcome"} when it ends, in
 // any order; a lost context then ends the worker at once, unanswered (which
 // trial in flight caused it is not known here: the supervisor runs each
-// again alone, concurrent_worker.hpp).  While it runs a kernel entry's
+// again alone, concurrent_worker.hpp); {"cancel": id} stops such a trial
+// early (backend/trial_cancel.hpp).  While it runs a kernel entry's
 // trial (not with --jobs: a lost trial runs again alone, and says them
 // there) it says the case's phases as they change ({"case_phase": ...}).  It ends at the end of its input, or
 // with its supervisor.
@@ -23,10 +24,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 
+#include "harness/backend/trial_cancel.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/crash_report.hpp"
@@ -59,9 +62,40 @@ void reply(FILE* out, const json& j) {
   if (std::fwrite(line.data(), 1, line.size(), out) != line.size() || std::fflush(out) != 0) std::_Exit(0);
 }
 
+// The trials with an id not yet answered, by id: what a {"cancel": id}
+// request stops (backend/trial_cancel.hpp).
+class CancelsById {
+ public:
+  std::shared_ptr<TrialCancel> add(size_t id) {
+    std::lock_guard lock(mu_);
+    return by_id_[id] = std::make_shared<TrialCancel>();
+  }
+  void remove(size_t id) {
+    std::lock_guard lock(mu_);
+    by_id_.erase(id);
+  }
+  // A {"cancel": id} request: the trial stopped if it has not ended.  False
+  // when the request is not one.
+  bool cancel(const json& j) {
+    if (!j.is_object() || !j.contains("cancel") || !j["cancel"].is_number_unsigned()) return false;
+    std::shared_ptr<TrialCancel> c;
+    {
+      std::lock_guard lock(mu_);
+      const auto it = by_id_.find(j["cancel"].get<size_t>());
+      if (it != by_id_.end()) c = it->second;
+    }
+    if (c) c->cancel();  // outside the map's lock: it waits for a device write
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<size_t, std::shared_ptr<TrialCancel>> by_id_;
+};
+
 // A request with an "id" (concurrent_worker.hpp): queued to the threads,
 // answered when it ends.  False when it is not one.
-bool submit_concurrent(const json& j, TrialThreads* threads, FILE* out) {
+bool submit_concurrent(const json& j, TrialThreads* threads, CancelsById& cancels, FILE* out) {
   if (!threads || !j.is_object() || !j.contains("id") || !j["id"].is_number_unsigned()) return false;
   const size_t id = j["id"].get<size_t>();
   json body = j;
@@ -72,8 +106,11 @@ bool submit_concurrent(const json& j, TrialThreads* threads, FILE* out) {
     reply(out, {{"error", "malformed request: " + error}});
     return true;
   }
-  threads->submit([request = std::move(request), id, out] {
+  threads->submit([request = std::move(request), id, out, &cancels, cancel = cancels.add(id)] {
+    set_thread_trial_cancel(cancel.get());
     const Outcome o = run_trial(request.spec, request.backend, request.run, request.hotspots);
+    set_thread_trial_cancel(nullptr);
+    cancels.remove(id);
     // A lost context may be another thread's trap: nothing more is
     // answered here (_Exit: kernels may still run).
     if (std::string why; cuda_context_lost(why)) std::_Exit(0);
@@ -166,11 +203,12 @@ int cmd_worker(const std::vector<std::string>& args) {
     return 2;
   }
   reply(out, {{"ready", true}});
+  CancelsById cancels;  // outlives the threads, whose trials use it
   auto threads = jobs > 1 ? std::make_unique<TrialThreads>(jobs) : nullptr;
   std::string line;
   while (std::getline(std::cin, line)) {
     const json j = json::parse(line, nullptr, false);
-    if (submit_concurrent(j, threads.get(), out)) continue;
+    if (cancels.cancel(j) || submit_concurrent(j, threads.get(), cancels, out)) continue;
     std::optional<json> answer = answer_request(j, out);
     if (!answer) continue;  // refused: the error was the reply
     const bool lost = cuda_context_lost(why);

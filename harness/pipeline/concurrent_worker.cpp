@@ -40,6 +40,11 @@ void WorkerTrials::start(size_t ticket, const TrialSpec& spec) {
   in_flight_[ticket] = Clock::now() + std::chrono::milliseconds(ms);
 }
 
+void WorkerTrials::cancel(size_t ticket) {
+  // A worker that is gone has lost the trial already (collect says so).
+  if (in_flight_.count(ticket) && worker_.running()) worker_.send(json{{"cancel", ticket}}.dump());
+}
+
 std::vector<ConcurrentTrials::Ended> WorkerTrials::lose_all() {
   if (worker_.running()) worker_.kill();
   std::vector<Ended> lost;

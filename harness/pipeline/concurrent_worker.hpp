@@ -27,6 +27,8 @@ class WorkerTrials final : public ConcurrentTrials {
   size_t capacity() const override { return jobs_; }
   void start(size_t ticket, const TrialSpec& spec) override;
   std::vector<Ended> collect() override;
+  // Sends {"cancel": ticket} (cmd_worker.cpp) for a trial in flight.
+  void cancel(size_t ticket) override;
 
  private:
   // Every trial in flight is lost: the worker is killed (if it still runs).

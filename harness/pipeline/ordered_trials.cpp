@@ -81,6 +81,12 @@ class OrderedRun {
     return false;
   }
 
+  // The trials of group g after trial t that are in flight: asked to end.
+  void cancel_later_trials(size_t g, size_t t) {
+    for (const auto& [ticket, slot] : in_flight_)
+      if (slot.group == g && slot.trial > t) runner_.cancel(ticket);
+  }
+
   void drain() {
     while (!in_flight_.empty()) store(runner_.collect());
   }
@@ -100,6 +106,7 @@ class OrderedRun {
       std::optional<Outcome> outcome = std::move(it->second);
       ended_.erase(it);
       if (needs_alone_run(outcome)) {
+        cancel_later_trials(g, p.reported);
         drain();  // alone: nothing else in flight
         outcome = alone_(groups_[g][p.reported]);
       }

@@ -11,6 +11,9 @@
 // can pass its deadline; a stray write lands in the same address space), so
 // it runs again alone, with nothing else in flight, and that run's outcome
 // is its verdict: every reported failure comes from a trial run alone.
+// Before it runs, the group's later trials still in flight are cancelled:
+// the run alone waits for them, and when it fails they are of no use (when
+// it passes, each comes back and, unless a Pass, runs alone in its turn).
 #pragma once
 
 #include <functional>
@@ -39,6 +42,9 @@ class ConcurrentTrials {
   // Waits until at least one started trial ended and returns those that
   // did, each once.  Called only with trials in flight.
   virtual std::vector<Ended> collect() = 0;
+  // Asks a started trial to end early (backend/trial_cancel.hpp): it still
+  // comes back from collect(), with whatever outcome it ended with.
+  virtual void cancel(size_t ticket) { (void)ticket; }
 };
 
 // Runs a trial alone (nothing else in flight): its exact verdict.

@@ -12,6 +12,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/backend/cpu/host_workers.hpp"
+#include "harness/backend/trial_cancel.hpp"
 #include "harness/registry/bits.hpp"
 
 namespace atomstress {
@@ -54,6 +55,8 @@ bool run_cpu_program(const Workload& w, const Setup& s, const RunOptions& opt, H
   g.queue_wait_ns = effective_queue_wait_ms(opt, w) * 1000000u;
   g.param = s.param;
 
+  // A cancel (backend/trial_cancel.hpp) stops the loops as a loop that gave up would.
+  const CancelWhileRunning cancel_guard([&rs] { prim::request_abort(&rs); });
   bool ok;
   // The diagnosis replay: one worker, so ops run in ascending op order, in
   // global memory's semantics.

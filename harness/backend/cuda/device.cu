@@ -2,6 +2,7 @@
 // templates, instantiated by the units that register entries).
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include <mutex>
@@ -34,6 +35,20 @@ unsigned int* stop_note(std::string& error) {
   note = static_cast<unsigned int*>(p);
   note[0] = note[1] = 0;
   return note;
+}
+
+void request_abort_on_device(prim::RetryShared* rs) {
+  // A stream of its own that waits for no other: the kernel is still running.
+  static cudaStream_t side = [] {
+    cudaStream_t st = nullptr;
+    return cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess ? st : nullptr;
+  }();
+  // One byte of a flag that was 0 makes it 1 (little-endian).
+  cudaError_t e = side == nullptr ? cudaErrorNotReady : cudaMemsetAsync(&rs->abort_flag, 1, 1, side);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(side);
+  if (e != cudaSuccess)  // the trial then runs to its own end: only time is lost
+    std::fprintf(stderr, "atomstress: warning: a cancelled trial's loops could not be stopped: %s\n",
+                 side == nullptr ? "no stream" : cudaGetErrorString(e));
 }
 
 bool flush_l2(std::string& error, cudaStream_t stream) {

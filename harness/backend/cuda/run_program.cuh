@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "harness/backend/backend.hpp"
+#include "harness/backend/trial_cancel.hpp"
 #include "harness/backend/cuda/resident.hpp"
 #include "harness/backend/cuda/stress.cuh"
 #include "harness/backend/cuda/util.cuh"
@@ -82,6 +83,9 @@ TrialBuffers& trial_buffers();
 // (prim::RetryShared::stop_note), allocated once per host thread; null with `error` set when
 // the device cannot map host memory.
 unsigned int* stop_note(std::string& error);
+// A cancel of the running launch (backend/trial_cancel.hpp): its abort flag
+// in `rs` (a device prim::RetryShared) set from the host while the kernel runs.
+void request_abort_on_device(prim::RetryShared* rs);
 }  // namespace cuda
 
 namespace cuda {
@@ -210,6 +214,7 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
   reinterpret_cast<volatile unsigned int*>(L.note)[1] = 0;
   if (!arm_stress(L.stress, error)) return false;
   AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));
+  const CancelWhileRunning cancel_guard([rs = B.rs.as<prim::RetryShared>()] { request_abort_on_device(rs); });
   // Cold: the restored memory and the inputs leave L2 before the start event.
   if (flush && !flush_l2(error)) return false;
   AS_CUDA_TRY(cudaEventRecord(e0.e));
