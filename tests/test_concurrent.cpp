@@ -235,6 +235,18 @@ TEST(OrderedTrials, AStopThatFinishesWhatWasStartedReportsThoseGroupsWhole) {
 }
 
 // Ends the oldest trial in flight at each collect.
+// A sink that writes each report and each closed group into `r`.
+OrderedSink recording_sink(Report& r) {
+  return {[&r](size_t g, Outcome&& o) {
+            r.lines.push_back("trial " + std::to_string(g) + " " + std::to_string(o.spec.seed) + " " +
+                              to_string(o.verdict));
+          },
+          [&r](size_t g, bool failed) {
+            r.lines.push_back("closed " + std::to_string(g) + " " + std::to_string(failed));
+            return true;
+          }};
+}
+
 class OldestFirstTrials : public ConcurrentTrials {
  public:
   explicit OldestFirstTrials(size_t capacity) : capacity_(capacity) {}
@@ -269,15 +281,7 @@ TEST(OrderedTrials, ATrialRunAloneWaitsOnlyForTheTrialsAlreadyInFlight) {
     return outcome(s, alone_verdict(code_of(s)));
   };
   Report got;
-  const OrderedSink sink{[&](size_t g, Outcome&& o) {
-                           got.lines.push_back("trial " + std::to_string(g) + " " + std::to_string(o.spec.seed) +
-                                               " " + to_string(o.verdict));
-                         },
-                         [&](size_t g, bool failed) {
-                           got.lines.push_back("closed " + std::to_string(g) + " " + std::to_string(failed));
-                           return true;
-                         }};
-  run_ordered(groups, runner, alone, sink);
+  run_ordered(groups, runner, alone, recording_sink(got));
   EXPECT_EQ(got.text(), reference(groups).text());
   // Started first: group 0's two trials; its first came back failed beside
   // the second, which ended next, and nothing else had started.
@@ -333,15 +337,7 @@ TEST(OrderedTrials, ATrialThatRunsAloneCancelsItsGroupsLaterTrialsInFlight) {
       return outcome(s, alone_verdict(code_of(s)));
     };
     Report got;
-    const OrderedSink sink{[&](size_t g, Outcome&& o) {
-                             got.lines.push_back("trial " + std::to_string(g) + " " + std::to_string(o.spec.seed) +
-                                                 " " + to_string(o.verdict));
-                           },
-                           [&](size_t g, bool failed) {
-                             got.lines.push_back("closed " + std::to_string(g) + " " + std::to_string(failed));
-                             return true;
-                           }};
-    run_ordered(groups, runner, alone, sink);
+    run_ordered(groups, runner, alone, recording_sink(got));
     EXPECT_EQ(got.text(), reference(groups).text()) << int(first);
     EXPECT_EQ(runner.cancelled, (std::vector<size_t>{1, 2})) << int(first);
     // Failed alone: that run only.  Passed alone: the two cancelled trials too.

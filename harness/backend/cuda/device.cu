@@ -39,9 +39,9 @@ unsigned int* stop_note(std::string& error) {
 
 void request_abort_on_device(prim::RetryShared* rs) {
   // A copy from pinned memory, which the copy engine does: a memset is a
-  // kernel, and it waited for SMs that the spinning loops it was to stop
-  // held (on the H100 a cancelled float-compare trial still ran 0.6 s).  On
-  // a stream of its own that waits for no other: the kernel is still running.
+  // kernel, which may wait for SMs that the spinning loops it is to stop
+  // hold.  On a stream of its own that waits for no other: the kernel is
+  // still running.
   struct Side {
     cudaStream_t stream = nullptr;
     unsigned int* one = nullptr;  // pinned, holds 1
