@@ -41,9 +41,11 @@ void BM_Check(benchmark::State& state, Shape shape) {
 // The host's work per packed instance of 32 ops (BM_PackedInstances'
 // instances in bench_gpu_checker.cpp: native.add.i32, one block of 32
 // threads, uniform over 4 words), in the phases run_packed_trials runs on
-// the host, one core, 2048 instances (one launch) an iteration: expansion
-// (expand_shape, expand_arrays, the family's setup: spread over the host's
-// cores there), the pack's plan (plan_pack, one thread), an instance the
+// the host, one core, 2048 instances (one launch) an iteration: the shape
+// (expand_shape: all a pack judged on the device needs, its inputs made on
+// the device), the host's expansion (expand_arrays, the family's setup: a
+// pack judged on the host; both spread over the host's cores there), the
+// pack's plan (plan_pack, one thread), an instance the
 // device passed turned into its Outcome (judge_packed_trial, one thread),
 // and freeing its arrays and outcome.  Counters: microseconds per instance.
 void BM_PackHostWork(benchmark::State& st) {
@@ -51,7 +53,7 @@ void BM_PackHostWork(benchmark::State& st) {
   std::vector<TrialSpec> specs(kInstances);
   const RunOptions opt;
   uint64_t seed = 1;
-  double expand_s = 0, plan_s = 0, outcome_s = 0, free_s = 0;
+  double shape_s = 0, expand_s = 0, plan_s = 0, outcome_s = 0, free_s = 0;
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point& t) {
     const auto now = Clock::now();
@@ -74,6 +76,9 @@ void BM_PackHostWork(benchmark::State& st) {
     for (size_t i = 0; i < kInstances; ++i) {
       trials[i].w = expand_shape(specs[i], error);
       if (!trials[i].w) return st.SkipWithError(error.c_str());
+    }
+    shape_s += since(t);
+    for (size_t i = 0; i < kInstances; ++i) {
       expand_arrays(*trials[i].w);
       trials[i].s = trials[i].w->impl->family->setup(*trials[i].w, error);
       if (!trials[i].s) return st.SkipWithError(error.c_str());
@@ -97,6 +102,7 @@ void BM_PackHostWork(benchmark::State& st) {
     free_s += since(t);
   }
   const double per = 1e6 / (double(st.iterations()) * kInstances);
+  st.counters["shape_us"] = shape_s * per;
   st.counters["expand_us"] = expand_s * per;
   st.counters["plan_us"] = plan_s * per;
   st.counters["outcome_us"] = outcome_s * per;

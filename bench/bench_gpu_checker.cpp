@@ -234,9 +234,8 @@ BENCHMARK_CAPTURE(BM_SmallTrials, gpu_checker, CheckerKind::Gpu)->Arg(32)->Arg(2
 // share it spent judging (host-timed, copies included); host_judged: the
 // share of instances the host judged; in_call and first_launch_ms: where a
 // batch's time goes (below).
-void BM_PackedInstances(benchmark::State& st, CheckerKind checker) {
-  constexpr size_t kBatch = 4096;
-  std::vector<atomstress::TrialSpec> specs(kBatch);
+void BM_PackedInstances(benchmark::State& st, CheckerKind checker, size_t batch = 4096) {
+  std::vector<atomstress::TrialSpec> specs(batch);
   atomstress::RunOptions opt;
   opt.policy.checker = checker;
   uint64_t seed = 1, instances = 0, ops = 0, host_judged = 0;
@@ -305,6 +304,14 @@ void BM_PackedInstancesLaunchThreads(benchmark::State& st) {
 }
 BENCHMARK(BM_PackedInstancesLaunchThreads)
     ->ArgNames({"block", "launch_threads"})->ArgsProduct({{32}, {1, 2, 4, 8}})
+    ->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The same, GPU judging, `batch` instances a call (the rows above: 4096):
+// whether a pack's cost is per call and per launch (bigger batches, larger
+// launches, more instances a second) or per instance.
+void BM_PackedInstancesBatch(benchmark::State& st) { BM_PackedInstances(st, CheckerKind::Gpu, size_t(st.range(1))); }
+BENCHMARK(BM_PackedInstancesBatch)
+    ->ArgNames({"block", "batch"})->ArgsProduct({{32}, {1024, 4096, 16384, 65536}})
     ->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -4,14 +4,17 @@
 // CUDA device is usable.
 //
 //   ctest --test-dir build -R '^gpu_pack_judging$' --output-on-failure
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "harness/backend/cuda/pack_expansion.hpp"
 #include "harness/backend/gpu_checked.hpp"
 #include "harness/backend/packed.hpp"
 #include "harness/check/gpu_checker.hpp"
@@ -151,6 +154,93 @@ TEST(PackJudgingOnGpu, GpuJudgingGivesTheHostsVerdicts) {
               device_judged);
   EXPECT_GT(compared, 1000u);
   EXPECT_GT(device_judged, compared / 2);
+}
+
+// A pack's inputs expanded on the device (PackItem shapes,
+// cuda/pack_expansion.cu) are the bytes the host expands from the same
+// specs: every packable entry's kind and domain, every pattern (Zipf's
+// tables several to a launch), both spaces, special values, zero init.  The
+// runner hands each instance's inputs back with its history (here every
+// instance's: no device verdict, so the host judges all).
+TEST(PackJudgingOnGpu, InputsExpandedOnTheDeviceAreTheHostsBytes) {
+  const auto entries = packable_entries();
+  const auto specs = pack_specs(entries, 2, 53);
+  std::map<const Entry*, std::vector<size_t>> by_entry;
+  for (size_t i = 0; i < specs.size(); ++i) by_entry[find_impl(specs[i].impl)].push_back(i);
+  size_t compared = 0, ops = 0;
+  for (const auto& [entry, members] : by_entry) {
+    std::vector<Workload> shapes;
+    std::vector<History> histories(members.size());
+    std::string error;
+    for (const size_t i : members) {
+      auto w = expand_shape(specs[i], error);
+      ASSERT_TRUE(w) << error;
+      shapes.push_back(std::move(*w));
+    }
+    std::vector<PackItem> items;
+    for (size_t j = 0; j < members.size(); ++j) items.push_back(PackItem{&shapes[j], nullptr, &histories[j]});
+    ASSERT_TRUE(entry->run_cuda_packed(items.data(), items.size(), with_checker(CheckerKind::Cpu), 3, error))
+        << entry->name << ": " << error;
+    for (size_t j = 0; j < members.size(); ++j) {
+      const TrialSpec& spec = specs[members[j]];
+      const auto host = expand(spec, error);
+      ASSERT_TRUE(host) << error;
+      const Workload& dev = shapes[j];
+      ASSERT_FALSE(dev.arrays_elsewhere) << describe(spec) << ": its inputs did not come back";
+      EXPECT_EQ(dev.addr, host->addr) << describe(spec);
+      EXPECT_EQ(dev.a, host->a) << describe(spec);
+      EXPECT_EQ(dev.b, host->b) << describe(spec);
+      EXPECT_EQ(dev.init, host->init) << describe(spec);
+      EXPECT_EQ(histories[j].final_mem.size(), host->init.size()) << describe(spec);
+      ++compared;
+      ops += host->addr.size();
+    }
+  }
+  std::printf("inputs expanded on the device: %zu instances of %zu entries, %zu ops, the host's bytes\n", compared,
+              by_entry.size(), ops);
+  EXPECT_GT(compared, 1000u);
+}
+
+// The slots the device fills from a plan's placements are plan_slots' (the
+// host's reference, which the CPU tests check: every logical thread once, a
+// logical block in one physical block, shared copies apart): blocks of 1 to
+// 1024 threads, both spaces, several seeds.
+TEST(PackJudgingOnGpu, SlotsPlacedOnTheDeviceAreThePlansSlots) {
+  size_t slots_compared = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    std::vector<TrialSpec> specs;
+    for (uint32_t i = 0; i < 300; ++i) {
+      TrialSpec s;
+      s.impl = "native.add.u32";
+      s.grid = 1 + i % 4;
+      s.block = std::array<uint32_t, 7>{1, 7, 32, 33, 96, 200, 1024}[(i + seed) % 7];
+      s.space = i % 3 == 1 ? Space::Shared : Space::Global;
+      s.seed = i;
+      if (packs(s, BackendKind::Cuda)) specs.push_back(s);
+    }
+    std::vector<Workload> shapes;
+    std::vector<History> hs(specs.size());
+    std::vector<PackItem> items;
+    std::string error;
+    for (const TrialSpec& s : specs) shapes.push_back(*expand_shape(s, error));
+    for (size_t i = 0; i < shapes.size(); ++i) items.push_back(PackItem{&shapes[i], nullptr, &hs[i]});
+    const auto plan = plan_pack(items, 4, seed, 48 * 1024, error);
+    ASSERT_TRUE(plan) << error;
+    const std::vector<PackSlot> host = plan_slots(*plan);
+    PackSlot* d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, host.size() * sizeof(PackSlot)), cudaSuccess);
+    ASSERT_TRUE(cuda::place_slots_on_device(*plan, d, error)) << error;
+    std::vector<PackSlot> dev(host.size());
+    ASSERT_EQ(cudaMemcpy(dev.data(), d, host.size() * sizeof(PackSlot), cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaFree(d), cudaSuccess);
+    for (size_t p = 0; p < host.size(); ++p) {
+      ASSERT_EQ(dev[p].instance, host[p].instance) << "slot " << p << ", seed " << seed;
+      ASSERT_EQ(dev[p].thread, host[p].thread) << "slot " << p << ", seed " << seed;
+      ASSERT_EQ(dev[p].smem_elem, host[p].smem_elem) << "slot " << p << ", seed " << seed;
+    }
+    slots_compared += host.size();
+  }
+  std::printf("slots placed on the device: %zu compared with the plan's\n", slots_compared);
 }
 
 // The checker's per-element verdicts (DeviceHistory::bad_elems), by which a

@@ -185,6 +185,41 @@ TEST(PackJudging, HostOnlyRulesAreNotComparedWithTheChecker) {
   EXPECT_EQ(out->verdict, Verdict::Pass);
 }
 
+// An instance whose inputs the device expanded comes back with them (the
+// runner copies them into its workload) but without a setup: the host makes
+// the setup from the inputs that ran and gives the verdict it gives with one.
+// Inputs that did not come back are an ERROR, never made anew on the host.
+TEST(PackJudging, InputsExpandedOnTheDeviceAreJudgedAsTheyRan) {
+  const TrialSpec spec = spec_of("buggy.returns_new.add.f32", 8);
+  ASSERT_NE(find_impl(spec.impl), nullptr);
+  PackedTrial with_setup = with_device(ran_on_cpu(spec), kPackUnexplained);
+  PackedTrial without = with_setup;
+  without.s.reset();
+  const auto a = judge_packed_trial(spec, with_setup, BackendKind::Cuda, checker_is(CheckerKind::Gpu));
+  const auto b = judge_packed_trial(spec, without, BackendKind::Cuda, checker_is(CheckerKind::Gpu));
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->verdict, Verdict::Fail) << a->why();
+  EXPECT_EQ(a->verdict, b->verdict);
+  EXPECT_EQ(a->why(), b->why());
+  ASSERT_TRUE(without.s);
+  EXPECT_EQ(without.s->mem_init, with_setup.s->mem_init);
+
+  PackedTrial not_back = with_device(ran_on_cpu(spec), kPackUnexplained);
+  not_back.s.reset();
+  not_back.w->arrays_elsewhere = true;
+  const auto c = judge_packed_trial(spec, not_back, BackendKind::Cuda, checker_is(CheckerKind::Gpu));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->verdict, Verdict::Error);
+  EXPECT_NE(c->why().find("did not come back"), std::string::npos) << c->why();
+  // An instance the device passed needs neither inputs nor setup.
+  PackedTrial passed = with_device(ran_on_cpu(spec_of("native.add.i32", 9)), 0);
+  passed.s.reset();
+  passed.w->arrays_elsewhere = true;
+  const auto d = judge_packed_trial(spec_of("native.add.i32", 9), passed, BackendKind::Cuda, checker_is(CheckerKind::Gpu));
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->verdict, Verdict::Pass);
+}
+
 TEST(PackJudging, GaveUpIsTheHangRuleOrStoppedByAnother) {
   const TrialSpec spec = spec_of("native.add.i32", 6);
   PackedTrial stopped = with_device(ran_on_cpu(spec), kPackGaveUp);

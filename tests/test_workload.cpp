@@ -300,12 +300,13 @@ TEST(Packing, EveryThreadOnceBlocksWholeMemoryApart) {
     std::string err;
     const auto plan = plan_pack(f.items, bytes, 7, 48 * 1024, err);
     ASSERT_TRUE(plan) << err;
-    ASSERT_EQ(plan->slots.size(), size_t(plan->blocks) * plan->block_threads);
+    const std::vector<PackSlot> slots = plan_slots(*plan);
+    ASSERT_EQ(slots.size(), size_t(plan->blocks) * plan->block_threads);
     std::vector<std::vector<uint32_t>> seen(f.ws.size());  // physical block of each logical thread
     for (size_t i = 0; i < f.ws.size(); ++i) seen[i].assign(f.ws[i].spec.threads(), ~0u);
     std::vector<int> kind(plan->blocks, -1);
-    for (size_t p = 0; p < plan->slots.size(); ++p) {
-      const PackSlot& sl = plan->slots[p];
+    for (size_t p = 0; p < slots.size(); ++p) {
+      const PackSlot& sl = slots[p];
       if (sl.instance == kIdleSlot) continue;
       ASSERT_LT(sl.instance, f.ws.size());
       ASSERT_LT(sl.thread, f.ws[sl.instance].spec.threads());
@@ -336,8 +337,8 @@ TEST(Packing, EveryThreadOnceBlocksWholeMemoryApart) {
     // Shared copies in a physical block do not overlap: per physical block,
     // each logical block's [start, start + region) apart from the others.
     std::map<uint32_t, std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>>> copies;
-    for (size_t p = 0; p < plan->slots.size(); ++p) {
-      const PackSlot& sl = plan->slots[p];
+    for (size_t p = 0; p < slots.size(); ++p) {
+      const PackSlot& sl = slots[p];
       if (sl.instance == kIdleSlot || !plan->instances[sl.instance].shared) continue;
       const auto& in = plan->instances[sl.instance];
       copies[uint32_t(p / plan->block_threads)][{sl.instance, sl.thread / in.block}] = {sl.smem_elem,
@@ -357,12 +358,46 @@ TEST(Packing, EveryThreadOnceBlocksWholeMemoryApart) {
     // Another seed, another layout.
     const auto other = plan_pack(f.items, bytes, 8, 48 * 1024, err);
     ASSERT_TRUE(other);
-    const bool same = other->slots.size() == plan->slots.size() &&
-                      std::equal(other->slots.begin(), other->slots.end(), plan->slots.begin(),
+    const std::vector<PackSlot> other_slots = plan_slots(*other);
+    const bool same = other_slots.size() == slots.size() &&
+                      std::equal(other_slots.begin(), other_slots.end(), slots.begin(),
                                  [](const PackSlot& a, const PackSlot& b) {
                                    return a.instance == b.instance && a.thread == b.thread;
                                  });
     EXPECT_FALSE(same);
+  }
+}
+
+// Instances left as shapes (their inputs made on the device, PackItem) are
+// planned as the same instances expanded on the host: the words come from
+// the workload where there is no setup.
+TEST(Packing, ShapesArePlannedAsTheirExpandedInstances) {
+  PackFixture f(mixed_small_specs("cas.add.u16", 120));
+  std::vector<Workload> shapes;
+  std::string err;
+  for (const Workload& w : f.ws) {
+    auto shape = expand_shape(w.spec, err);
+    ASSERT_TRUE(shape) << err;
+    shapes.push_back(std::move(*shape));
+  }
+  std::vector<PackItem> items;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    items.push_back(PackItem{&shapes[i], nullptr, &f.hs[i]});
+    EXPECT_EQ(pack_words(items.back()), pack_words(f.items[i]));
+  }
+  const auto a = plan_pack(f.items, 2, 9, 48 * 1024, err), b = plan_pack(items, 2, 9, 48 * 1024, err);
+  ASSERT_TRUE(a && b) << err;
+  EXPECT_EQ(a->mem_elems, b->mem_elems);
+  ASSERT_EQ(a->instances.size(), b->instances.size());
+  for (size_t i = 0; i < a->instances.size(); ++i) {
+    EXPECT_EQ(a->instances[i].mem_base, b->instances[i].mem_base);
+    EXPECT_EQ(a->instances[i].op_base, b->instances[i].op_base);
+  }
+  const auto sa = plan_slots(*a), sb = plan_slots(*b);
+  ASSERT_EQ(sa.size(), sb.size());
+  for (size_t p = 0; p < sa.size(); ++p) {
+    EXPECT_EQ(sa[p].instance, sb[p].instance);
+    EXPECT_EQ(sa[p].thread, sb[p].thread);
   }
 }
 

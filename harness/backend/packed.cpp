@@ -32,11 +32,11 @@ struct OpenBlock {
   bool open = false;
 };
 
-// The threads of logical block `logical` (of `block` threads) of an
-// instance from `first` on: thread t takes lane (t * m + c) mod block, m
-// co-prime with the block size.
-void place_threads(PackSlot* first, uint32_t instance, uint32_t logical, uint32_t block, uint32_t smem_elem,
-                   Mixer& mix) {
+// The placement of logical block `logical` (of `block` threads) of an
+// instance from slot `first` on: a multiplier co-prime with the block size
+// and an offset, drawn from `mix`.
+PackPlacement place_threads(uint64_t first, uint32_t instance, uint32_t logical, uint32_t block, uint32_t smem_elem,
+                            Mixer& mix) {
   uint32_t m = 1;
   for (int tries = 0; tries < 8 && block > 2; ++tries) {
     const uint32_t cand = 1 + uint32_t(mix.below(block - 1));
@@ -46,12 +46,7 @@ void place_threads(PackSlot* first, uint32_t instance, uint32_t logical, uint32_
     }
   }
   const uint32_t c = uint32_t(mix.below(block));
-  // (t * m + c) mod block, one step at a time (m < block): no division.
-  for (uint32_t t = 0, lane = c; t < block; ++t) {
-    first[lane] = PackSlot{instance, logical * block + t, smem_elem};
-    lane += m;
-    if (lane >= block) lane -= block;
-  }
+  return PackPlacement{first, instance, logical, block, m, c, smem_elem};
 }
 
 }  // namespace
@@ -97,7 +92,7 @@ std::optional<PackPlan> plan_pack(std::span<const PackItem> items, uint32_t elem
     in.region_elems = w.region_elems;
     in.shared = shared ? 1u : 0u;
     plan.ops += w.ops();
-    const uint64_t words = items[i].s->mem_init.size();
+    const uint64_t words = pack_words(items[i]);
     plan.mem_elems += (words + line_elems - 1) / line_elems * line_elems;  // whole lines: nothing shared
     widest = std::max(widest, s.block);
   }
@@ -109,15 +104,9 @@ std::optional<PackPlan> plan_pack(std::span<const PackItem> items, uint32_t elem
     uint32_t instance, block;
   };
   std::vector<Logical> order;
-  uint64_t threads = 0;
-  for (uint32_t i = 0; i < items.size(); ++i) {
+  for (uint32_t i = 0; i < items.size(); ++i)
     for (uint32_t b = 0; b < items[i].w->spec.grid; ++b) order.push_back({i, b});
-    threads += items[i].w->spec.threads();
-  }
-  // Next fit fills any two consecutive blocks of a kind past one block's
-  // threads, so about twice the threads is room enough (no copies while the
-  // slots grow; shared memory may close blocks sooner, and then they grow).
-  plan.slots.reserve(2 * threads + 2 * size_t(plan.block_threads));
+  plan.placements.reserve(order.size());
   Mixer mix{seed ^ 0x5eedba5eull};
   for (size_t j = order.size(); j > 1; --j) std::swap(order[j - 1], order[mix.below(j)]);
 
@@ -128,15 +117,26 @@ std::optional<PackPlan> plan_pack(std::span<const PackItem> items, uint32_t elem
     OpenBlock& ob = open[in.shared];
     if (!ob.open || ob.threads + in.block > plan.block_threads || ob.smem + need_smem > max_smem_elems) {
       ob = OpenBlock{plan.blocks++, 0, 0, true};
-      plan.slots.resize(size_t(plan.blocks) * plan.block_threads, PackSlot{kIdleSlot, 0, 0});
     }
-    place_threads(&plan.slots[size_t(ob.index) * plan.block_threads + ob.threads], l.instance, l.block, in.block,
-                  ob.smem, mix);
+    plan.placements.push_back(
+        place_threads(size_t(ob.index) * plan.block_threads + ob.threads, l.instance, l.block, in.block, ob.smem, mix));
     ob.threads += in.block;
     ob.smem += need_smem;
     plan.smem_elems = std::max(plan.smem_elems, ob.smem);
   }
   return plan;
+}
+
+std::vector<PackSlot> plan_slots(const PackPlan& plan) {
+  std::vector<PackSlot> slots(plan.slot_count(), PackSlot{kIdleSlot, 0, 0});
+  for (const PackPlacement& p : plan.placements)
+    // (t * m + c) mod block, one step at a time (m < block): no division.
+    for (uint32_t t = 0, lane = p.c; t < p.block; ++t) {
+      slots[p.first + lane] = PackSlot{p.instance, p.logical * p.block + t, p.smem_elem};
+      lane += p.m;
+      if (lane >= p.block) lane -= p.block;
+    }
+  return slots;
 }
 
 }  // namespace atomstress

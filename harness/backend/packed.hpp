@@ -46,14 +46,19 @@ inline bool host_judges(const PackDeviceVerdict* device, CheckerKind checker) {
   return device == nullptr || checker == CheckerKind::Both || !passed_on_device(*device);
 }
 
-// One instance to pack: its expanded workload and family arrays, and where
-// its history goes.  `device` non-null (on every item of a launch, or on
-// none): the pack is judged on the device (the entry's device oracle and the
-// GPU checker) into *device, and `h` receives the history only of an
-// instance the device did not pass (of every instance under
-// CheckerKind::Both); kernel_ms is set on all.
+// One instance to pack: its workload and family arrays, and where its
+// history goes.  `device` non-null (on every item of a launch, or on none):
+// the pack is judged on the device (the entry's device oracle and the GPU
+// checker) into *device, and `h` receives the history only of an instance
+// the device did not pass (of every instance under CheckerKind::Both);
+// kernel_ms is set on all.
+// `w` a shape only (expand_shape: arrays_elsewhere, on every item of a
+// launch or on none, and then `s` null): the runner expands the inputs on
+// the device from the spec (workload/draw.hpp, as the resident path does),
+// and copies them back into *w only for an instance whose history `h`
+// receives, so that the host judges what ran.
 struct PackItem {
-  const Workload* w = nullptr;
+  Workload* w = nullptr;
   const Setup* s = nullptr;
   History* h = nullptr;
   PackDeviceVerdict* device = nullptr;
@@ -76,13 +81,35 @@ struct PackInstance {
   uint32_t threads = 0, per_thread = 0, block = 0, region_elems = 0, shared = 0, pad = 0;
 };
 
+// Where the threads of one logical block go: its thread t takes slot
+// first + (t * m + c) mod block, m co-prime with `block` (a permutation, so a
+// warp mixes threads of several positions and instances).
+struct PackPlacement {
+  uint64_t first = 0;  // the slot of its physical block where it starts
+  uint32_t instance = 0, logical = 0, block = 0, m = 1, c = 0, smem_elem = 0;
+};
+
+// A plan holds a placement per logical block, not a slot per thread: the
+// device fills the slots (cuda/pack_expansion.hpp), which a host writing
+// and copying one slot a thread took most of a small instance's plan.
 struct PackPlan {
   std::vector<PackInstance> instances;
-  std::vector<PackSlot> slots;  // blocks * block_threads
+  std::vector<PackPlacement> placements;  // one per logical block
   uint32_t block_threads = 0, blocks = 0;
   uint32_t smem_elems = 0;  // shared-memory words per physical block (the fullest block's)
   uint64_t ops = 0, mem_elems = 0;
+  size_t slot_count() const { return size_t(blocks) * block_threads; }
 };
+
+// The plan's slots, blocks * block_threads, the idle ones kIdleSlot: what
+// the device makes of the placements, made on the host (the reference).
+std::vector<PackSlot> plan_slots(const PackPlan& plan);
+
+// An instance's memory words: its setup's, or (a shape expanded on the
+// device) the workload's, which a single atomic's setup copies.
+inline uint64_t pack_words(const PackItem& item) {
+  return item.s != nullptr ? item.s->mem_init.size() : item.w->mem_elems();
+}
 
 // Whether a trial may be packed: a single atomic on an entry with a packed
 // runner, unstressed, at most kPackMaxOps ops, memory within

@@ -20,6 +20,22 @@ bool stopped_by_another(const History& h) {
   return stopped && !own;
 }
 
+// An instance expanded on the device comes back with its inputs (the
+// packed runner copies them into its workload) but no setup: the family's
+// setup is made here, from the inputs that ran.  False (an ERROR in `out`)
+// where they did not come back: the host never judges inputs it made anew.
+bool inputs_for_host(PackedTrial& p, Outcome& out) {
+  std::string error;
+  if (p.w->arrays_elsewhere) error = "the inputs expanded on the device did not come back with its history";
+  else if (!p.s) p.s = p.w->impl->family->setup(*p.w, error);
+  if (!p.s || p.w->arrays_elsewhere) {
+    out.verdict = Verdict::Error;
+    out.finding = make_finding(FindingKind::BackendError, "packed instance: " + error);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<Outcome> judge_packed_trial(const TrialSpec& spec, PackedTrial& p, BackendKind backend,
@@ -42,6 +58,7 @@ std::optional<Outcome> judge_packed_trial(const TrialSpec& spec, PackedTrial& p,
   }
   if (stopped_by_another(p.h)) return std::nullopt;
   add_retries(p.h, out);
+  if (!inputs_for_host(p, out)) return out;
   if (!judge_on_host(*p.w, *p.s, p.h, opt, out)) return out;
   if (out.checked_on_gpu && trail_test_alone(*device)) {
     const bool device_ok = passed_on_device(*device);

@@ -62,10 +62,8 @@ void parallel_for(size_t n, Fn&& fn) {
 // device oracle agrees with its host phi, the checker takes a launch of
 // kPackLaunchOps ops), asked once per entry and call: the checker's limit
 // asks the device for its free memory.
-bool device_judging_supported(const Entry& entry, std::map<const Entry*, bool>& known) {
-  const auto [it, fresh] = known.try_emplace(&entry, false);
-  if (fresh) it->second = !entry.algo && entry.device_edges && gpu_checkable(entry, kPackLaunchOps, gpu_check::device_judge());
-  return it->second;
+bool device_judging_supported(const Entry& entry) {
+  return !entry.algo && entry.device_edges && gpu_checkable(entry, kPackLaunchOps, gpu_check::device_judge());
 }
 
 // Whether a loop of the launch of `members` gave up (its budget or the
@@ -100,21 +98,43 @@ TrialThreads& launch_pool() {
   return *pool;
 }
 
-// Every spec expanded where it packs (over the host's cores); the others
+// Every spec's shape where it packs (over the host's cores); the others
 // keep no workload.
-std::vector<PackedTrial> expand_all(std::span<const TrialSpec> specs) {
+std::vector<PackedTrial> expand_shapes(std::span<const TrialSpec> specs) {
   std::vector<PackedTrial> trials(specs.size());
   parallel_for(specs.size(), [&](size_t i) {
     std::string error;
     auto w = expand_shape(specs[i], error);
-    if (!w || !packable(*w)) return;
-    expand_arrays(*w);
-    auto s = w->impl->family->setup(*w, error);
-    if (!s) return;
-    trials[i].w = std::move(w);
-    trials[i].s = std::move(s);
+    if (w && packable(*w)) trials[i].w = std::move(w);
   });
   return trials;
+}
+
+// For each entry of the pack, whether the device judges its launches
+// (packs_judged_on_device), decided before anything runs.
+std::map<const Entry*, bool> decide_device_judging(const std::vector<PackedTrial>& trials, const RunOptions& opt) {
+  std::map<const Entry*, bool> on_device;
+  for (const PackedTrial& t : trials)
+    if (t.w && !on_device.count(t.w->impl))
+      on_device[t.w->impl] =
+          packs_judged_on_device(opt.policy.checker, [&] { return device_judging_supported(*t.w->impl); });
+  return on_device;
+}
+
+// The instances of an entry the device judges stay shapes: the packed
+// runner expands their inputs on the device (PackItem), and copies them back
+// only for an instance the host judges.  The others are expanded here, over
+// the host's cores, with their family's setup; one whose setup fails keeps
+// no workload (it runs alone and says why).
+void expand_host_judged(std::vector<PackedTrial>& trials, const std::map<const Entry*, bool>& on_device) {
+  parallel_for(trials.size(), [&](size_t i) {
+    PackedTrial& t = trials[i];
+    if (!t.w || on_device.at(t.w->impl)) return;
+    expand_arrays(*t.w);
+    std::string error;
+    t.s = t.w->impl->family->setup(*t.w, error);
+    if (!t.s) t.w.reset();
+  });
 }
 
 // One call's launches, run by several threads at once (run_launches on
@@ -122,9 +142,10 @@ std::vector<PackedTrial> expand_all(std::span<const TrialSpec> specs) {
 struct PackRun {
   PackRun(std::span<const TrialSpec> specs_, BackendKind backend_, const RunOptions& opt_, uint64_t seed_,
           const std::function<void(size_t, size_t)>& launched_, std::string* launch_error_,
-          std::vector<std::optional<Outcome>>& results_, std::vector<PackedTrial> trials_)
+          std::vector<std::optional<Outcome>>& results_, std::vector<PackedTrial> trials_,
+          std::map<const Entry*, bool> device_judging_)
       : specs(specs_), backend(backend_), opt(opt_), seed(seed_), launched(launched_), launch_error(launch_error_),
-        results(results_), trials(std::move(trials_)) {}
+        results(results_), trials(std::move(trials_)), device_judging(std::move(device_judging_)) {}
 
   std::span<const TrialSpec> specs;
   BackendKind backend;
@@ -135,9 +156,9 @@ struct PackRun {
   std::vector<std::optional<Outcome>>& results;
   std::vector<PackedTrial> trials;
   std::vector<std::vector<size_t>> launches;
+  const std::map<const Entry*, bool> device_judging;  // per entry: whether the device judges (and expands) its packs
 
   std::mutex mu;  // guards the members below
-  std::map<const Entry*, bool> device_judging;
   std::set<const Entry*> gave_up;  // entries a launch of which had a loop give up
   size_t done = 0;
   bool context_lost = false;
@@ -155,7 +176,8 @@ struct PackRun {
       items.clear();
       for (size_t i : members) {
         trials[i].device_judged = on_device;
-        items.push_back(PackItem{&*trials[i].w, &*trials[i].s, &trials[i].h, on_device ? &trials[i].device : nullptr,
+        items.push_back(PackItem{&*trials[i].w, trials[i].s ? &*trials[i].s : nullptr, &trials[i].h,
+                                 on_device ? &trials[i].device : nullptr,
                                  on_device ? &gpu_check::device_judge() : nullptr});
       }
       std::string error;
@@ -174,7 +196,7 @@ struct PackRun {
       if (launched) launched(++done, launches.size());
       return Start::Skip;
     }
-    on_device = packs_judged_on_device(opt.policy.checker, [&] { return device_judging_supported(entry, device_judging); });
+    on_device = device_judging.at(&entry);
     return Start::Run;
   }
 
@@ -260,7 +282,10 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
                                                       std::string* launch_error) {
   std::vector<std::optional<Outcome>> results(specs.size());
   if (backend != BackendKind::Cuda || specs.empty()) return results;
-  PackRun run{specs, backend, opt, seed, launched, launch_error, results, expand_all(specs)};
+  std::vector<PackedTrial> trials = expand_shapes(specs);
+  std::map<const Entry*, bool> device_judging = decide_device_judging(trials, opt);
+  expand_host_judged(trials, device_judging);
+  PackRun run{specs, backend, opt, seed, launched, launch_error, results, std::move(trials), std::move(device_judging)};
   const size_t threads = launch_threads();
   run.launches = group_launches(run.trials, threads);
   // Each thread takes the next launch, runs it and judges it; the launches

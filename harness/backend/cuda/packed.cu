@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/backend/cuda/pack_expansion.hpp"
 #include "harness/backend/cuda/packed_judge.hpp"
 #include "harness/backend/cuda/packed_program.cuh"
 #include "harness/backend/cuda/run_program.cuh"
@@ -19,7 +20,12 @@ namespace {
 
 struct PackedBuffers {
   DevBuf slots, instances, key, x, y, mem, old, retries, gave, rs;
-  PinnedBuf h_key, h_x, h_y, h_mem, h_old, h_retries, h_gave;
+  DevBuf init;  // inputs expanded on the device: each word's initial value, 64 bits (pack_expansion.hpp)
+  PinnedBuf h_key, h_x, h_y, h_mem, h_old, h_retries, h_gave, h_init;
+  // What goes in before the launch, staged in page-locked memory: a copy from
+  // pageable memory waits for the stream's work (no other wait does until the
+  // launch's own).
+  PinnedBuf h_instances, h_rs;
 };
 PackedBuffers& packed_buffers() {
   thread_local PackedBuffers b;  // per host thread, as trial_buffers(): run_packed_trials runs launches at once
@@ -30,19 +36,25 @@ PackedBuffers& packed_buffers() {
 struct PackSizes {
   uint64_t ops = 0, words = 0;  // of all instances together
   uint32_t elem_bytes = 0;
+  bool expanded_on_device = false;  // the items are shapes (PackItem): their inputs are made on the device
 };
 
 // Grow-only: nothing is allocated once the buffers are large enough.
 bool ensure_buffers(PackedBuffers& B, const PackPlan* plan, const PackSizes& sizes, std::string& error) {
-  const auto [ops, words, elem_bytes] = sizes;
+  const auto [ops, words, elem_bytes, expanded_on_device] = sizes;
+  const size_t init_words = expanded_on_device ? words : 0;
   const std::pair<DevBuf*, size_t> device[] = {
-      {&B.slots, plan->slots.size() * sizeof(PackSlot)}, {&B.instances, plan->instances.size() * sizeof(PackInstance)},
+      {&B.slots, plan->slot_count() * sizeof(PackSlot) + sizeof(PackSlot)},
+      {&B.instances, plan->instances.size() * sizeof(PackInstance)},
       {&B.key, ops * 4 + 4}, {&B.x, ops * 8 + 8}, {&B.y, ops * 8 + 8}, {&B.mem, words * elem_bytes + 16},
-      {&B.old, ops * 8 + 8}, {&B.retries, ops * 4 + 4}, {&B.gave, ops + 1}, {&B.rs, sizeof(prim::RetryShared)}};
+      {&B.old, ops * 8 + 8}, {&B.retries, ops * 4 + 4}, {&B.gave, ops + 1}, {&B.rs, sizeof(prim::RetryShared)},
+      {&B.init, init_words * 8 + 8}};
   for (const auto& [buf, bytes] : device) AS_CUDA_TRY(buf->ensure(bytes));
   const std::pair<PinnedBuf*, size_t> pinned[] = {
       {&B.h_key, ops * 4 + 4}, {&B.h_x, ops * 8 + 8},       {&B.h_y, ops * 8 + 8},
-      {&B.h_mem, words * elem_bytes + 16}, {&B.h_old, ops * 8 + 8}, {&B.h_retries, ops * 4 + 4}, {&B.h_gave, ops + 1}};
+      {&B.h_mem, words * elem_bytes + 16}, {&B.h_old, ops * 8 + 8}, {&B.h_retries, ops * 4 + 4}, {&B.h_gave, ops + 1},
+      {&B.h_init, init_words * 8 + 8}, {&B.h_instances, plan->instances.size() * sizeof(PackInstance)},
+      {&B.h_rs, sizeof(prim::RetryShared)}};
   for (const auto& [buf, bytes] : pinned) AS_CUDA_TRY(buf->ensure(bytes));
   return true;
 }
@@ -66,27 +78,37 @@ void stage_inputs(PackedBuffers& B, const PackItem* items, size_t n, const PackP
   }
 }
 
-// The plan and the staged inputs onto the device, the outputs and the stop
-// note cleared.
-bool copy_inputs_in(PackedBuffers& B, const PackPlan* plan, const PackSizes& sizes, unsigned int* note,
-                    std::string& error) {
-  const auto [ops, words, elem_bytes] = sizes;
-  unsigned char* const hmem = B.h_mem.as<unsigned char>();
-  AS_CUDA_TRY(cudaMemcpyAsync(B.slots.p, plan->slots.data(), plan->slots.size() * sizeof(PackSlot),
-                              cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemcpyAsync(B.instances.p, plan->instances.data(), plan->instances.size() * sizeof(PackInstance),
-                              cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemcpyAsync(B.key.p, B.h_key.p, ops * 4, cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemcpyAsync(B.x.p, B.h_x.p, ops * 8, cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemcpyAsync(B.y.p, B.h_y.p, ops * 8, cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemcpyAsync(B.mem.p, hmem, words * elem_bytes, cudaMemcpyHostToDevice));
+PackInputs pack_inputs(PackedBuffers& B) {
+  return PackInputs{B.key.as<uint32_t>(), B.x.as<uint64_t>(), B.y.as<uint64_t>(), B.init.as<uint64_t>(), B.mem.p};
+}
+
+// The plan and the inputs onto the device (the staged ones copied, or
+// expanded there from the items' shapes), the outputs and the stop note
+// cleared.
+bool copy_inputs_in(PackedBuffers& B, const PackItem* items, size_t n, const PackPlan* plan, const PackSizes& sizes,
+                    unsigned int* note, std::string& error) {
+  const auto [ops, words, elem_bytes, expanded_on_device] = sizes;
+  if (!place_slots_on_device(*plan, B.slots.as<PackSlot>(), error)) return false;
+  const size_t instance_bytes = plan->instances.size() * sizeof(PackInstance);
+  std::memcpy(B.h_instances.p, plan->instances.data(), instance_bytes);
+  AS_CUDA_TRY(cudaMemcpyAsync(B.instances.p, B.h_instances.p, instance_bytes, cudaMemcpyHostToDevice));
+  if (expanded_on_device) {
+    if (!expand_pack_on_device(items, n, *plan, B.instances.as<PackInstance>(), elem_bytes, pack_inputs(B), error))
+      return false;
+  } else {
+    stage_inputs(B, items, n, plan, sizes);
+    AS_CUDA_TRY(cudaMemcpyAsync(B.key.p, B.h_key.p, ops * 4, cudaMemcpyHostToDevice));
+    AS_CUDA_TRY(cudaMemcpyAsync(B.x.p, B.h_x.p, ops * 8, cudaMemcpyHostToDevice));
+    AS_CUDA_TRY(cudaMemcpyAsync(B.y.p, B.h_y.p, ops * 8, cudaMemcpyHostToDevice));
+    AS_CUDA_TRY(cudaMemcpyAsync(B.mem.p, B.h_mem.p, words * elem_bytes, cudaMemcpyHostToDevice));
+  }
   AS_CUDA_TRY(cudaMemsetAsync(B.old.p, 0, ops * 8));
   AS_CUDA_TRY(cudaMemsetAsync(B.retries.p, 0, ops * 4));
   AS_CUDA_TRY(cudaMemsetAsync(B.gave.p, 0, ops));
   reinterpret_cast<volatile unsigned int*>(note)[0] = 0;
   reinterpret_cast<volatile unsigned int*>(note)[1] = 0;
-  const prim::RetryShared rs_init{0u, note, 0u, 0u, {}};  // no stall watch in packs
-  AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));  // also waits for the copies above
+  *B.h_rs.as<prim::RetryShared>() = prim::RetryShared{0u, note, 0u, 0u, {}};  // no stall watch in packs
+  AS_CUDA_TRY(cudaMemcpyAsync(B.rs.p, B.h_rs.p, sizeof(prim::RetryShared), cudaMemcpyHostToDevice));
   return true;
 }
 
@@ -122,11 +144,25 @@ bool launch_timed(PackedLaunchFn launch, const PackedArgs& g, const PackPlan* pl
   return true;
 }
 
+// An instance's inputs, expanded on the device and staged back, into its
+// workload (no longer a shape).
+void take_inputs_back(Workload& w, const PackInstance& in, PackedBuffers& B) {
+  const uint64_t m = w.ops(), words = w.mem_elems();
+  w.addr.assign(B.h_key.as<uint32_t>() + in.op_base, B.h_key.as<uint32_t>() + in.op_base + m);
+  w.a.assign(B.h_x.as<uint64_t>() + in.op_base, B.h_x.as<uint64_t>() + in.op_base + m);
+  w.b.assign(B.h_y.as<uint64_t>() + in.op_base, B.h_y.as<uint64_t>() + in.op_base + m);
+  w.init.assign(B.h_init.as<uint64_t>() + in.mem_base, B.h_init.as<uint64_t>() + in.mem_base + words);
+  w.arrays_elsewhere = false;
+}
+
 // Each instance's history out of the launch's arrays, for the host's
 // judging: all of them, or (a pack judged on the device) those it did not
 // pass, every one under CheckerKind::Both.  Few come back one by one.
-bool copy_histories_back(const PackItem* items, size_t n, const PackPlan& plan, PackedBuffers& B, uint32_t elem_bytes,
-                         const RunOptions& opt, std::string& error) {
+// Inputs expanded on the device come back with the history, into the
+// instance's workload, as the resident path copies its own back.
+bool copy_histories_back(const PackItem* items, size_t n, const PackPlan& plan, PackedBuffers& B,
+                         const PackSizes& sizes, const RunOptions& opt, std::string& error) {
+  const uint32_t elem_bytes = sizes.elem_bytes;
   std::vector<size_t> to_host;
   for (size_t i = 0; i < n; ++i)
     if (host_judges(items[i].device, opt.policy.checker)) to_host.push_back(i);
@@ -141,13 +177,23 @@ bool copy_histories_back(const PackItem* items, size_t n, const PackPlan& plan, 
                                 cudaMemcpyDeviceToHost));
     AS_CUDA_TRY(cudaMemcpyAsync(hmem + mem_base * elem_bytes, B.mem.as<unsigned char>() + mem_base * elem_bytes,
                                 words * elem_bytes, cudaMemcpyDeviceToHost));
+    if (sizes.expanded_on_device) {
+      AS_CUDA_TRY(cudaMemcpyAsync(B.h_key.as<uint32_t>() + op_base, B.key.as<uint32_t>() + op_base, ops * 4,
+                                  cudaMemcpyDeviceToHost));
+      AS_CUDA_TRY(cudaMemcpyAsync(B.h_x.as<uint64_t>() + op_base, B.x.as<uint64_t>() + op_base, ops * 8,
+                                  cudaMemcpyDeviceToHost));
+      AS_CUDA_TRY(cudaMemcpyAsync(B.h_y.as<uint64_t>() + op_base, B.y.as<uint64_t>() + op_base, ops * 8,
+                                  cudaMemcpyDeviceToHost));
+      AS_CUDA_TRY(cudaMemcpyAsync(B.h_init.as<uint64_t>() + mem_base, B.init.as<uint64_t>() + mem_base, words * 8,
+                                  cudaMemcpyDeviceToHost));
+    }
     return true;
   };
   if (copy_back_in_bulk(to_host.size(), n)) {
     if (!copy(0, plan.ops, 0, plan.mem_elems)) return false;
   } else {
     for (size_t i : to_host)
-      if (!copy(plan.instances[i].op_base, items[i].w->ops(), plan.instances[i].mem_base, items[i].s->mem_init.size()))
+      if (!copy(plan.instances[i].op_base, items[i].w->ops(), plan.instances[i].mem_base, pack_words(items[i])))
         return false;
   }
   prim::RetryShared rs_after{};
@@ -155,7 +201,7 @@ bool copy_histories_back(const PackItem* items, size_t n, const PackPlan& plan, 
   for (size_t i : to_host) {
     History& h = *items[i].h;
     const PackInstance& in = plan.instances[i];
-    const uint64_t m = items[i].w->ops(), elems = items[i].s->mem_init.size();
+    const uint64_t m = items[i].w->ops(), elems = pack_words(items[i]);
     h.old.assign(B.h_old.as<uint64_t>() + in.op_base, B.h_old.as<uint64_t>() + in.op_base + m);
     h.retries.assign(B.h_retries.as<uint32_t>() + in.op_base, B.h_retries.as<uint32_t>() + in.op_base + m);
     h.gave_up.assign(B.h_gave.as<uint8_t>() + in.op_base, B.h_gave.as<uint8_t>() + in.op_base + m);
@@ -165,6 +211,7 @@ bool copy_histories_back(const PackItem* items, size_t n, const PackPlan& plan, 
     for (uint64_t e = 0; e < elems; ++e) std::memcpy(&h.final_mem[e], hmem + (in.mem_base + e) * elem_bytes, elem_bytes);
     h.block_scope_calls = rs_after.block_scope_calls != 0;
     h.home = HistoryHome::Host;
+    if (sizes.expanded_on_device) take_inputs_back(*items[i].w, in, B);
   }
   return true;
 }
@@ -172,8 +219,11 @@ bool copy_histories_back(const PackItem* items, size_t n, const PackPlan& plan, 
 // A pack judged on the device: each instance's verdict into its item; a
 // judging that failed leaves every instance to the host's judging (the run
 // itself succeeded, and the copies after it see a lost context).
-void judge_on_device(const PackItem* items, size_t n, const PackPlan& plan, const PackedArgs& g, uint32_t elem_bytes) {
-  const PackedLaunchArrays launch_arrays{g.instances, g.key, g.x, g.y, g.old, g.retries, g.gave, g.mem};
+void judge_on_device(const PackItem* items, size_t n, const PackPlan& plan, const PackedArgs& g, PackedBuffers& B,
+                     const PackSizes& sizes) {
+  const uint32_t elem_bytes = sizes.elem_bytes;
+  PackedLaunchArrays launch_arrays{g.instances, g.key, g.x, g.y, g.old, g.retries, g.gave, g.mem};
+  if (sizes.expanded_on_device) launch_arrays.init = B.init.as<uint64_t>();
   std::string judging_error;
   if (!judge_pack(items, n, plan, launch_arrays, elem_bytes, judging_error))
     for (size_t i = 0; i < n; ++i) *items[i].device = PackDeviceVerdict{kPackNotJudged, 0, 0, 0};
@@ -187,21 +237,24 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   if (!device_props(prop, error)) return false;
   const auto plan = plan_pack({items, n}, elem_bytes, seed, prop.sharedMemPerBlockOptin, error);
   if (!plan) return false;
-  const PackSizes sizes{plan->ops, plan->mem_elems, elem_bytes};
+  const PackSizes sizes{plan->ops, plan->mem_elems, elem_bytes, items[0].w->arrays_elsewhere};
+  for (size_t i = 0; i < n; ++i)
+    if (items[i].w->arrays_elsewhere != sizes.expanded_on_device || (!sizes.expanded_on_device && !items[i].s)) {
+      error = "packing: a launch's instances are all shapes to expand on the device, or all expanded with a setup";
+      return false;
+    }
   auto& B = packed_buffers();
   if (!ensure_buffers(B, &*plan, sizes, error)) return false;
   unsigned int* const note = stop_note(error);
   if (note == nullptr) return false;
-  stage_inputs(B, items, n, &*plan, sizes);
-  if (!copy_inputs_in(B, &*plan, sizes, note, error)) return false;
+  if (!copy_inputs_in(B, items, n, &*plan, sizes, note, error)) return false;
   const PackedArgs g = packed_args(B, opt);
   const uint64_t watchdog_ms = effective_watchdog_ms(opt, sizes.ops);
   float ms = 0;
   if (!launch_timed(launch, g, &*plan, elem_bytes, watchdog_ms, name, *items[0].h, ms, error)) return false;
   for (size_t i = 0; i < n; ++i) items[i].h->kernel_ms = double(ms) / double(n);  // its share of the launch
-  if (items[0].device != nullptr) judge_on_device(items, n, *plan, g, elem_bytes);
-  return copy_histories_back(items, n, *plan, B, elem_bytes, opt, error);
-
+  if (items[0].device != nullptr) judge_on_device(items, n, *plan, g, B, sizes);
+  return copy_histories_back(items, n, *plan, B, sizes, opt, error);
 }
 
 }  // namespace atomstress::cuda

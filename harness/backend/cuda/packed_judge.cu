@@ -138,22 +138,23 @@ void mark_all(const PackItem* items, size_t n, uint8_t flags) {
   for (size_t i = 0; i < n; ++i) *items[i].device = PackDeviceVerdict{flags, 0, 0, 0};
 }
 
-// Each instance's initial values at its words (the padding: 0, as in the
-// runner's memory) and its count of words, onto the device; whether any
-// instance is in shared memory.
-bool stage_instances(const PackItem* items, size_t n, const PackPlan& plan, JudgeBuffers& J, bool& any_shared,
-                     std::string& error) {
+// Each instance's count of words and (unless the device expanded them) its
+// initial values at its words (the padding: 0, as in the runner's memory),
+// onto the device; whether any instance is in shared memory.
+bool stage_instances(const PackItem* items, size_t n, const PackPlan& plan, bool init_on_device, JudgeBuffers& J,
+                     bool& any_shared, std::string& error) {
   const uint64_t words = plan.mem_elems;
   uint64_t* const h_init = J.h_init.as<uint64_t>();
-  std::memset(h_init, 0, words * 8);
+  if (!init_on_device) std::memset(h_init, 0, words * 8);
   any_shared = false;
   for (size_t i = 0; i < n; ++i) {
+    J.h_elems.as<uint32_t>()[i] = uint32_t(pack_words(items[i]));
+    any_shared |= plan.instances[i].shared != 0;
+    if (init_on_device) continue;
     const std::vector<uint64_t>& init = items[i].s->mem_init;
     std::memcpy(h_init + plan.instances[i].mem_base, init.data(), init.size() * 8);
-    J.h_elems.as<uint32_t>()[i] = uint32_t(init.size());
-    any_shared |= plan.instances[i].shared != 0;
   }
-  AS_CUDA_TRY(cudaMemcpyAsync(J.init.p, h_init, words * 8, cudaMemcpyHostToDevice));
+  if (!init_on_device) AS_CUDA_TRY(cudaMemcpyAsync(J.init.p, h_init, words * 8, cudaMemcpyHostToDevice));
   AS_CUDA_TRY(cudaMemcpyAsync(J.elems.p, J.h_elems.p, n * 4, cudaMemcpyHostToDevice));
   return true;
 }
@@ -204,7 +205,8 @@ bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const Pac
   for (const auto& [buf, bytes] : pinned) AS_CUDA_TRY(buf->ensure(bytes));
 
   bool any_shared = false;
-  if (!stage_instances(items, n, plan, J, any_shared, error)) return false;
+  if (!stage_instances(items, n, plan, d.init != nullptr, J, any_shared, error)) return false;
+  const uint64_t* const init = d.init != nullptr ? d.init : J.init.as<uint64_t>();
   if (wraps) AS_CUDA_TRY(cudaMemsetAsync(J.lim.p, 0, words * 8));
 
   // Edges: the global-memory phi for every op, and where an instance is in
@@ -217,14 +219,14 @@ bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const Pac
     edges.to = J.to_shared.as<uint64_t>();
     if (!entry.device_edges(edges, error)) return false;
   }
-  const InstanceArgs g{d.instances, uint32_t(n), d.key, d.x, d.old, d.retries, d.gave, J.init.as<uint64_t>(),
+  const InstanceArgs g{d.instances, uint32_t(n), d.key, d.x, d.old, d.retries, d.gave, init,
                        any_shared ? J.to_shared.as<uint64_t>() : nullptr, J.to.as<uint64_t>(), J.addr.as<uint32_t>(),
                        wraps ? J.lim.as<unsigned long long>() : nullptr, J.elems.as<uint32_t>(), J.bad.as<uint8_t>(),
                        J.flags.as<uint8_t>(), J.total.as<unsigned long long>(), J.max_retries.as<uint32_t>()};
   instance_ops_kernel<<<warp_blocks(n), kThreads>>>(g);
   AS_CUDA_TRY(cudaGetLastError());
   if (words) {
-    states_kernel<<<word_blocks(words), kThreads>>>(words, J.init.as<uint64_t>(), d.mem, elem_bytes, entry.kind,
+    states_kernel<<<word_blocks(words), kThreads>>>(words, init, d.mem, elem_bytes, entry.kind,
                                                      nan_equal, J.init_c.as<uint64_t>(), J.final_c.as<uint64_t>());
     AS_CUDA_TRY(cudaGetLastError());
   }

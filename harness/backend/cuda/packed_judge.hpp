@@ -24,6 +24,9 @@ struct PackedLaunchArrays {
   const uint32_t* retries = nullptr;
   const uint8_t* gave = nullptr;
   const void* mem = nullptr;  // the launch's memory after the run, elem_bytes a word
+  // Each launch word's initial value (64 bits, the padding 0) where the
+  // inputs were expanded on the device; null: from the items' setups.
+  const uint64_t* init = nullptr;
 };
 
 // Fills *items[i].device for the n instances of `plan` (one entry's, run by

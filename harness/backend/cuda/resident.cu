@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "harness/backend/cuda/pack_expansion.hpp"
 #include "harness/backend/cuda/run_program.cuh"
 #include "harness/backend/cuda/util.cuh"
 #include "harness/workload/workload.hpp"
@@ -40,12 +41,10 @@ __global__ void expand_init_kernel(expansion::Params p, uint64_t elems, uint64_t
   }
 }
 
-// Device copies of the tables the expansion reads, kept while they match.
+// The device copy of the Zipf table the expansion reads, kept while it
+// matches (the special values are kept per process: pack_expansion.hpp).
 struct Tables {
-  DevBuf special, cdf;
-  VK kind{};
-  Domain domain{};
-  bool special_valid = false;
+  DevBuf cdf;
   uint32_t cdf_k = 0, cdf_s = 0;  // the Zipf table on the device (a pure function of k and s); k 0: none
 };
 Tables& tables() {
@@ -135,16 +134,8 @@ bool expand_inputs(const Workload& w, unsigned elem_bytes, std::string& error) {
   auto& T = tables();
   const uint64_t n = w.ops(), elems = w.mem_elems();
   AS_CUDA_TRY(B.init.ensure(elems * 8 + 8));
-  const VK kind = w.impl->kind;
-  const Domain domain = w.impl->domain;
-  if (!T.special_valid || T.kind != kind || T.domain != domain) {
-    const auto sv = special_values(kind, domain);
-    AS_CUDA_TRY(T.special.ensure(sv.size() * 8));
-    AS_CUDA_TRY(cudaMemcpy(T.special.p, sv.data(), sv.size() * 8, cudaMemcpyHostToDevice));
-    T.kind = kind;
-    T.domain = domain;
-    T.special_valid = true;
-  }
+  const uint64_t* const special = device_special_values(w.impl->kind, w.impl->domain, error);
+  if (special == nullptr) return false;
   if (w.spec.pattern == Pattern::Zipf && (T.cdf_k != std::max<uint32_t>(w.spec.k, 1) || T.cdf_s != w.spec.zipf_s)) {
     const std::vector<double> cdf = zipf_table(w.spec);
     T.cdf_k = 0;  // (invalid until the copy is done)
@@ -153,7 +144,7 @@ bool expand_inputs(const Workload& w, unsigned elem_bytes, std::string& error) {
     T.cdf_k = uint32_t(cdf.size());
     T.cdf_s = w.spec.zipf_s;
   }
-  expansion::Params p = expansion_params(w, T.special.as<uint64_t>(), T.cdf.as<double>());
+  expansion::Params p = expansion_params(w, special, T.cdf.as<double>());
   if (p.bytes != elem_bytes) {
     error = "resident expansion: memory words of " + std::to_string(elem_bytes) + " bytes for values of " +
             std::to_string(p.bytes);
