@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness/backend/cuda/util.cuh"
+#include "harness/trial/patterns.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace atomstress::cuda {
@@ -29,11 +30,19 @@ __global__ void expand_pack_kernel(const expansion::Params* params, const PackIn
   if (warp >= n) return;
   const expansion::Params p = params[warp];
   const PackInstance in = instances[warp];
-  for (uint64_t o = lane; o < p.ops; o += kWarp)
-    expansion::op_inputs(p, o, d.key[in.op_base + o], d.x[in.op_base + o], d.y[in.op_base + o]);
+  for (uint64_t o = lane; o < p.ops; o += kWarp) {
+    const uint64_t at = in.op_base + o;
+    expansion::op_inputs(p, o, d.key[at], d.x[at], d.y[at]);
+    d.old[at] = 0;
+    d.retries[at] = 0;
+    d.gave[at] = 0;
+  }
+  // Its words, then its padding to the next line (plan_pack: every instance
+  // takes whole lines, so the launch's memory is covered).
   const uint64_t words = p.region * (p.shared ? p.grid : 1);  // Workload::mem_elems
-  for (uint64_t e = lane; e < words; e += kWarp) {
-    const uint64_t v = expansion::init_value(p, e), at = in.mem_base + e;
+  const uint64_t line = kLineBytes / elem_bytes, padded = (words + line - 1) / line * line;
+  for (uint64_t e = lane; e < padded; e += kWarp) {
+    const uint64_t v = e < words ? expansion::init_value(p, e) : 0, at = in.mem_base + e;
     d.init[at] = v;
     switch (elem_bytes) {  // the memory word: the value's low bytes
       case 2: static_cast<uint16_t*>(d.mem)[at] = uint16_t(v); break;
@@ -158,8 +167,6 @@ bool expand_pack_on_device(const PackItem* items, size_t n, const PackPlan& plan
     AS_CUDA_TRY(cudaMemcpyAsync(B.cdf.p, B.h_cdf.p, cdfs.size() * 8, cudaMemcpyHostToDevice));
   }
   AS_CUDA_TRY(cudaMemcpyAsync(B.params.p, params, n * sizeof(expansion::Params), cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemsetAsync(d.mem, 0, plan.mem_elems * elem_bytes));  // the padding between instances
-  AS_CUDA_TRY(cudaMemsetAsync(d.init, 0, plan.mem_elems * 8));
   expand_pack_kernel<<<warp_blocks(n), kThreads>>>(B.params.as<expansion::Params>(), instances, uint32_t(n), elem_bytes, d);
   AS_CUDA_TRY(cudaGetLastError());
   return true;

@@ -19,13 +19,17 @@
 
 namespace atomstress::cuda {
 
-// The launch's input arrays on the device, as the packed kernel and the
-// pack's judging read them.
+// The launch's arrays on the device: its inputs, as the packed kernel and
+// the pack's judging read them, and its outputs, cleared (one kernel instead
+// of five copies and clears a launch: a pack's launches are many and small).
 struct PackInputs {
   uint32_t* key = nullptr;  // instance-local words
   uint64_t *x = nullptr, *y = nullptr;
   uint64_t* init = nullptr;  // per launch word: its initial value as a 64-bit pattern (the padding 0)
   void* mem = nullptr;       // the launch's memory, elem_bytes a word (the padding 0)
+  uint64_t* old = nullptr;   // per op, cleared
+  uint32_t* retries = nullptr;
+  uint8_t* gave = nullptr;
 };
 
 // Fills `d` for the n instances of `plan` (the items' shapes, one entry's;

@@ -79,7 +79,8 @@ void stage_inputs(PackedBuffers& B, const PackItem* items, size_t n, const PackP
 }
 
 PackInputs pack_inputs(PackedBuffers& B) {
-  return PackInputs{B.key.as<uint32_t>(), B.x.as<uint64_t>(), B.y.as<uint64_t>(), B.init.as<uint64_t>(), B.mem.p};
+  return PackInputs{B.key.as<uint32_t>(),  B.x.as<uint64_t>(),       B.y.as<uint64_t>(),  B.init.as<uint64_t>(),
+                    B.mem.p,               B.old.as<uint64_t>(),     B.retries.as<uint32_t>(), B.gave.as<uint8_t>()};
 }
 
 // The plan and the inputs onto the device (the staged ones copied, or
@@ -101,10 +102,10 @@ bool copy_inputs_in(PackedBuffers& B, const PackItem* items, size_t n, const Pac
     AS_CUDA_TRY(cudaMemcpyAsync(B.x.p, B.h_x.p, ops * 8, cudaMemcpyHostToDevice));
     AS_CUDA_TRY(cudaMemcpyAsync(B.y.p, B.h_y.p, ops * 8, cudaMemcpyHostToDevice));
     AS_CUDA_TRY(cudaMemcpyAsync(B.mem.p, B.h_mem.p, words * elem_bytes, cudaMemcpyHostToDevice));
+    AS_CUDA_TRY(cudaMemsetAsync(B.old.p, 0, ops * 8));  // (the expansion clears them itself)
+    AS_CUDA_TRY(cudaMemsetAsync(B.retries.p, 0, ops * 4));
+    AS_CUDA_TRY(cudaMemsetAsync(B.gave.p, 0, ops));
   }
-  AS_CUDA_TRY(cudaMemsetAsync(B.old.p, 0, ops * 8));
-  AS_CUDA_TRY(cudaMemsetAsync(B.retries.p, 0, ops * 4));
-  AS_CUDA_TRY(cudaMemsetAsync(B.gave.p, 0, ops));
   reinterpret_cast<volatile unsigned int*>(note)[0] = 0;
   reinterpret_cast<volatile unsigned int*>(note)[1] = 0;
   *B.h_rs.as<prim::RetryShared>() = prim::RetryShared{0u, note, 0u, 0u, {}};  // no stall watch in packs

@@ -126,8 +126,22 @@ __global__ void states_kernel(uint64_t words, const uint64_t* init, const void* 
 }
 
 struct JudgeBuffers {
-  DevBuf addr, from, to, to_shared, init, init_c, final_c, bad, lim, elems, flags, total, max_retries;
-  PinnedBuf h_init, h_elems, h_flags, h_total, h_max;
+  DevBuf addr, from, to, to_shared, init, init_c, final_c, bad, lim, elems;
+  // The per-instance verdicts, end to end so that one copy brings them back:
+  // n totals (8 bytes), n maxima (4), n flags (1).
+  DevBuf verdicts;
+  PinnedBuf h_init, h_elems, h_verdicts;
+};
+
+// Where each of the n instances' verdict fields lies in a verdicts buffer
+// (on the device or its copy on the host).
+struct VerdictFields {
+  void* base;
+  size_t n;
+  unsigned long long* total() const { return static_cast<unsigned long long*>(base); }
+  uint32_t* max_retries() const { return reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(base) + n * 8); }
+  uint8_t* flags() const { return static_cast<uint8_t*>(base) + n * 12; }
+  static size_t bytes(size_t n) { return n * 13; }
 };
 JudgeBuffers& judge_buffers() {
   thread_local JudgeBuffers b;  // as the packed runner's own buffers (packed.cu)
@@ -164,16 +178,15 @@ bool stage_instances(const PackItem* items, size_t n, const PackPlan& plan, bool
 // goes to the host.
 bool collect_verdicts(const PackItem* items, size_t n, JudgeBuffers& J, bool outside,
                       std::chrono::steady_clock::time_point t0, std::string& error) {
-  AS_CUDA_TRY(cudaMemcpyAsync(J.h_flags.p, J.flags.p, n, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpyAsync(J.h_total.p, J.total.p, n * 8, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpyAsync(J.h_max.p, J.max_retries.p, n * 4, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(cudaMemcpyAsync(J.h_verdicts.p, J.verdicts.p, VerdictFields::bytes(n), cudaMemcpyDeviceToHost));
+  const VerdictFields back{J.h_verdicts.p, n};
   AS_CUDA_TRY(cudaStreamSynchronize(nullptr));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (size_t i = 0; i < n; ++i) {
     PackDeviceVerdict& v = *items[i].device;
-    v.flags = uint8_t(J.h_flags.as<uint8_t>()[i] | (outside ? kPackNotJudged : 0));
-    v.total_retries = J.h_total.as<uint64_t>()[i];
-    v.max_retries = J.h_max.as<uint32_t>()[i];
+    v.flags = uint8_t(back.flags()[i] | (outside ? kPackNotJudged : 0));
+    v.total_retries = back.total()[i];
+    v.max_retries = back.max_retries()[i];
     v.check_ms = ms / double(n);
   }
   return true;
@@ -196,12 +209,10 @@ bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const Pac
   const std::pair<DevBuf*, size_t> device[] = {
       {&J.addr, ops * 4 + 4},   {&J.from, ops * 8 + 8},    {&J.to, ops * 8 + 8},       {&J.to_shared, ops * 8 + 8},
       {&J.init, words * 8 + 8}, {&J.init_c, words * 8 + 8}, {&J.final_c, words * 8 + 8}, {&J.bad, words + 1},
-      {&J.lim, words * 8 + 8},  {&J.elems, n * 4 + 4},      {&J.flags, n + 1},          {&J.total, n * 8 + 8},
-      {&J.max_retries, n * 4 + 4}};
+      {&J.lim, words * 8 + 8},  {&J.elems, n * 4 + 4},      {&J.verdicts, VerdictFields::bytes(n) + 8}};
   for (const auto& [buf, bytes] : device) AS_CUDA_TRY(buf->ensure(bytes));
   const std::pair<PinnedBuf*, size_t> pinned[] = {
-      {&J.h_init, words * 8 + 8}, {&J.h_elems, n * 4 + 4}, {&J.h_flags, n + 1}, {&J.h_total, n * 8 + 8},
-      {&J.h_max, n * 4 + 4}};
+      {&J.h_init, words * 8 + 8}, {&J.h_elems, n * 4 + 4}, {&J.h_verdicts, VerdictFields::bytes(n) + 8}};
   for (const auto& [buf, bytes] : pinned) AS_CUDA_TRY(buf->ensure(bytes));
 
   bool any_shared = false;
@@ -219,10 +230,11 @@ bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const Pac
     edges.to = J.to_shared.as<uint64_t>();
     if (!entry.device_edges(edges, error)) return false;
   }
+  const VerdictFields fields{J.verdicts.p, n};
   const InstanceArgs g{d.instances, uint32_t(n), d.key, d.x, d.old, d.retries, d.gave, init,
                        any_shared ? J.to_shared.as<uint64_t>() : nullptr, J.to.as<uint64_t>(), J.addr.as<uint32_t>(),
                        wraps ? J.lim.as<unsigned long long>() : nullptr, J.elems.as<uint32_t>(), J.bad.as<uint8_t>(),
-                       J.flags.as<uint8_t>(), J.total.as<unsigned long long>(), J.max_retries.as<uint32_t>()};
+                       fields.flags(), fields.total(), fields.max_retries()};
   instance_ops_kernel<<<warp_blocks(n), kThreads>>>(g);
   AS_CUDA_TRY(cudaGetLastError());
   if (words) {
