@@ -85,7 +85,7 @@ void BM_PackHostWork(benchmark::State& st) {
     }
     expand_s += since(t);
     std::vector<PackItem> items;
-    for (auto& p : trials) items.push_back(PackItem{&*p.w, &*p.s, &p.h, &p.device, nullptr});
+    for (auto& p : trials) items.push_back(PackItem{&*p.w, &*p.s, &p.h, &p.device});
     const auto plan = plan_pack(items, 4, seed, 48 * 1024, error);
     if (!plan) return st.SkipWithError(error.c_str());
     plan_s += since(t);

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 
+#include "harness/backend/pack_circuit.cuh"
 #include "harness/check/checker.hpp"
 #include "harness/check/value_bins.hpp"
 #include "test_support.hpp"
@@ -41,10 +42,11 @@ uint64_t pool_value(const Entry& impl, std::mt19937_64& rng) {
   return impl.domain == Domain::IncDec ? rng() % 4 : (rng() % 5) & (vk_bytes(impl.kind) == 2 ? 0xffff : ~0ull);
 }
 
-SmallHistory random_history(const Entry& impl, std::mt19937_64& rng, bool corrupt) {
+SmallHistory random_history(const Entry& impl, std::mt19937_64& rng, bool corrupt, size_t max_elems = 2,
+                            size_t max_ops = 6) {
   SmallHistory h;
   h.impl = &impl;
-  const size_t elems = 1 + rng() % 2, n = 1 + rng() % 6;
+  const size_t elems = 1 + rng() % max_elems, n = 1 + rng() % max_ops;
   for (size_t e = 0; e < elems; ++e) h.init.push_back(pool_value(impl, rng));
   h.fin = h.init;
   for (size_t o = 0; o < n; ++o) {
@@ -107,6 +109,50 @@ TEST(Checker, AgreesWithBruteForceOnThousandsOfHistories) {
   EXPECT_GT(valid, 3000u);
   EXPECT_GT(invalid, 1500u);
   });
+}
+
+// The circuit test a packed instance judged on the device runs
+// (backend/pack_circuit.cuh), on the host: `lanes` lanes taking turns at
+// each step, as a warp's lanes run each step before the next.
+bool pack_circuit_explains(const SmallHistory& h, uint32_t lanes) {
+  const Entry& impl = *h.impl;
+  const size_t n = h.old.size(), words = h.init.size();
+  std::vector<uint64_t> from(n), to(n), init(words), fin(words);
+  for (size_t o = 0; o < n; ++o) {
+    from[o] = impl.canon(h.old[o]);
+    to[o] = impl.canon(impl.phi(h.old[o], h.a[o], h.b[o]));
+  }
+  for (size_t e = 0; e < words; ++e) {
+    init[e] = impl.canon(h.init[e]);
+    fin[e] = impl.canon(h.fin[e]);
+  }
+  const pack_circuit::Edges edges{n, uint32_t(words), h.addr.data(), from.data(), to.data(), init.data(), fin.data()};
+  const uint64_t slots = pack_circuit::slots(n, words);
+  std::vector<uint32_t> owner(slots), parent(slots), vertex(pack_circuit::endpoints(n, words));
+  std::vector<int32_t> balance(slots);
+  const pack_circuit::Scratch s{owner.data(), parent.data(), balance.data(), vertex.data(), uint32_t(slots)};
+  for (uint32_t lane = 0; lane < lanes; ++lane) pack_circuit::clear(s, lane, lanes);
+  for (uint32_t lane = 0; lane < lanes; ++lane) EXPECT_TRUE(pack_circuit::place(edges, s, lane, lanes));
+  for (uint32_t lane = 0; lane < lanes; ++lane) EXPECT_TRUE(pack_circuit::join(edges, s, lane, lanes));
+  bool unexplained = false;
+  for (uint32_t lane = 0; lane < lanes; ++lane) unexplained |= pack_circuit::any_unexplained(edges, s, lane, lanes);
+  return !unexplained;
+}
+
+TEST(PackCircuit, AgreesWithTheCheckerOnThousandsOfHistories) {
+  std::mt19937_64 rng(2026);
+  const auto impls = match_impls("everything");
+  size_t valid = 0, invalid = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const Entry& impl = *impls[rng() % impls.size()];
+    const auto h = random_history(impl, rng, i % 2 == 1, 1 + i % 6, 1 + i % 48);
+    const bool expect = checker(h);
+    ASSERT_EQ(pack_circuit_explains(h, 1), expect) << "history " << i << " of " << impl.name;
+    ASSERT_EQ(pack_circuit_explains(h, 1 + uint32_t(i) % 32), expect) << "history " << i << " of " << impl.name;
+    (expect ? valid : invalid)++;
+  }
+  EXPECT_GT(valid, 8000u);
+  EXPECT_GT(invalid, 5000u);
 }
 
 RC_GTEST_PROP(Checker, ValidSequentialHistoriesAlwaysPass, (uint64_t seed)) {

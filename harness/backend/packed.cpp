@@ -93,6 +93,7 @@ std::optional<PackPlan> plan_pack(std::span<const PackItem> items, uint32_t elem
     in.shared = shared ? 1u : 0u;
     plan.ops += w.ops();
     const uint64_t words = pack_words(items[i]);
+    in.words = uint32_t(words);  // within kPackMaxInstanceBytes
     plan.mem_elems += (words + line_elems - 1) / line_elems * line_elems;  // whole lines: nothing shared
     widest = std::max(widest, s.block);
   }

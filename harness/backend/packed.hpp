@@ -62,7 +62,6 @@ struct PackItem {
   const Setup* s = nullptr;
   History* h = nullptr;
   PackDeviceVerdict* device = nullptr;
-  DeviceJudge* judge = nullptr;  // with `device`: what judges the launch's edges (the pipeline's GPU checker)
 };
 
 // What one physical thread of a packed launch does: logical thread `thread`
@@ -78,7 +77,8 @@ inline constexpr uint32_t kIdleSlot = 0xffffffffu;
 struct PackInstance {
   uint64_t op_base = 0;   // its op o is the launch's op op_base + o
   uint64_t mem_base = 0;  // its word e is the launch's word mem_base + e
-  uint32_t threads = 0, per_thread = 0, block = 0, region_elems = 0, shared = 0, pad = 0;
+  uint32_t threads = 0, per_thread = 0, block = 0, region_elems = 0, shared = 0;
+  uint32_t words = 0;  // its own words (pack_words), without the padding to whole lines
 };
 
 // Where the threads of one logical block go: its thread t takes slot

@@ -205,8 +205,7 @@ struct PackRun {
       for (size_t i : members) {
         trials[i].device_judged = on_device;
         items.push_back(PackItem{&*trials[i].w, trials[i].s ? &*trials[i].s : nullptr, &trials[i].h,
-                                 on_device ? &trials[i].device : nullptr,
-                                 on_device ? &gpu_check::device_judge() : nullptr});
+                                 on_device ? &trials[i].device : nullptr});
       }
       std::string error;
       const bool ran = entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);

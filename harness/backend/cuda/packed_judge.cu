@@ -1,8 +1,10 @@
 // Judging a packed launch on the device (packed_judge.hpp).  One warp per
-// instance for what is per instance (an instance has at most kPackMaxOps
-// ops), grid-stride loops for what is per word; every loop is bounded by its
-// counts.  Compiled once, for every entry: the entry's part is its device
-// oracle (Entry::device_edges), called through its pointer.
+// instance judges it whole: its words' states, its ops' retries and
+// host-only rules, and the checker's test of its edges
+// (backend/pack_circuit.cuh), so a launch's judging is the entry's edges
+// and one kernel, with one copy back.  Every loop is bounded by its counts.
+// Compiled once, for every entry: the entry's part is its device oracle
+// (Entry::device_edges), called through its pointer.
 #include "harness/backend/cuda/packed_judge.hpp"
 
 #include <cuda_runtime.h>
@@ -13,6 +15,7 @@
 
 #include "harness/backend/cuda/resident.hpp"
 #include "harness/backend/cuda/util.cuh"
+#include "harness/backend/pack_circuit.cuh"
 #include "harness/registry/registry.hpp"
 #include "harness/registry/value_kind.hpp"
 #include "harness/workload/workload.hpp"
@@ -26,23 +29,26 @@ constexpr unsigned kThreads = 256, kWarp = 32;
 constexpr uint8_t kGaveUpMask = 0x7f, kBlockScope = 0x80;
 
 unsigned warp_blocks(size_t instances) { return unsigned((instances * kWarp + kThreads - 1) / kThreads); }
-unsigned word_blocks(uint64_t n) { return unsigned(std::min<uint64_t>((n + kThreads - 1) / kThreads, 8192)); }
 
-// What the per-instance kernels read and write.
+// What the judging kernel reads and writes; per-word arrays are indexed by
+// the launch's word, per-op ones by the launch's op.
 struct InstanceArgs {
   const PackInstance* instances;
   uint32_t n;
-  const uint32_t* key;
+  const uint32_t* key;  // instance-local words
   const uint64_t *x, *old;
   const uint32_t* retries;
   const uint8_t* gave;
-  const uint64_t* init;         // per launch word: the instance's initial value (64-bit pattern)
-  const uint64_t* to_shared;    // the shared-memory phi's targets, or null
-  uint64_t* to;                 // the targets the checker reads
-  uint32_t* addr;               // out: each op's launch word
-  unsigned long long* lim;      // per word: the wrap limit (IncDec only), else null
-  const uint32_t* elems;        // per instance: its words (without the padding)
-  const uint8_t* bad_elems;     // per word: the checker's verdict
+  const uint64_t* init;  // per word: the initial value (64-bit pattern)
+  const void* mem;       // per word: the final value, elem_bytes a word
+  unsigned elem_bytes;
+  VK kind;
+  bool nan_equal;
+  const uint64_t *from, *to, *to_shared;  // per op: the edges (to_shared: the shared-memory phi's, or null)
+  uint64_t *init_c, *final_c;             // out, per word: the states the checker compares
+  unsigned long long* lim;                // per word: the wrap limit (IncDec only), else null
+  uint32_t *owner, *parent, *vertex;      // the circuit's scratch (pack_circuit::Scratch)
+  int32_t* balance;
   uint8_t* flags;
   unsigned long long* total;
   uint32_t* max_retries;
@@ -56,39 +62,108 @@ __device__ void warp_reduce(unsigned long long& sum, unsigned& mx, unsigned& fla
   }
 }
 
-// Per instance (one warp each; a warp's lanes all return together): each
-// op's launch word and target, its retries, and the host-only rules the
-// resident path flags (the hang rule, the scope rule in global memory, the
-// wrap rule: every returned value within the largest limit used at its word,
-// or the word's initial value).  An instance's words are its own, so its
-// warp alone writes its limits: __syncwarp orders them before the reads.
-__global__ void instance_ops_kernel(InstanceArgs g) {
-  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
-  const unsigned lane = threadIdx.x % kWarp;
-  if (warp >= g.n) return;
-  const PackInstance in = g.instances[warp];
+// The instance's words as the checker compares them, their wrap limits
+// cleared; whether every op names one of its words (else the host judges it).
+__device__ bool prepare_words(const InstanceArgs& g, const PackInstance& in, unsigned lane) {
+  for (uint32_t w = lane; w < in.words; w += kWarp) {
+    const uint64_t e = in.mem_base + w;
+    uint64_t f;
+    switch (g.elem_bytes) {  // a word is its value's low bytes
+      case 2: f = static_cast<const uint16_t*>(g.mem)[e]; break;
+      case 4: f = static_cast<const uint32_t*>(g.mem)[e]; break;
+      default: f = static_cast<const uint64_t*>(g.mem)[e]; break;
+    }
+    g.init_c[e] = g.nan_equal ? canonical_nan_bits(g.kind, g.init[e]) : g.init[e];
+    g.final_c[e] = g.nan_equal ? canonical_nan_bits(g.kind, f) : f;
+    if (g.lim) g.lim[e] = 0;
+  }
+  bool outside = false;
   const uint64_t m = uint64_t(in.threads) * in.per_thread;
-  unsigned long long sum = 0;
-  unsigned mx = 0, flags = 0;
+  for (uint64_t o = lane; o < m; o += kWarp) outside |= g.key[in.op_base + o] >= in.words;
+  return !__any_sync(0xffffffffu, outside);
+}
+
+// The host-only rules the resident path flags (the hang rule, the scope
+// rule in global memory) and the retries; each word's wrap limit, the
+// largest used at it.
+__device__ unsigned op_rules(const InstanceArgs& g, const PackInstance& in, unsigned lane, unsigned long long& sum,
+                             unsigned& mx) {
+  unsigned flags = 0;
+  const uint64_t m = uint64_t(in.threads) * in.per_thread;
   for (uint64_t o = lane; o < m; o += kWarp) {
     const uint64_t j = in.op_base + o;
-    const uint32_t a = uint32_t(in.mem_base + g.key[j]);
-    g.addr[j] = a;
-    if (in.shared && g.to_shared) g.to[j] = g.to_shared[j];
     sum += g.retries[j];
     mx = max(mx, g.retries[j]);
     const uint8_t gv = g.gave[j];
     if (gv & kGaveUpMask) flags |= kPackGaveUp;
     if ((gv & kBlockScope) && !in.shared) flags |= kPackBlockScopeGlobal;
-    if (g.lim) atomicMax(&g.lim[a], (unsigned long long)g.x[j]);
+    if (g.lim) atomicMax(&g.lim[in.mem_base + g.key[j]], (unsigned long long)g.x[j]);
   }
-  if (g.lim) {
+  return flags;
+}
+
+// The wrap rule (after op_rules' limits): every returned value within the
+// largest limit used at its word, or the word's initial value.
+__device__ unsigned wrap_rule(const InstanceArgs& g, const PackInstance& in, unsigned lane) {
+  unsigned flags = 0;
+  const uint64_t m = uint64_t(in.threads) * in.per_thread;
+  for (uint64_t o = lane; o < m && g.lim; o += kWarp) {
+    const uint64_t j = in.op_base + o, a = in.mem_base + g.key[j];
+    if (g.old[j] > g.lim[a] && g.old[j] != g.init[a]) flags |= kPackWrapRange;
+  }
+  return flags;
+}
+
+// The instance's edges and its part of the circuit's scratch: the instances
+// lie in launch order, so (op_base + mem_base) numbers their regions apart.
+__device__ pack_circuit::Edges instance_edges(const InstanceArgs& g, const PackInstance& in) {
+  const uint64_t* to = in.shared && g.to_shared ? g.to_shared : g.to;
+  return pack_circuit::Edges{uint64_t(in.threads) * in.per_thread, in.words, g.key + in.op_base,
+                             g.from + in.op_base, to + in.op_base, g.init_c + in.mem_base, g.final_c + in.mem_base};
+}
+__device__ pack_circuit::Scratch instance_scratch(const InstanceArgs& g, const PackInstance& in) {
+  const uint64_t base = in.op_base + in.mem_base, ops = uint64_t(in.threads) * in.per_thread;
+  const uint64_t at = pack_circuit::slots(base, 0);
+  return pack_circuit::Scratch{g.owner + at, g.parent + at, g.balance + at,
+                               g.vertex + pack_circuit::endpoints(base, 0),
+                               uint32_t(pack_circuit::slots(ops, in.words))};
+}
+
+// Whether the instance's edges are unexplained at some word; `broken` when
+// the circuit's bounds were passed (the host judges it).
+__device__ bool unexplained(const InstanceArgs& g, const PackInstance& in, unsigned lane, bool& broken) {
+  const pack_circuit::Edges e = instance_edges(g, in);
+  const pack_circuit::Scratch s = instance_scratch(g, in);
+  pack_circuit::clear(s, lane, kWarp);
+  __syncwarp();
+  broken = __any_sync(0xffffffffu, !pack_circuit::place(e, s, lane, kWarp));
+  if (broken) return false;
+  __syncwarp();
+  broken = __any_sync(0xffffffffu, !pack_circuit::join(e, s, lane, kWarp));
+  if (broken) return false;
+  __syncwarp();
+  return __any_sync(0xffffffffu, pack_circuit::any_unexplained(e, s, lane, kWarp));
+}
+
+// One warp per instance (a warp's lanes all return together): its verdict,
+// its retries' total and maximum.
+__global__ void judge_instances_kernel(InstanceArgs g) {
+  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+  const unsigned lane = threadIdx.x % kWarp;
+  if (warp >= g.n) return;
+  const PackInstance in = g.instances[warp];
+  unsigned long long sum = 0;
+  unsigned mx = 0, flags = 0;
+  if (!prepare_words(g, in, lane)) {
+    flags = kPackNotJudged;
+  } else {
     __syncwarp();
-    for (uint64_t o = lane; o < m; o += kWarp) {
-      const uint64_t j = in.op_base + o;
-      const uint32_t a = uint32_t(in.mem_base + g.key[j]);
-      if (g.old[j] > g.lim[a] && g.old[j] != g.init[a]) flags |= kPackWrapRange;
-    }
+    flags = op_rules(g, in, lane, sum, mx);
+    __syncwarp();
+    flags |= wrap_rule(g, in, lane);
+    bool broken = false;
+    if (unexplained(g, in, lane, broken)) flags |= kPackUnexplained;
+    if (broken) flags |= kPackNotJudged;
   }
   warp_reduce(sum, mx, flags);
   if (lane == 0) {
@@ -98,39 +173,12 @@ __global__ void instance_ops_kernel(InstanceArgs g) {
   }
 }
 
-// Per instance: the checker's per-word verdicts over its own words (not the
-// padding, which the host's judging never reads either).
-__global__ void fold_verdicts_kernel(InstanceArgs g) {
-  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
-  const unsigned lane = threadIdx.x % kWarp;
-  if (warp >= g.n) return;
-  const uint64_t base = g.instances[warp].mem_base, elems = g.elems[warp];
-  bool bad = false;
-  for (uint64_t e = lane; e < elems; e += kWarp) bad |= g.bad_elems[base + e] != 0;
-  if (__any_sync(0xffffffffu, bad) && lane == 0) g.flags[warp] |= kPackUnexplained;
-}
-
-// Each word's initial and final state as the checker compares them.
-__global__ void states_kernel(uint64_t words, const uint64_t* init, const void* mem, unsigned bytes, VK kind,
-                              bool nan_equal, uint64_t* init_c, uint64_t* final_c) {
-  for (uint64_t e = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < words; e += uint64_t(gridDim.x) * blockDim.x) {
-    uint64_t f;
-    switch (bytes) {  // a word is its value's low bytes
-      case 2: f = static_cast<const uint16_t*>(mem)[e]; break;
-      case 4: f = static_cast<const uint32_t*>(mem)[e]; break;
-      default: f = static_cast<const uint64_t*>(mem)[e]; break;
-    }
-    init_c[e] = nan_equal ? canonical_nan_bits(kind, init[e]) : init[e];
-    final_c[e] = nan_equal ? canonical_nan_bits(kind, f) : f;
-  }
-}
-
 struct JudgeBuffers {
-  DevBuf addr, from, to, to_shared, init, init_c, final_c, bad, lim, elems;
+  DevBuf from, to, to_shared, init, init_c, final_c, lim, owner, parent, balance, vertex;
   // The per-instance verdicts, end to end so that one copy brings them back:
   // n totals (8 bytes), n maxima (4), n flags (1).
   DevBuf verdicts;
-  PinnedBuf h_init, h_elems, h_verdicts;
+  PinnedBuf h_init, h_verdicts;
 };
 
 // Where each of the n instances' verdict fields lies in a verdicts buffer
@@ -152,39 +200,45 @@ void mark_all(const PackItem* items, size_t n, uint8_t flags) {
   for (size_t i = 0; i < n; ++i) *items[i].device = PackDeviceVerdict{flags, 0, 0, 0};
 }
 
-// Each instance's count of words and (unless the device expanded them) its
-// initial values at its words (the padding: 0, as in the runner's memory),
-// onto the device; whether any instance is in shared memory.
-bool stage_instances(const PackItem* items, size_t n, const PackPlan& plan, bool init_on_device, JudgeBuffers& J,
-                     bool& any_shared, std::string& error) {
-  const uint64_t words = plan.mem_elems;
+// Grow-only buffers for a launch of `ops` ops over `words` words.
+bool ensure_judge_buffers(JudgeBuffers& J, uint64_t ops, uint64_t words, size_t n, std::string& error) {
+  const uint64_t slots = pack_circuit::slots(ops, words);
+  const std::pair<DevBuf*, size_t> device[] = {
+      {&J.from, ops * 8 + 8},        {&J.to, ops * 8 + 8},          {&J.to_shared, ops * 8 + 8},
+      {&J.init, words * 8 + 8},      {&J.init_c, words * 8 + 8},    {&J.final_c, words * 8 + 8},
+      {&J.lim, words * 8 + 8},       {&J.owner, slots * 4 + 4},     {&J.parent, slots * 4 + 4},
+      {&J.balance, slots * 4 + 4},   {&J.vertex, pack_circuit::endpoints(ops, words) * 4 + 4},
+      {&J.verdicts, VerdictFields::bytes(n) + 8}};
+  for (const auto& [buf, bytes] : device) AS_CUDA_TRY(buf->ensure(bytes));
+  AS_CUDA_TRY(J.h_init.ensure(words * 8 + 8));
+  AS_CUDA_TRY(J.h_verdicts.ensure(VerdictFields::bytes(n) + 8));
+  return true;
+}
+
+// The launch words' initial values from the items' setups (the padding: 0,
+// as in the runner's memory), onto the device: inputs the host expanded.
+bool stage_init(const PackItem* items, size_t n, const PackPlan& plan, JudgeBuffers& J, std::string& error) {
   uint64_t* const h_init = J.h_init.as<uint64_t>();
-  if (!init_on_device) std::memset(h_init, 0, words * 8);
-  any_shared = false;
+  std::memset(h_init, 0, plan.mem_elems * 8);
   for (size_t i = 0; i < n; ++i) {
-    J.h_elems.as<uint32_t>()[i] = uint32_t(pack_words(items[i]));
-    any_shared |= plan.instances[i].shared != 0;
-    if (init_on_device) continue;
     const std::vector<uint64_t>& init = items[i].s->mem_init;
     std::memcpy(h_init + plan.instances[i].mem_base, init.data(), init.size() * 8);
   }
-  if (!init_on_device) AS_CUDA_TRY(cudaMemcpyAsync(J.init.p, h_init, words * 8, cudaMemcpyHostToDevice));
-  AS_CUDA_TRY(cudaMemcpyAsync(J.elems.p, J.h_elems.p, n * 4, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemcpyAsync(J.init.p, h_init, plan.mem_elems * 8, cudaMemcpyHostToDevice));
   return true;
 }
 
 // The per-instance verdicts back to the host, into each item's device
-// verdict.  An op outside the memory names no element: every instance then
-// goes to the host.
-bool collect_verdicts(const PackItem* items, size_t n, JudgeBuffers& J, bool outside,
-                      std::chrono::steady_clock::time_point t0, std::string& error) {
+// verdict.
+bool collect_verdicts(const PackItem* items, size_t n, JudgeBuffers& J, std::chrono::steady_clock::time_point t0,
+                      std::string& error) {
   AS_CUDA_TRY(cudaMemcpyAsync(J.h_verdicts.p, J.verdicts.p, VerdictFields::bytes(n), cudaMemcpyDeviceToHost));
   const VerdictFields back{J.h_verdicts.p, n};
   AS_CUDA_TRY(cudaStreamSynchronize(nullptr));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (size_t i = 0; i < n; ++i) {
     PackDeviceVerdict& v = *items[i].device;
-    v.flags = uint8_t(back.flags()[i] | (outside ? kPackNotJudged : 0));
+    v.flags = back.flags()[i];
     v.total_retries = back.total()[i];
     v.max_retries = back.max_retries()[i];
     v.check_ms = ms / double(n);
@@ -200,25 +254,15 @@ bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const Pac
   const auto t0 = std::chrono::steady_clock::now();
   const Entry& entry = *items[0].w->impl;
   const uint64_t ops = plan.ops, words = plan.mem_elems;
-  if (!entry.device_edges || words > 0xfffffffeull || elem_bytes != vk_bytes(entry.kind)) {
+  if (!entry.device_edges || elem_bytes != vk_bytes(entry.kind)) {
     mark_all(items, n, kPackNotJudged);
     return true;
   }
   auto& J = judge_buffers();
-  const bool wraps = entry.domain == Domain::IncDec;
-  const std::pair<DevBuf*, size_t> device[] = {
-      {&J.addr, ops * 4 + 4},   {&J.from, ops * 8 + 8},    {&J.to, ops * 8 + 8},       {&J.to_shared, ops * 8 + 8},
-      {&J.init, words * 8 + 8}, {&J.init_c, words * 8 + 8}, {&J.final_c, words * 8 + 8}, {&J.bad, words + 1},
-      {&J.lim, words * 8 + 8},  {&J.elems, n * 4 + 4},      {&J.verdicts, VerdictFields::bytes(n) + 8}};
-  for (const auto& [buf, bytes] : device) AS_CUDA_TRY(buf->ensure(bytes));
-  const std::pair<PinnedBuf*, size_t> pinned[] = {
-      {&J.h_init, words * 8 + 8}, {&J.h_elems, n * 4 + 4}, {&J.h_verdicts, VerdictFields::bytes(n) + 8}};
-  for (const auto& [buf, bytes] : pinned) AS_CUDA_TRY(buf->ensure(bytes));
-
+  if (!ensure_judge_buffers(J, ops, words, n, error)) return false;
+  if (d.init == nullptr && !stage_init(items, n, plan, J, error)) return false;
   bool any_shared = false;
-  if (!stage_instances(items, n, plan, d.init != nullptr, J, any_shared, error)) return false;
-  const uint64_t* const init = d.init != nullptr ? d.init : J.init.as<uint64_t>();
-  if (wraps) AS_CUDA_TRY(cudaMemsetAsync(J.lim.p, 0, words * 8));
+  for (const PackInstance& in : plan.instances) any_shared |= in.shared != 0;
 
   // Edges: the global-memory phi for every op, and where an instance is in
   // shared memory the shared one's targets beside them (picked per instance).
@@ -231,33 +275,16 @@ bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const Pac
     if (!entry.device_edges(edges, error)) return false;
   }
   const VerdictFields fields{J.verdicts.p, n};
-  const InstanceArgs g{d.instances, uint32_t(n), d.key, d.x, d.old, d.retries, d.gave, init,
-                       any_shared ? J.to_shared.as<uint64_t>() : nullptr, J.to.as<uint64_t>(), J.addr.as<uint32_t>(),
-                       wraps ? J.lim.as<unsigned long long>() : nullptr, J.elems.as<uint32_t>(), J.bad.as<uint8_t>(),
-                       fields.flags(), fields.total(), fields.max_retries()};
-  instance_ops_kernel<<<warp_blocks(n), kThreads>>>(g);
+  const InstanceArgs g{d.instances, uint32_t(n), d.key, d.x, d.old, d.retries, d.gave,
+                       d.init != nullptr ? d.init : J.init.as<uint64_t>(), d.mem, elem_bytes, entry.kind, nan_equal,
+                       J.from.as<uint64_t>(), J.to.as<uint64_t>(), any_shared ? J.to_shared.as<uint64_t>() : nullptr,
+                       J.init_c.as<uint64_t>(), J.final_c.as<uint64_t>(),
+                       entry.domain == Domain::IncDec ? J.lim.as<unsigned long long>() : nullptr,
+                       J.owner.as<uint32_t>(), J.parent.as<uint32_t>(), J.vertex.as<uint32_t>(),
+                       J.balance.as<int32_t>(), fields.flags(), fields.total(), fields.max_retries()};
+  judge_instances_kernel<<<warp_blocks(n), kThreads>>>(g);
   AS_CUDA_TRY(cudaGetLastError());
-  if (words) {
-    states_kernel<<<word_blocks(words), kThreads>>>(words, init, d.mem, elem_bytes, entry.kind,
-                                                     nan_equal, J.init_c.as<uint64_t>(), J.final_c.as<uint64_t>());
-    AS_CUDA_TRY(cudaGetLastError());
-  }
-  DeviceHistory h;
-  h.addr = J.addr.as<uint32_t>();
-  h.from = J.from.as<uint64_t>();
-  h.to = J.to.as<uint64_t>();
-  h.ops = ops;
-  h.init = J.init_c.as<uint64_t>();
-  h.final_state = J.final_c.as<uint64_t>();
-  h.elems = uint32_t(words);
-  h.bad_elems = J.bad.as<uint8_t>();
-  bool ok = false, outside = false;
-  if (!items[0].judge->explains(h, ok, outside, error)) return false;
-  if (!ok && !outside) {
-    fold_verdicts_kernel<<<warp_blocks(n), kThreads>>>(g);
-    AS_CUDA_TRY(cudaGetLastError());
-  }
-  return collect_verdicts(items, n, J, outside, t0, error);
+  return collect_verdicts(items, n, J, t0, error);
 }
 
 }  // namespace atomstress::cuda

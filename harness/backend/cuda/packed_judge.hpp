@@ -1,9 +1,8 @@
 // Judging a packed launch on the device (backend/packed.hpp,
-// PackItem::device): each op's edge from the entry's device oracle, each
-// instance's retries and host-only rules (the resident path's, per
-// instance), and the GPU checker over the launch's memory as one address
-// space (element = the instance's mem_base + its word), whose per-element
-// verdicts are folded into one per instance.  Only those verdicts come back.
+// PackItem::device): each op's edge from the entry's device oracle, then one
+// warp per instance for its retries, its host-only rules (the resident
+// path's) and the checker's test of its own edges (backend/pack_circuit.cuh).
+// Only the per-instance verdicts come back.
 //
 // Host-only header.
 #pragma once
@@ -31,8 +30,8 @@ struct PackedLaunchArrays {
 
 // Fills *items[i].device for the n instances of `plan` (one entry's, run by
 // the launch just waited for).  An instance the device cannot judge (the
-// entry has no device oracle, the launch's memory is beyond the checker)
-// gets kPackNotJudged.  False with `error` on a CUDA error.
+// entry has no device oracle, an op outside its words) gets kPackNotJudged.  False with `error` on a
+// CUDA error.
 bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const PackedLaunchArrays& d,
                 uint32_t elem_bytes, std::string& error);
 
