@@ -69,11 +69,11 @@ __global__ void place_slots_kernel(const PackPlacement* placements, uint64_t n, 
 
 unsigned warp_blocks(uint64_t warps) { return unsigned((warps * kWarp + kThreads - 1) / kThreads); }
 
-// Per host thread, as the packed runner's buffers: the launch's parameters,
-// its Zipf tables and its placements.
+// Per host thread, as the packed runner's buffers: place_slots_on_device's
+// own copy of the placements.
 struct ExpansionBuffers {
-  DevBuf params, cdf, placements;
-  PinnedBuf h_params, h_cdf, h_placements;  // (a copy from pageable memory would wait for the stream)
+  DevBuf placements;
+  PinnedBuf h_placements;  // (a copy from pageable memory would wait for the stream)
 };
 ExpansionBuffers& expansion_buffers() {
   thread_local ExpansionBuffers b;
@@ -97,23 +97,27 @@ std::vector<double> zipf_tables(const PackItem* items, size_t n, std::map<std::p
 
 }  // namespace
 
-bool place_slots_on_device(const PackPlan& plan, PackSlot* slots, std::string& error) {
-  auto& B = expansion_buffers();
+bool place_slots(const PackPlan& plan, const PackPlacement* placements, PackSlot* slots, std::string& error) {
   const uint64_t n = plan.placements.size(), count = plan.slot_count();
-  const size_t bytes = n * sizeof(PackPlacement);
-  AS_CUDA_TRY(B.placements.ensure(bytes + sizeof(PackPlacement)));
-  AS_CUDA_TRY(B.h_placements.ensure(bytes + sizeof(PackPlacement)));
-  std::memcpy(B.h_placements.p, plan.placements.data(), bytes);
-  AS_CUDA_TRY(cudaMemcpyAsync(B.placements.p, B.h_placements.p, bytes, cudaMemcpyHostToDevice));
   if (count) {
     idle_slots_kernel<<<unsigned(std::min<uint64_t>((count + kThreads - 1) / kThreads, 8192)), kThreads>>>(slots, count);
     AS_CUDA_TRY(cudaGetLastError());
   }
   if (n) {
-    place_slots_kernel<<<warp_blocks(n), kThreads>>>(B.placements.as<PackPlacement>(), n, slots);
+    place_slots_kernel<<<warp_blocks(n), kThreads>>>(placements, n, slots);
     AS_CUDA_TRY(cudaGetLastError());
   }
   return true;
+}
+
+bool place_slots_on_device(const PackPlan& plan, PackSlot* slots, std::string& error) {
+  auto& B = expansion_buffers();
+  const size_t bytes = plan.placements.size() * sizeof(PackPlacement);
+  AS_CUDA_TRY(B.placements.ensure(bytes + sizeof(PackPlacement)));
+  AS_CUDA_TRY(B.h_placements.ensure(bytes + sizeof(PackPlacement)));
+  std::memcpy(B.h_placements.p, plan.placements.data(), bytes);
+  AS_CUDA_TRY(cudaMemcpyAsync(B.placements.p, B.h_placements.p, bytes, cudaMemcpyHostToDevice));
+  return place_slots(plan, B.placements.as<PackPlacement>(), slots, error);
 }
 
 const uint64_t* device_special_values(VK kind, Domain domain, std::string& error) {
@@ -141,33 +145,33 @@ const uint64_t* device_special_values(VK kind, Domain domain, std::string& error
   return static_cast<const uint64_t*>(p);
 }
 
-bool expand_pack_on_device(const PackItem* items, size_t n, const PackPlan& plan, const PackInstance* instances,
-                           uint32_t elem_bytes, const PackInputs& d, std::string& error) {
+ExpansionTables expansion_tables(const PackItem* items, size_t n) {
+  ExpansionTables t;
+  t.cdfs = zipf_tables(items, n, t.cdf_at);
+  return t;
+}
+
+bool stage_expansion(const PackItem* items, size_t n, const ExpansionTables& tables, expansion::Params* params,
+                     double* cdfs, const double* cdfs_on_device, std::string& error) {
   if (n == 0) return true;
   const Entry& entry = *items[0].w->impl;
   const uint64_t* const special = device_special_values(entry.kind, entry.domain, error);
   if (special == nullptr) return false;
-  auto& B = expansion_buffers();
-  std::map<std::pair<uint32_t, uint32_t>, size_t> cdf_at;
-  const std::vector<double> cdfs = zipf_tables(items, n, cdf_at);
-  AS_CUDA_TRY(B.params.ensure(n * sizeof(expansion::Params)));
-  AS_CUDA_TRY(B.h_params.ensure(n * sizeof(expansion::Params)));
-  AS_CUDA_TRY(B.cdf.ensure(cdfs.size() * 8 + 8));
-  AS_CUDA_TRY(B.h_cdf.ensure(cdfs.size() * 8 + 8));
-  auto* const params = B.h_params.as<expansion::Params>();
   for (size_t i = 0; i < n; ++i) {
     const Workload& w = *items[i].w;
     const double* cdf = nullptr;
     if (w.spec.pattern == Pattern::Zipf)
-      cdf = B.cdf.as<double>() + cdf_at.at({std::max<uint32_t>(w.spec.k, 1), w.spec.zipf_s});
+      cdf = cdfs_on_device + tables.cdf_at.at({std::max<uint32_t>(w.spec.k, 1), w.spec.zipf_s});
     params[i] = expansion_params(w, special, cdf);
   }
-  if (!cdfs.empty()) {
-    std::copy(cdfs.begin(), cdfs.end(), B.h_cdf.as<double>());
-    AS_CUDA_TRY(cudaMemcpyAsync(B.cdf.p, B.h_cdf.p, cdfs.size() * 8, cudaMemcpyHostToDevice));
-  }
-  AS_CUDA_TRY(cudaMemcpyAsync(B.params.p, params, n * sizeof(expansion::Params), cudaMemcpyHostToDevice));
-  expand_pack_kernel<<<warp_blocks(n), kThreads>>>(B.params.as<expansion::Params>(), instances, uint32_t(n), elem_bytes, d);
+  std::copy(tables.cdfs.begin(), tables.cdfs.end(), cdfs);
+  return true;
+}
+
+bool expand_pack(const expansion::Params* params, const PackInstance* instances, size_t n, uint32_t elem_bytes,
+                 const PackInputs& d, std::string& error) {
+  if (n == 0) return true;
+  expand_pack_kernel<<<warp_blocks(n), kThreads>>>(params, instances, uint32_t(n), elem_bytes, d);
   AS_CUDA_TRY(cudaGetLastError());
   return true;
 }

@@ -12,10 +12,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/backend/packed.hpp"
 #include "harness/registry/value_kind.hpp"
+
+namespace atomstress::expansion {
+struct Params;  // workload/draw.hpp
+}  // namespace atomstress::expansion
 
 namespace atomstress::cuda {
 
@@ -32,15 +39,31 @@ struct PackInputs {
   uint8_t* gave = nullptr;
 };
 
-// Fills `d` for the n instances of `plan` (the items' shapes, one entry's;
-// `instances`: the plan's instances already on the device), on the calling
-// thread's stream; the packed kernel launched after it on the same stream
-// reads them.  False with `error` on a CUDA error.
-bool expand_pack_on_device(const PackItem* items, size_t n, const PackPlan& plan, const PackInstance* instances,
-                           uint32_t elem_bytes, const PackInputs& d, std::string& error);
+// The Zipf tables a launch's instances read (one per distinct (k, s), end to
+// end; cdf_at: each one's first weight), made on the host.
+struct ExpansionTables {
+  std::vector<double> cdfs;
+  std::map<std::pair<uint32_t, uint32_t>, size_t> cdf_at;
+};
+ExpansionTables expansion_tables(const PackItem* items, size_t n);
+
+// The n instances' expansion parameters into `params` and the tables into
+// `cdfs` (host staging, tables.cdfs.size() doubles), pointing at the tables'
+// copy `cdfs_on_device`; the caller sends both before expand_pack.
+bool stage_expansion(const PackItem* items, size_t n, const ExpansionTables& tables, expansion::Params* params,
+                     double* cdfs, const double* cdfs_on_device, std::string& error);
+
+// Fills `d` for the n instances (the items' shapes, one entry's) from their
+// parameters and the plan's `instances`, both on the device, on the calling
+// thread's stream; the packed kernel launched after it reads them.  False
+// with `error` on a CUDA error.
+bool expand_pack(const expansion::Params* params, const PackInstance* instances, size_t n, uint32_t elem_bytes,
+                 const PackInputs& d, std::string& error);
 
 // The plan's slots (plan_slots' bytes) into `slots` on the device (at least
-// plan.slot_count() of them), on the calling thread's stream.
+// plan.slot_count() of them) from its placements already there, on the
+// calling thread's stream; place_slots_on_device copies them there first.
+bool place_slots(const PackPlan& plan, const PackPlacement* placements, PackSlot* slots, std::string& error);
 bool place_slots_on_device(const PackPlan& plan, PackSlot* slots, std::string& error);
 
 // The special values of a kind and domain (workload.hpp, special_values) on

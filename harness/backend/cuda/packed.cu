@@ -13,20 +13,23 @@
 #include "harness/backend/cuda/packed_judge.hpp"
 #include "harness/backend/cuda/packed_program.cuh"
 #include "harness/backend/cuda/run_program.cuh"
+#include "harness/workload/draw.hpp"
 
 namespace atomstress::cuda {
 
 namespace {
 
 struct PackedBuffers {
-  DevBuf slots, instances, key, x, y, mem, old, retries, gave, rs;
+  DevBuf slots, key, x, y, mem, old, retries, gave;
   DevBuf init;  // inputs expanded on the device: each word's initial value, 64 bits (pack_expansion.hpp)
   PinnedBuf h_key, h_x, h_y, h_mem, h_old, h_retries, h_gave, h_init;
-  // What goes in before the launch, staged in page-locked memory: a copy from
-  // pageable memory waits for the stream's work (no other wait does until the
-  // launch's own).
-  PinnedBuf h_instances, h_rs;
+  // What the host makes for a launch (its instances, placements, stop note
+  // and expansion parameters), sent in one copy from page-locked memory: a
+  // copy from pageable memory waits for the stream's work.
+  Upload upload;
 };
+// The upload's sections.
+enum UploadSection : size_t { kInstances, kPlacements, kRetryShared, kParams, kCdfs };
 PackedBuffers& packed_buffers() {
   thread_local PackedBuffers b;  // per host thread, as trial_buffers(): run_packed_trials runs launches at once
   return b;
@@ -45,16 +48,13 @@ bool ensure_buffers(PackedBuffers& B, const PackPlan* plan, const PackSizes& siz
   const size_t init_words = expanded_on_device ? words : 0;
   const std::pair<DevBuf*, size_t> device[] = {
       {&B.slots, plan->slot_count() * sizeof(PackSlot) + sizeof(PackSlot)},
-      {&B.instances, plan->instances.size() * sizeof(PackInstance)},
       {&B.key, ops * 4 + 4}, {&B.x, ops * 8 + 8}, {&B.y, ops * 8 + 8}, {&B.mem, words * elem_bytes + 16},
-      {&B.old, ops * 8 + 8}, {&B.retries, ops * 4 + 4}, {&B.gave, ops + 1}, {&B.rs, sizeof(prim::RetryShared)},
-      {&B.init, init_words * 8 + 8}};
+      {&B.old, ops * 8 + 8}, {&B.retries, ops * 4 + 4}, {&B.gave, ops + 1}, {&B.init, init_words * 8 + 8}};
   for (const auto& [buf, bytes] : device) AS_CUDA_TRY(buf->ensure(bytes));
   const std::pair<PinnedBuf*, size_t> pinned[] = {
       {&B.h_key, ops * 4 + 4}, {&B.h_x, ops * 8 + 8},       {&B.h_y, ops * 8 + 8},
       {&B.h_mem, words * elem_bytes + 16}, {&B.h_old, ops * 8 + 8}, {&B.h_retries, ops * 4 + 4}, {&B.h_gave, ops + 1},
-      {&B.h_init, init_words * 8 + 8}, {&B.h_instances, plan->instances.size() * sizeof(PackInstance)},
-      {&B.h_rs, sizeof(prim::RetryShared)}};
+      {&B.h_init, init_words * 8 + 8}};
   for (const auto& [buf, bytes] : pinned) AS_CUDA_TRY(buf->ensure(bytes));
   return true;
 }
@@ -83,40 +83,57 @@ PackInputs pack_inputs(PackedBuffers& B) {
                     B.mem.p,               B.old.as<uint64_t>(),     B.retries.as<uint32_t>(), B.gave.as<uint8_t>()};
 }
 
+// What the host makes for the launch, in the upload's sections and sent:
+// the plan's instances and placements, the stop note cleared, and (inputs
+// expanded on the device) each instance's expansion parameters and tables.
+bool send_upload(PackedBuffers& B, const PackItem* items, size_t n, const PackPlan* plan, const PackSizes& sizes,
+                 unsigned int* note, std::string& error) {
+  const ExpansionTables tables = sizes.expanded_on_device ? expansion_tables(items, n) : ExpansionTables{};
+  const size_t params = sizes.expanded_on_device ? n : 0;
+  const size_t bytes[] = {plan->instances.size() * sizeof(PackInstance),
+                          plan->placements.size() * sizeof(PackPlacement), sizeof(prim::RetryShared),
+                          params * sizeof(expansion::Params), tables.cdfs.size() * sizeof(double)};
+  Upload& up = B.upload;
+  AS_CUDA_TRY(up.lay_out(bytes));
+  std::memcpy(up.host<void>(kInstances), plan->instances.data(), bytes[kInstances]);
+  std::memcpy(up.host<void>(kPlacements), plan->placements.data(), bytes[kPlacements]);
+  reinterpret_cast<volatile unsigned int*>(note)[0] = 0;
+  reinterpret_cast<volatile unsigned int*>(note)[1] = 0;
+  *up.host<prim::RetryShared>(kRetryShared) = prim::RetryShared{0u, note, 0u, 0u, {}};  // no stall watch in packs
+  if (params && !stage_expansion(items, n, tables, up.host<expansion::Params>(kParams), up.host<double>(kCdfs),
+                                 up.device<double>(kCdfs), error))
+    return false;
+  AS_CUDA_TRY(up.send());
+  return true;
+}
+
 // The plan and the inputs onto the device (the staged ones copied, or
 // expanded there from the items' shapes), the outputs and the stop note
 // cleared.
 bool copy_inputs_in(PackedBuffers& B, const PackItem* items, size_t n, const PackPlan* plan, const PackSizes& sizes,
                     unsigned int* note, std::string& error) {
   const auto [ops, words, elem_bytes, expanded_on_device] = sizes;
-  if (!place_slots_on_device(*plan, B.slots.as<PackSlot>(), error)) return false;
-  const size_t instance_bytes = plan->instances.size() * sizeof(PackInstance);
-  std::memcpy(B.h_instances.p, plan->instances.data(), instance_bytes);
-  AS_CUDA_TRY(cudaMemcpyAsync(B.instances.p, B.h_instances.p, instance_bytes, cudaMemcpyHostToDevice));
-  if (expanded_on_device) {
-    if (!expand_pack_on_device(items, n, *plan, B.instances.as<PackInstance>(), elem_bytes, pack_inputs(B), error))
-      return false;
-  } else {
-    stage_inputs(B, items, n, plan, sizes);
-    AS_CUDA_TRY(cudaMemcpyAsync(B.key.p, B.h_key.p, ops * 4, cudaMemcpyHostToDevice));
-    AS_CUDA_TRY(cudaMemcpyAsync(B.x.p, B.h_x.p, ops * 8, cudaMemcpyHostToDevice));
-    AS_CUDA_TRY(cudaMemcpyAsync(B.y.p, B.h_y.p, ops * 8, cudaMemcpyHostToDevice));
-    AS_CUDA_TRY(cudaMemcpyAsync(B.mem.p, B.h_mem.p, words * elem_bytes, cudaMemcpyHostToDevice));
-    AS_CUDA_TRY(cudaMemsetAsync(B.old.p, 0, ops * 8));  // (the expansion clears them itself)
-    AS_CUDA_TRY(cudaMemsetAsync(B.retries.p, 0, ops * 4));
-    AS_CUDA_TRY(cudaMemsetAsync(B.gave.p, 0, ops));
-  }
-  reinterpret_cast<volatile unsigned int*>(note)[0] = 0;
-  reinterpret_cast<volatile unsigned int*>(note)[1] = 0;
-  *B.h_rs.as<prim::RetryShared>() = prim::RetryShared{0u, note, 0u, 0u, {}};  // no stall watch in packs
-  AS_CUDA_TRY(cudaMemcpyAsync(B.rs.p, B.h_rs.p, sizeof(prim::RetryShared), cudaMemcpyHostToDevice));
+  if (!send_upload(B, items, n, plan, sizes, note, error)) return false;
+  const Upload& up = B.upload;
+  if (!place_slots(*plan, up.device<PackPlacement>(kPlacements), B.slots.as<PackSlot>(), error)) return false;
+  if (expanded_on_device)
+    return expand_pack(up.device<expansion::Params>(kParams), up.device<PackInstance>(kInstances), n, elem_bytes,
+                       pack_inputs(B), error);
+  stage_inputs(B, items, n, plan, sizes);
+  AS_CUDA_TRY(cudaMemcpyAsync(B.key.p, B.h_key.p, ops * 4, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.x.p, B.h_x.p, ops * 8, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.y.p, B.h_y.p, ops * 8, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.mem.p, B.h_mem.p, words * elem_bytes, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(cudaMemsetAsync(B.old.p, 0, ops * 8));  // (the expansion clears them itself)
+  AS_CUDA_TRY(cudaMemsetAsync(B.retries.p, 0, ops * 4));
+  AS_CUDA_TRY(cudaMemsetAsync(B.gave.p, 0, ops));
   return true;
 }
 
 PackedArgs packed_args(PackedBuffers& B, const RunOptions& opt) {
   PackedArgs g;
   g.slots = B.slots.as<PackSlot>();
-  g.instances = B.instances.as<PackInstance>();
+  g.instances = B.upload.device<PackInstance>(kInstances);
   g.key = B.key.as<uint32_t>();
   g.x = B.x.as<uint64_t>();
   g.y = B.y.as<uint64_t>();
@@ -124,7 +141,7 @@ PackedArgs packed_args(PackedBuffers& B, const RunOptions& opt) {
   g.old = B.old.as<uint64_t>();
   g.retries = B.retries.as<uint32_t>();
   g.gave = B.gave.as<uint8_t>();
-  g.rs = B.rs.as<prim::RetryShared>();
+  g.rs = B.upload.device<prim::RetryShared>(kRetryShared);
   g.budget = opt.knobs.retry_budget;
   return g;
 }
@@ -198,7 +215,8 @@ bool copy_histories_back(const PackItem* items, size_t n, const PackPlan& plan, 
         return false;
   }
   prim::RetryShared rs_after{};
-  AS_CUDA_TRY(cudaMemcpy(&rs_after, B.rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));  // waits for the copies
+  AS_CUDA_TRY(cudaMemcpy(&rs_after, B.upload.device<prim::RetryShared>(kRetryShared), sizeof rs_after,
+                         cudaMemcpyDeviceToHost));  // waits for the copies
   for (size_t i : to_host) {
     History& h = *items[i].h;
     const PackInstance& in = plan.instances[i];

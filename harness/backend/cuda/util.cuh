@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "harness/backend/backend.hpp"
 #include "harness/support/cuda_try.cuh"
@@ -40,6 +41,37 @@ inline cudaError_t pinned_free(void* p) { return cudaFreeHost(p); }
 using DevBuf = GrowBuf<device_alloc, device_free>;
 // Page-locked host memory: copies at full speed, asynchronous ones truly so.
 using PinnedBuf = GrowBuf<pinned_alloc, pinned_free>;
+
+// Small host-made arrays, end to end in one pinned buffer and sent in one
+// copy: each copy is one more step in a launch's chain on the GPU.  Lay the
+// sections out, fill them through host(), send(); kernels queued after the
+// send on the same stream read them through device().  Grow-only.
+class Upload {
+ public:
+  // Each section starts 16-byte aligned.
+  template <size_t N>
+  cudaError_t lay_out(const size_t (&bytes)[N]) {
+    at_.clear();
+    total_ = 0;
+    for (size_t b : bytes) {
+      at_.push_back(total_);
+      total_ += (b + 15) / 16 * 16;
+    }
+    const cudaError_t e = d_.ensure(total_ + 16);
+    return e != cudaSuccess ? e : h_.ensure(total_ + 16);
+  }
+  template <class T>
+  T* host(size_t section) const { return reinterpret_cast<T*>(h_.as<unsigned char>() + at_[section]); }
+  template <class T>
+  T* device(size_t section) const { return reinterpret_cast<T*>(d_.as<unsigned char>() + at_[section]); }
+  cudaError_t send() const { return cudaMemcpyAsync(d_.p, h_.p, total_, cudaMemcpyHostToDevice); }
+
+ private:
+  DevBuf d_;
+  PinnedBuf h_;
+  std::vector<size_t> at_;
+  size_t total_ = 0;
+};
 
 // An event destroyed with its scope (error paths included).
 struct Event {
