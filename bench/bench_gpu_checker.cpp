@@ -234,7 +234,8 @@ BENCHMARK_CAPTURE(BM_SmallTrials, gpu_checker, CheckerKind::Gpu)->Arg(32)->Arg(2
 // share it spent judging (host-timed, copies included); host_judged: the
 // share of instances the host judged; in_call and first_launch_ms: where a
 // batch's time goes (below).
-void BM_PackedInstances(benchmark::State& st, CheckerKind checker, size_t batch = 4096) {
+void BM_PackedInstances(benchmark::State& st, CheckerKind checker, size_t batch = 4096, uint32_t per_thread = 1,
+                        uint32_t words = 4) {
   std::vector<atomstress::TrialSpec> specs(batch);
   atomstress::RunOptions opt;
   opt.policy.checker = checker;
@@ -246,8 +247,9 @@ void BM_PackedInstances(benchmark::State& st, CheckerKind checker, size_t batch 
       s.impl = "native.add.i32";
       s.grid = 1;
       s.block = uint32_t(st.range(0));
+      s.ops_per_thread = per_thread;
       s.pattern = atomstress::Pattern::Uniform;
-      s.k = 4;
+      s.k = words;
       s.seed = seed++;
     }
     std::string launch_error;
@@ -312,6 +314,16 @@ BENCHMARK(BM_PackedInstancesLaunchThreads)
 void BM_PackedInstancesBatch(benchmark::State& st) { BM_PackedInstances(st, CheckerKind::Gpu, size_t(st.range(1))); }
 BENCHMARK(BM_PackedInstancesBatch)
     ->ArgNames({"block", "batch"})->ArgsProduct({{32}, {1024, 4096, 16384, 65536}})
+    ->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The largest instances a pack takes (1024 threads of 4 ops: kPackMaxOps),
+// over 4 hot words or 4096, GPU judging: a launch of few instances, whose
+// judging has a block of threads for each.
+void BM_PackedInstancesWide(benchmark::State& st) {
+  BM_PackedInstances(st, CheckerKind::Gpu, 256, 4, uint32_t(st.range(1)));
+}
+BENCHMARK(BM_PackedInstancesWide)
+    ->ArgNames({"block", "words"})->ArgsProduct({{1024}, {4, 4096}})
     ->MinTime(1.0)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -62,11 +62,11 @@ void parallel_for(size_t n, Fn&& fn) {
 }
 
 // Whether the device can judge launches of the entry (gpu_checked.hpp: its
-// device oracle agrees with its host phi, the checker takes a launch of
-// kPackLaunchOps ops), asked once per entry and process: the checker's
-// limit asks the device for its free memory, about 0.1 ms a call on the
-// H100 before any launch could start.  (A launch of at most kPackLaunchOps ops needs a
-// few MB; a judging that cannot allocate them fails with a CUDA error and
+// device oracle agrees with its host phi, and the device is usable with the
+// free memory of a kPackLaunchOps-op check), asked once per entry and
+// process: the limit asks the device for its free memory, about 0.1 ms a
+// call on the H100 before any launch could start.  (A launch's judging
+// needs a few MB; one that cannot allocate them fails with a CUDA error and
 // leaves its instances to the host.)
 bool device_judging_supported(const Entry& entry) {
   static std::mutex mu;

@@ -1,14 +1,17 @@
-// Judging a packed launch on the device (packed_judge.hpp).  One warp per
+// Judging a packed launch on the device (packed_judge.hpp).  One block per
 // instance judges it whole: its words' states, its ops' retries and
 // host-only rules, and the checker's test of its edges
 // (backend/pack_circuit.cuh), so a launch's judging is the entry's edges
-// and one kernel, with one copy back.  Every loop is bounded by its counts.
+// and one kernel, with one copy back.  A block is a warp for a small
+// instance and up to 256 threads for a large one (kPackMaxOps ops, tens of
+// thousands of words).  Every loop is bounded by its counts.
 // Compiled once, for every entry: the entry's part is its device oracle
 // (Entry::device_edges), called through its pointer.
 #include "harness/backend/cuda/packed_judge.hpp"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <utility>
@@ -24,11 +27,20 @@ namespace atomstress::cuda {
 
 namespace {
 
-constexpr unsigned kThreads = 256, kWarp = 32;
+constexpr unsigned kMinThreads = 32, kMaxThreads = 256;
 // gave_up's bits (backend.hpp): the GaveUp value, | 0x80 for a block-scope atomic.
 constexpr uint8_t kGaveUpMask = 0x7f, kBlockScope = 0x80;
 
-unsigned warp_blocks(size_t instances) { return unsigned((instances * kWarp + kThreads - 1) / kThreads); }
+// The threads a block gives each instance of the plan: a few of the widest
+// instance's endpoints each (the circuit's steps are loops over them).
+unsigned judge_threads(const PackPlan& plan) {
+  uint64_t widest = 0;
+  for (const PackInstance& in : plan.instances)
+    widest = std::max<uint64_t>(widest, pack_circuit::endpoints(uint64_t(in.threads) * in.per_thread, in.words));
+  unsigned threads = kMinThreads;
+  while (threads < kMaxThreads && uint64_t(threads) * 16 < widest) threads *= 2;
+  return threads;
+}
 
 // What the judging kernel reads and writes; per-word arrays are indexed by
 // the launch's word, per-op ones by the launch's op.
@@ -54,18 +66,10 @@ struct InstanceArgs {
   uint32_t* max_retries;
 };
 
-__device__ void warp_reduce(unsigned long long& sum, unsigned& mx, unsigned& flags) {
-  for (int d = 16; d > 0; d /= 2) {
-    sum += __shfl_down_sync(0xffffffffu, sum, d);
-    mx = max(mx, __shfl_down_sync(0xffffffffu, mx, d));
-    flags |= __shfl_down_sync(0xffffffffu, flags, d);
-  }
-}
-
 // The instance's words as the checker compares them, their wrap limits
 // cleared; whether every op names one of its words (else the host judges it).
-__device__ bool prepare_words(const InstanceArgs& g, const PackInstance& in, unsigned lane) {
-  for (uint32_t w = lane; w < in.words; w += kWarp) {
+__device__ bool prepare_words(const InstanceArgs& g, const PackInstance& in, unsigned t, unsigned T) {
+  for (uint32_t w = t; w < in.words; w += T) {
     const uint64_t e = in.mem_base + w;
     uint64_t f;
     switch (g.elem_bytes) {  // a word is its value's low bytes
@@ -79,18 +83,18 @@ __device__ bool prepare_words(const InstanceArgs& g, const PackInstance& in, uns
   }
   bool outside = false;
   const uint64_t m = uint64_t(in.threads) * in.per_thread;
-  for (uint64_t o = lane; o < m; o += kWarp) outside |= g.key[in.op_base + o] >= in.words;
-  return !__any_sync(0xffffffffu, outside);
+  for (uint64_t o = t; o < m; o += T) outside |= g.key[in.op_base + o] >= in.words;
+  return !__syncthreads_or(outside);
 }
 
 // The host-only rules the resident path flags (the hang rule, the scope
 // rule in global memory) and the retries; each word's wrap limit, the
 // largest used at it.
-__device__ unsigned op_rules(const InstanceArgs& g, const PackInstance& in, unsigned lane, unsigned long long& sum,
-                             unsigned& mx) {
+__device__ unsigned op_rules(const InstanceArgs& g, const PackInstance& in, unsigned t, unsigned T,
+                             unsigned long long& sum, unsigned& mx) {
   unsigned flags = 0;
   const uint64_t m = uint64_t(in.threads) * in.per_thread;
-  for (uint64_t o = lane; o < m; o += kWarp) {
+  for (uint64_t o = t; o < m; o += T) {
     const uint64_t j = in.op_base + o;
     sum += g.retries[j];
     mx = max(mx, g.retries[j]);
@@ -104,10 +108,10 @@ __device__ unsigned op_rules(const InstanceArgs& g, const PackInstance& in, unsi
 
 // The wrap rule (after op_rules' limits): every returned value within the
 // largest limit used at its word, or the word's initial value.
-__device__ unsigned wrap_rule(const InstanceArgs& g, const PackInstance& in, unsigned lane) {
+__device__ unsigned wrap_rule(const InstanceArgs& g, const PackInstance& in, unsigned t, unsigned T) {
   unsigned flags = 0;
   const uint64_t m = uint64_t(in.threads) * in.per_thread;
-  for (uint64_t o = lane; o < m && g.lim; o += kWarp) {
+  for (uint64_t o = t; o < m && g.lim; o += T) {
     const uint64_t j = in.op_base + o, a = in.mem_base + g.key[j];
     if (g.old[j] > g.lim[a] && g.old[j] != g.init[a]) flags |= kPackWrapRange;
   }
@@ -130,46 +134,52 @@ __device__ pack_circuit::Scratch instance_scratch(const InstanceArgs& g, const P
 }
 
 // Whether the instance's edges are unexplained at some word; `broken` when
-// the circuit's bounds were passed (the host judges it).
-__device__ bool unexplained(const InstanceArgs& g, const PackInstance& in, unsigned lane, bool& broken) {
+// the circuit's bounds were passed (the host judges it).  Each step's
+// barrier orders its writes before the next step's reads.
+__device__ bool unexplained(const InstanceArgs& g, const PackInstance& in, unsigned t, unsigned T, bool& broken) {
   const pack_circuit::Edges e = instance_edges(g, in);
   const pack_circuit::Scratch s = instance_scratch(g, in);
-  pack_circuit::clear(s, lane, kWarp);
-  __syncwarp();
-  broken = __any_sync(0xffffffffu, !pack_circuit::place(e, s, lane, kWarp));
+  pack_circuit::clear(s, t, T);
+  __syncthreads();
+  broken = __syncthreads_or(!pack_circuit::place(e, s, t, T));
   if (broken) return false;
-  __syncwarp();
-  broken = __any_sync(0xffffffffu, !pack_circuit::join(e, s, lane, kWarp));
+  broken = __syncthreads_or(!pack_circuit::join(e, s, t, T));
   if (broken) return false;
-  __syncwarp();
-  return __any_sync(0xffffffffu, pack_circuit::any_unexplained(e, s, lane, kWarp));
+  return __syncthreads_or(pack_circuit::any_unexplained(e, s, t, T));
 }
 
-// One warp per instance (a warp's lanes all return together): its verdict,
-// its retries' total and maximum.
+// One block per instance (its threads all take the same branches, so every
+// barrier is reached by all): its verdict, its retries' total and maximum.
 __global__ void judge_instances_kernel(InstanceArgs g) {
-  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
-  const unsigned lane = threadIdx.x % kWarp;
-  if (warp >= g.n) return;
-  const PackInstance in = g.instances[warp];
+  __shared__ unsigned long long block_total;
+  __shared__ unsigned block_max, block_flags;
+  const unsigned t = threadIdx.x, T = blockDim.x;
+  const PackInstance in = g.instances[blockIdx.x];
+  if (t == 0) {
+    block_total = 0;
+    block_max = 0;
+    block_flags = 0;
+  }
   unsigned long long sum = 0;
   unsigned mx = 0, flags = 0;
-  if (!prepare_words(g, in, lane)) {
+  if (!prepare_words(g, in, t, T)) {  // (its barrier orders the clearing above)
     flags = kPackNotJudged;
   } else {
-    __syncwarp();
-    flags = op_rules(g, in, lane, sum, mx);
-    __syncwarp();
-    flags |= wrap_rule(g, in, lane);
+    flags = op_rules(g, in, t, T, sum, mx);
+    __syncthreads();
+    flags |= wrap_rule(g, in, t, T);
     bool broken = false;
-    if (unexplained(g, in, lane, broken)) flags |= kPackUnexplained;
+    if (unexplained(g, in, t, T, broken)) flags |= kPackUnexplained;
     if (broken) flags |= kPackNotJudged;
   }
-  warp_reduce(sum, mx, flags);
-  if (lane == 0) {
-    g.flags[warp] = uint8_t(flags);
-    g.total[warp] = sum;
-    g.max_retries[warp] = mx;
+  atomicAdd(&block_total, sum);
+  atomicMax(&block_max, mx);
+  atomicOr(&block_flags, flags);
+  __syncthreads();
+  if (t == 0) {
+    g.flags[blockIdx.x] = uint8_t(block_flags);
+    g.total[blockIdx.x] = block_total;
+    g.max_retries[blockIdx.x] = block_max;
   }
 }
 
@@ -282,7 +292,7 @@ bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const Pac
                        entry.domain == Domain::IncDec ? J.lim.as<unsigned long long>() : nullptr,
                        J.owner.as<uint32_t>(), J.parent.as<uint32_t>(), J.vertex.as<uint32_t>(),
                        J.balance.as<int32_t>(), fields.flags(), fields.total(), fields.max_retries()};
-  judge_instances_kernel<<<warp_blocks(n), kThreads>>>(g);
+  judge_instances_kernel<<<unsigned(n), judge_threads(plan)>>>(g);
   AS_CUDA_TRY(cudaGetLastError());
   return collect_verdicts(items, n, J, t0, error);
 }
