@@ -3,11 +3,12 @@
 // from -> to plus a closing edge final -> init must form an Eulerian circuit
 // (every state balanced, every edge in one weakly connected component).
 //
-// It runs on a warp's lanes (cuda/packed_judge.cu: one warp an instance, so
-// a launch's instances need no sort of the launch's edges and no trip to
-// the host between steps) and on one lane on the host (tests, against the
-// host's checker).  Each step is a loop over lanes whose writes are atomic
-// or disjoint; the caller separates the steps (__syncwarp on the device).
+// It runs on a block's threads, the lanes (cuda/packed_judge.cu: one block
+// an instance, so a launch's instances need no sort of the launch's edges
+// and no trip to the host between steps), and on the host (tests, against
+// the host's checker: lanes taking turns).  Each step is a loop over lanes
+// whose writes are atomic or disjoint; the caller separates the steps (a
+// barrier on the device).
 //
 // Vertices are the slots of an open-addressing table keyed by (word, state):
 // the first endpoint to claim a slot owns it, and later endpoints with the

@@ -20,22 +20,23 @@ namespace atomstress {
 
 // The device's judgement of one packed instance, when a pack is judged on
 // the GPU (PackItem::device): the same rules the resident path applies to a
-// single trial (cuda/resident.cu).  No flag: the GPU checker explained every
-// element and no host-only rule applies, so the instance passes without its
-// history leaving the device.  Any flag: the host judges it in full.
+// single trial (cuda/resident.cu).  No flag: the checker's circuit test
+// (pack_circuit.cuh) explained every element and no host-only rule
+// applies, so the instance passes without its history leaving the device.
+// Any flag: the host judges it in full.
 struct PackDeviceVerdict {
   uint8_t flags = 0;
   uint32_t max_retries = 0;
   uint64_t total_retries = 0;
   double check_ms = 0;  // its share of the launch's judging, host-timed
 };
-inline constexpr uint8_t kPackUnexplained = 1;        // the GPU checker found no explanation
+inline constexpr uint8_t kPackUnexplained = 1;        // the circuit test found no explanation
 inline constexpr uint8_t kPackGaveUp = 2;             // a loop gave up (the hang rule, or stopped by another's)
 inline constexpr uint8_t kPackBlockScopeGlobal = 4;   // a block-scope op in global memory (the scope rule)
 inline constexpr uint8_t kPackWrapRange = 8;          // a wrap counter out of range (the wrap rule words it)
 inline constexpr uint8_t kPackNotJudged = 16;         // the device could not judge it
 inline bool passed_on_device(const PackDeviceVerdict& v) { return v.flags == 0; }
-// Whether the GPU checker's verdict alone was the device's word (no host-only
+// Whether the circuit test's verdict alone was the device's word (no host-only
 // rule applied): then the host's checker must agree with it.
 inline bool trail_test_alone(const PackDeviceVerdict& v) { return (v.flags & ~kPackUnexplained) == 0; }
 

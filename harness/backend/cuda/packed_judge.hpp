@@ -1,6 +1,6 @@
 // Judging a packed launch on the device (backend/packed.hpp,
 // PackItem::device): each op's edge from the entry's device oracle, then one
-// warp per instance for its retries, its host-only rules (the resident
+// block per instance for its retries, its host-only rules (the resident
 // path's) and the checker's test of its own edges (backend/pack_circuit.cuh).
 // Only the per-instance verdicts come back.
 //
