@@ -235,12 +235,12 @@ TEST(PackJudging, GaveUpIsTheHangRuleOrStoppedByAnother) {
   EXPECT_NE(out->why().find("op #5"), std::string::npos) << out->why();
 }
 
-// A pack's launches (run_packed.hpp group_launches): one entry each, every
-// expanded instance in exactly one, in spec order, at most kPackLaunchOps
+// A pack's launches (run_packed.hpp group_launches), from the specs alone:
+// one entry each, every spec that may pack in exactly one, in spec order, at most kPackLaunchOps
 // ops; an entry's instances spread over the launch threads while a launch
 // keeps kPackMinLaunchOps ops.
 TEST(PackJudging, LaunchesHoldOneEntryEachSpreadOverTheLaunchThreads) {
-  std::vector<PackedTrial> trials;
+  std::vector<TrialSpec> specs;
   auto add = [&](const char* impl, size_t n) {
     for (size_t i = 0; i < n; ++i) {
       TrialSpec s;
@@ -249,34 +249,36 @@ TEST(PackJudging, LaunchesHoldOneEntryEachSpreadOverTheLaunchThreads) {
       s.block = 32;
       s.pattern = Pattern::Uniform;
       s.k = 4;
-      s.seed = trials.size();
+      s.seed = specs.size();
       std::string error;
-      PackedTrial t;
-      t.w = expand_shape(s, error);
-      ASSERT_TRUE(t.w) << error;
-      trials.push_back(std::move(t));
+      ASSERT_TRUE(expand_shape(s, error)) << error;
+      specs.push_back(s);
     }
   };
   add("native.add.i32", 2048);
   add("cas.add.i32", 100);
   add("native.add.i32", 2048);
-  trials.emplace_back();  // not expanded: in no launch
+  specs.emplace_back(specs.front());
+  specs.back().impl = "no.such.entry";  // does not pack: in no launch
+  specs.emplace_back(specs.front());
+  specs.back().block = 1024;
+  specs.back().ops_per_thread = 8;  // more than kPackMaxOps: in no launch
 
   auto check = [&](size_t spread, size_t native_launches) {
-    const auto launches = group_launches(trials, spread);
-    std::vector<int> seen(trials.size(), 0);
+    const auto launches = group_launches(specs, spread);
+    std::vector<int> seen(specs.size(), 0);
     size_t native = 0;
     for (const auto& l : launches) {
       ASSERT_FALSE(l.empty());
-      const Entry* entry = trials[l.front()].w->impl;
+      const Entry* entry = find_impl(specs[l.front()].impl);
       uint64_t ops = 0;
       for (size_t j = 0; j < l.size(); ++j) {
         ++seen[l[j]];
-        EXPECT_EQ(trials[l[j]].w->impl, entry);
+        EXPECT_EQ(find_impl(specs[l[j]].impl), entry);
         if (j > 0) {
           EXPECT_LT(l[j - 1], l[j]);
         }
-        ops += trials[l[j]].w->ops();
+        ops += specs[l[j]].ops();
       }
       EXPECT_LE(ops, kPackLaunchOps);
       if (std::string(entry->name) == "native.add.i32") {
@@ -286,7 +288,8 @@ TEST(PackJudging, LaunchesHoldOneEntryEachSpreadOverTheLaunchThreads) {
         EXPECT_EQ(ops, 100 * 32u);  // below kPackMinLaunchOps: one launch
       }
     }
-    for (size_t i = 0; i + 1 < trials.size(); ++i) EXPECT_EQ(seen[i], 1) << i;
+    for (size_t i = 0; i + 2 < specs.size(); ++i) EXPECT_EQ(seen[i], 1) << i;
+    EXPECT_EQ(seen[specs.size() - 2], 0);
     EXPECT_EQ(seen.back(), 0);
     EXPECT_EQ(native, native_launches) << "spread " << spread;
   };

@@ -51,10 +51,14 @@ PackPlacement place_threads(uint64_t first, uint32_t instance, uint32_t logical,
 
 }  // namespace
 
-bool packable(const Workload& w) {
+bool packable_spec(const Entry* impl, const TrialSpec& spec) {
   // A stressed trial runs alone: its incantations are launch-wide.
-  return w.impl != nullptr && w.impl->algo == nullptr && w.impl->run_cuda_packed != nullptr && !w.spec.stress.any() &&
-         w.ops() <= kPackMaxOps && w.spec.block <= kMaxBlockThreads &&
+  return impl != nullptr && impl->algo == nullptr && impl->run_cuda_packed != nullptr && !spec.stress.any() &&
+         spec.ops() <= kPackMaxOps && spec.block <= kMaxBlockThreads;
+}
+
+bool packable(const Workload& w) {
+  return packable_spec(w.impl, w.spec) && w.ops() <= kPackMaxOps &&
          w.mem_elems() * vk_bytes(w.impl->kind) <= kPackMaxInstanceBytes;
 }
 

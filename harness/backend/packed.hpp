@@ -118,6 +118,9 @@ inline uint64_t pack_words(const PackItem& item) {
 inline constexpr uint64_t kPackMaxOps = 4096;
 inline constexpr uint64_t kPackMaxInstanceBytes = 64 * 1024;
 bool packable(const Workload& w);
+// What packable asks of the spec and its entry alone, before any expansion
+// (a pack's launches are grouped from their specs).
+bool packable_spec(const Entry* impl, const TrialSpec& spec);
 
 // Lays instances out for one launch of elements of `elem_bytes` bytes:
 // memory in instance order, each instance's words starting on a 128-byte

@@ -93,11 +93,11 @@ void keep_freed_memory() {
 #endif
 }
 
-// Whether a loop of the launch of `members` gave up (its budget or the
-// deadline): read right after the run, before its judging frees the arrays.
-bool launch_gave_up(const std::vector<size_t>& members, const std::vector<PackedTrial>& trials) {
-  for (const size_t i : members) {
-    const PackedTrial& t = trials[i];
+// Whether a loop of a launch gave up (its budget or the deadline): read
+// right after the run, from its instances' verdicts and histories.
+bool launch_gave_up(const std::vector<PackedTrial>& trials) {
+  for (const PackedTrial& t : trials) {
+    if (!t.w) continue;
     if (t.device_judged && (t.device.flags & kPackGaveUp) != 0) return true;
     for (const uint8_t g : t.h.gave_up)
       if ((g & ~kBlockScopeBit) != 0) return true;
@@ -125,55 +125,47 @@ TrialThreads& launch_pool() {
   return *pool;
 }
 
-// Every spec's shape where it packs (over the host's cores); the others
-// keep no workload.
-std::vector<PackedTrial> expand_shapes(std::span<const TrialSpec> specs) {
-  std::vector<PackedTrial> trials(specs.size());
-  parallel_for(specs.size(), [&](size_t i) {
-    std::string error;
-    auto w = expand_shape(specs[i], error);
-    if (w && packable(*w)) trials[i].w = std::move(w);
-  });
-  return trials;
-}
-
 // For each entry of the pack, whether the device judges its launches
 // (packs_judged_on_device), decided before anything runs.
-std::map<const Entry*, bool> decide_device_judging(const std::vector<PackedTrial>& trials, const RunOptions& opt) {
+std::map<const Entry*, bool> decide_device_judging(const std::vector<const Entry*>& entries, const RunOptions& opt) {
   std::map<const Entry*, bool> on_device;
-  for (const PackedTrial& t : trials)
-    if (t.w && !on_device.count(t.w->impl))
-      on_device[t.w->impl] =
-          packs_judged_on_device(opt.policy.checker, [&] { return device_judging_supported(*t.w->impl); });
+  for (const Entry* entry : entries)
+    if (!on_device.count(entry))
+      on_device[entry] = packs_judged_on_device(opt.policy.checker, [&] { return device_judging_supported(*entry); });
   return on_device;
 }
 
-// The instances of an entry the device judges stay shapes: the packed
-// runner expands their inputs on the device (PackItem), and copies them back
-// only for an instance the host judges.  The others are expanded here, over
-// the host's cores, with their family's setup; one whose setup fails keeps
-// no workload (it runs alone and says why).
-void expand_host_judged(std::vector<PackedTrial>& trials, const std::map<const Entry*, bool>& on_device) {
-  if (std::all_of(on_device.begin(), on_device.end(), [](const auto& e) { return e.second; })) return;
-  parallel_for(trials.size(), [&](size_t i) {
-    PackedTrial& t = trials[i];
-    if (!t.w || on_device.at(t.w->impl)) return;
-    expand_arrays(*t.w);
-    std::string error;
-    t.s = t.w->impl->family->setup(*t.w, error);
-    if (!t.s) t.w.reset();
-  });
+// A launch's instances, made ready to run, one per member: the spec's
+// shape where it packs (else no workload: it runs alone).  An instance the
+// device judges stays a shape (the packed runner expands its inputs on the
+// device, PackItem); one the host judges is expanded here with its family's
+// setup, and keeps no workload where the setup fails (it runs alone and
+// says why).
+void make_instance(const TrialSpec& spec, bool on_device, PackedTrial& t) {
+  std::string error;
+  auto w = expand_shape(spec, error);
+  if (!w || !packable(*w)) return;
+  t.w = std::move(w);
+  if (on_device) return;
+  expand_arrays(*t.w);
+  t.s = t.w->impl->family->setup(*t.w, error);
+  if (!t.s) t.w.reset();
 }
 
 // One call's launches, run by several threads at once (run_launches on
-// each): what they share, and each launch's steps.
+// each): what they share, and each launch's steps.  A launch's instances
+// live with it (PackRun::trials[l]): its thread makes them (a shape each,
+// about a tenth of a microsecond) right before it runs them, so the first
+// launch starts without waiting for the whole call's shapes, and no
+// call-wide array of instances is built.  The instances the host judges are expanded before
+// any launch, over the host's cores (their arrays take a few microseconds
+// each: a launch's thread making its own made it wait for them).
 struct PackRun {
   PackRun(std::span<const TrialSpec> specs_, BackendKind backend_, const RunOptions& opt_, uint64_t seed_,
           const std::function<void(size_t, size_t)>& launched_, std::string* launch_error_,
-          std::vector<std::optional<Outcome>>& results_, std::vector<PackedTrial> trials_,
-          std::map<const Entry*, bool> device_judging_)
+          std::vector<std::optional<Outcome>>& results_)
       : specs(specs_), backend(backend_), opt(opt_), seed(seed_), launched(launched_), launch_error(launch_error_),
-        results(results_), trials(std::move(trials_)), device_judging(std::move(device_judging_)) {}
+        results(results_) {}
 
   std::span<const TrialSpec> specs;
   BackendKind backend;
@@ -182,9 +174,10 @@ struct PackRun {
   const std::function<void(size_t, size_t)>& launched;
   std::string* launch_error;
   std::vector<std::optional<Outcome>>& results;
-  std::vector<PackedTrial> trials;
-  std::vector<std::vector<size_t>> launches;
-  const std::map<const Entry*, bool> device_judging;  // per entry: whether the device judges (and expands) its packs
+  std::vector<std::vector<size_t>> launches;       // spec indices, one entry each (group_launches)
+  std::vector<const Entry*> launch_entry;          // per launch
+  std::vector<std::vector<PackedTrial>> trials;    // per launch: its members' instances, in order
+  std::map<const Entry*, bool> device_judging;     // per entry: whether the device judges (and expands) its packs
 
   std::mutex mu;  // guards the members below
   std::set<const Entry*> gave_up;  // entries a launch of which had a loop give up
@@ -192,24 +185,50 @@ struct PackRun {
   bool context_lost = false;
   std::atomic<size_t> next{0};
 
+  void plan(size_t spread) {
+    launches = group_launches(specs, spread);
+    for (const auto& members : launches) launch_entry.push_back(find_impl(specs[members.front()].impl));
+    device_judging = decide_device_judging(launch_entry, opt);
+    trials.resize(launches.size());
+  }
+
+  // The instances of the launches the host judges, over the host's cores.
+  void expand_host_judged() {
+    std::vector<std::pair<size_t, size_t>> todo;  // (launch, member)
+    for (size_t l = 0; l < launches.size(); ++l) {
+      if (device_judging.at(launch_entry[l])) continue;
+      trials[l].resize(launches[l].size());
+      for (size_t j = 0; j < launches[l].size(); ++j) todo.emplace_back(l, j);
+    }
+    parallel_for(todo.size(), [&](size_t k) {
+      const auto [l, j] = todo[k];
+      make_instance(specs[launches[l][j]], false, trials[l][j]);
+    });
+  }
+
   void run_launches() {
     std::vector<PackItem> items;
     for (size_t l = next.fetch_add(1); l < launches.size(); l = next.fetch_add(1)) {
-      const auto& members = launches[l];
-      const Entry& entry = *trials[members.front()].w->impl;
+      const Entry& entry = *launch_entry[l];
       bool on_device = false;
       const Start start = may_start(entry, on_device);
       if (start == Start::Stop) return;  // the context was lost: nothing more runs here
       if (start == Start::Skip) continue;  // left to run alone
+      std::vector<PackedTrial>& mine = trials[l];
+      if (on_device) {
+        mine.resize(launches[l].size());
+        for (size_t j = 0; j < mine.size(); ++j) make_instance(specs[launches[l][j]], true, mine[j]);
+      }
       items.clear();
-      for (size_t i : members) {
-        trials[i].device_judged = on_device;
-        items.push_back(PackItem{&*trials[i].w, trials[i].s ? &*trials[i].s : nullptr, &trials[i].h,
-                                 on_device ? &trials[i].device : nullptr});
+      for (PackedTrial& t : mine) {
+        if (!t.w) continue;  // runs alone
+        t.device_judged = on_device;
+        items.push_back(PackItem{&*t.w, t.s ? &*t.s : nullptr, &t.h, on_device ? &t.device : nullptr});
       }
       std::string error;
-      const bool ran = entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);
-      if (ended(entry, members, ran, error)) judge(members);
+      const bool ran = items.empty() || entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);
+      if (ended(entry, mine, ran, error)) judge(l);
+      mine = {};  // its arrays are no longer needed
     }
   }
 
@@ -229,7 +248,7 @@ struct PackRun {
 
   // A launch ended: whether its instances are to be judged (a launch that
   // failed as a whole judges nothing: they run alone).
-  bool ended(const Entry& entry, const std::vector<size_t>& members, bool ran, const std::string& error) {
+  bool ended(const Entry& entry, const std::vector<PackedTrial>& mine, bool ran, const std::string& error) {
     std::lock_guard lock(mu);
     if (launched) launched(++done, launches.size());
     if (!ran) {
@@ -243,48 +262,66 @@ struct PackRun {
     // loop that never ends stops only there), so the instances of its
     // launches not yet started are left to run alone, as a pack that
     // trapped leaves all of its instances.
-    if (launch_gave_up(members, trials)) gave_up.insert(&entry);
+    if (launch_gave_up(mine)) gave_up.insert(&entry);
     return true;
   }
 
   // An instance the device passed takes a moment: only those the host
   // judges are spread over its cores.
-  void judge(const std::vector<size_t>& members) {
-    auto judge_one = [&](size_t i) {
-      results[i] = judge_packed_trial(specs[i], trials[i], backend, opt);
-      trials[i] = PackedTrial{};  // its arrays are no longer needed
-    };
+  void judge(size_t l) {
+    std::vector<PackedTrial>& mine = trials[l];
+    auto judge_one = [&](size_t j) { results[launches[l][j]] = judge_packed_trial(specs[launches[l][j]], mine[j], backend, opt); };
     std::vector<size_t> on_host;
-    for (const size_t i : members) {
-      if (host_judges(trials[i].device_judged ? &trials[i].device : nullptr, opt.policy.checker)) on_host.push_back(i);
-      else judge_one(i);
+    for (size_t j = 0; j < mine.size(); ++j) {
+      if (!mine[j].w) continue;
+      if (host_judges(mine[j].device_judged ? &mine[j].device : nullptr, opt.policy.checker)) on_host.push_back(j);
+      else judge_one(j);
     }
-    parallel_for(on_host.size(), [&](size_t j) { judge_one(on_host[j]); });
+    parallel_for(on_host.size(), [&](size_t k) { judge_one(on_host[k]); });
   }
 };
 
 }  // namespace
 
-std::vector<std::vector<size_t>> group_launches(const std::vector<PackedTrial>& trials, size_t spread) {
-  std::map<const Entry*, std::vector<size_t>> by_entry;
-  std::map<const Entry*, uint64_t> entry_ops;
-  for (size_t i = 0; i < trials.size(); ++i)
-    if (trials[i].w) {
-      by_entry[trials[i].w->impl].push_back(i);
-      entry_ops[trials[i].w->impl] += trials[i].w->ops();
+std::vector<std::vector<size_t>> group_launches(std::span<const TrialSpec> specs, size_t spread) {
+  // The entries in the order of their first instance (a pack has few: a
+  // linear search, the last one found tried first).
+  struct EntryInstances {
+    const Entry* entry;
+    std::vector<size_t> members;
+    uint64_t ops = 0;
+  };
+  std::vector<EntryInstances> by_entry;
+  size_t last = 0;
+  const Entry* named = nullptr;  // the entry specs[i - 1] names (most specs of a pack name the one before's)
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (i == 0 || specs[i].impl != specs[i - 1].impl) named = find_impl(specs[i].impl);
+    const Entry* entry = packable_spec(named, specs[i]) ? named : nullptr;
+    if (entry == nullptr) continue;
+    if (last >= by_entry.size() || by_entry[last].entry != entry) {
+      last = size_t(std::find_if(by_entry.begin(), by_entry.end(), [&](const auto& e) { return e.entry == entry; }) -
+                    by_entry.begin());
+      if (last == by_entry.size()) by_entry.push_back({entry, {}, 0});
     }
+    by_entry[last].members.push_back(i);
+    by_entry[last].ops += specs[i].ops();
+  }
+  // The entries in the catalogue's order (their addresses in its table):
+  // a launch's seed is its place in the list.
+  std::sort(by_entry.begin(), by_entry.end(),
+            [](const auto& x, const auto& y) { return std::less<const Entry*>()(x.entry, y.entry); });
   std::vector<std::vector<size_t>> launches;
-  for (const auto& [entry, members] : by_entry) {
-    const uint64_t share = (entry_ops[entry] + std::max<size_t>(spread, 1) - 1) / std::max<size_t>(spread, 1);
+  for (const auto& [entry, members, entry_ops] : by_entry) {
+    const uint64_t share = (entry_ops + std::max<size_t>(spread, 1) - 1) / std::max<size_t>(spread, 1);
     const uint64_t cap = std::clamp<uint64_t>(share, kPackMinLaunchOps, kPackLaunchOps);
     uint64_t ops = cap;
     for (size_t i : members) {
-      if (ops + trials[i].w->ops() > cap) {
+      if (ops + specs[i].ops() > cap) {
         launches.emplace_back();
         ops = 0;
       }
       launches.back().push_back(i);
-      ops += trials[i].w->ops();
+      ops += specs[i].ops();
     }
   }
   return launches;
@@ -310,15 +347,13 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
   keep_freed_memory();
   std::vector<std::optional<Outcome>> results(specs.size());
   if (backend != BackendKind::Cuda || specs.empty()) return results;
-  std::vector<PackedTrial> trials = expand_shapes(specs);
-  std::map<const Entry*, bool> device_judging = decide_device_judging(trials, opt);
-  expand_host_judged(trials, device_judging);
-  PackRun run{specs, backend, opt, seed, launched, launch_error, results, std::move(trials), std::move(device_judging)};
+  PackRun run{specs, backend, opt, seed, launched, launch_error, results};
   const size_t threads = launch_threads();
-  run.launches = group_launches(run.trials, threads);
-  // Each thread takes the next launch, runs it and judges it; the launches
-  // of the other threads run meanwhile (the GPU and the host's cores
-  // overlap).
+  run.plan(threads);
+  run.expand_host_judged();
+  // Each thread takes the next launch, makes its instances, runs it and
+  // judges it; the launches of the other threads run meanwhile (the GPU and
+  // the host's cores overlap).
   const size_t helpers = std::min(threads, run.launches.size()) - (run.launches.empty() ? 0 : 1);
   run_beside(launch_pool(), helpers, [&] { run.run_launches(); });
   return results;

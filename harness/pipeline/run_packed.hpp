@@ -46,10 +46,11 @@ std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec>
                                                       const std::function<void(size_t, size_t)>& launched = {},
                                                       std::string* launch_error = nullptr);
 
-// A pack's launches, as indices into `trials` (those whose workload is set):
-// one entry each, in spec order, at most kPackLaunchOps ops; an entry's
+// A pack's launches, as indices into `specs` (those that may pack, asked of
+// the spec and its entry alone: packable_spec), before any expansion: one
+// entry each, in spec order, at most kPackLaunchOps ops; an entry's
 // instances spread over `spread` launches while each keeps kPackMinLaunchOps.
-std::vector<std::vector<size_t>> group_launches(const std::vector<PackedTrial>& trials, size_t spread);
+std::vector<std::vector<size_t>> group_launches(std::span<const TrialSpec> specs, size_t spread);
 
 // Launches run at once from now on, 1 to kPackLaunchThreads (0: half the
 // host's cores, 2 to kPackLaunchThreads): a benchmark's sweep.

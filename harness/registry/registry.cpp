@@ -11,6 +11,8 @@
 #include <mutex>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace atomstress {
 
@@ -39,6 +41,9 @@ struct Store {
   std::deque<AlgoInfo> algos;
   std::deque<Entry> implicit_atomics;
   std::vector<Entry> table;
+  // The table by name: find_impl is asked once per trial, thousands of
+  // times a second for packed instances.
+  std::unordered_map<std::string_view, const Entry*> by_name;
   // Built once, on first read: from whichever threads read it first at once
   // (run_packed_trials expands its specs on many), every one waits for the
   // whole table.  `built` alone is read by register_entry, at static
@@ -158,6 +163,7 @@ void build(Store& st) {
     c.max_region_bytes = e.family->max_region_bytes(e);
     c.max_ops = e.family->max_ops();
   }
+  for (const Entry& e : st.table) st.by_name.emplace(e.name, &e);
 }
 }  // namespace
 
@@ -177,9 +183,10 @@ const std::vector<Entry>& catalogue() {
 }
 
 const Entry* find_impl(std::string_view name) {
-  for (const auto& i : catalogue())
-    if (name == i.name) return &i;
-  return nullptr;
+  catalogue();
+  const auto& by_name = store().by_name;
+  const auto it = by_name.find(name);
+  return it == by_name.end() ? nullptr : it->second;
 }
 
 std::vector<const Entry*> match_impls(std::string_view pattern) {
