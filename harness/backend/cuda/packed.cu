@@ -27,6 +27,8 @@ struct PackedBuffers {
   // and expansion parameters), sent in one copy from page-locked memory: a
   // copy from pageable memory waits for the stream's work.
   Upload upload;
+  // The launch's two timing events, made once per thread and reused.
+  Event started, ended;
 };
 // The upload's sections.
 enum UploadSection : size_t { kInstances, kPlacements, kRetryShared, kParams, kCdfs };
@@ -148,10 +150,12 @@ PackedArgs packed_args(PackedBuffers& B, const RunOptions& opt) {
 
 // The launch, timed by events, and its bounded wait; `ms` is its time.
 bool launch_timed(PackedLaunchFn launch, const PackedArgs& g, const PackPlan* plan, uint32_t elem_bytes,
-                  uint64_t watchdog_ms, const char* name, History& first, float& ms, std::string& error) {
-  Event e0, e1;
-  AS_CUDA_TRY(e0.create());
-  AS_CUDA_TRY(e1.create());
+                  uint64_t watchdog_ms, const char* name, PackedBuffers& B, History& first, float& ms,
+                  std::string& error) {
+  Event& e0 = B.started;
+  Event& e1 = B.ended;
+  if (e0.e == nullptr) AS_CUDA_TRY(e0.create());
+  if (e1.e == nullptr) AS_CUDA_TRY(e1.create());
   AS_CUDA_TRY(cudaEventRecord(e0.e));
   const auto launched = std::chrono::steady_clock::now();
   // A launch that did not start (configuration) is no fault of the code.
@@ -270,7 +274,7 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   const PackedArgs g = packed_args(B, opt);
   const uint64_t watchdog_ms = effective_watchdog_ms(opt, sizes.ops);
   float ms = 0;
-  if (!launch_timed(launch, g, &*plan, elem_bytes, watchdog_ms, name, *items[0].h, ms, error)) return false;
+  if (!launch_timed(launch, g, &*plan, elem_bytes, watchdog_ms, name, B, *items[0].h, ms, error)) return false;
   for (size_t i = 0; i < n; ++i) items[i].h->kernel_ms = double(ms) / double(n);  // its share of the launch
   if (items[0].device != nullptr) judge_on_device(items, n, *plan, g, B, sizes);
   return copy_histories_back(items, n, *plan, B, sizes, opt, error);

@@ -179,10 +179,12 @@ inline bool wait_bounded(cudaEvent_t done, std::chrono::steady_clock::time_point
       fault = classify_kernel_failure(q, ran_ms, watchdog_ms, what, error);
       return false;
     }
-    // Yield, not sleep, for the first millisecond: a timing batch waits for
-    // hundreds of launches of a few microseconds each, and a 200 us sleep per
-    // launch would make the host's naps, not the GPU, the cost of a profile.
-    if (now < launched + std::chrono::milliseconds(1)) {
+    // Yield, not sleep, for the first 5 ms: a timing batch waits for
+    // hundreds of launches of a few microseconds each, and a pack's launches
+    // (eight at once) queue behind one another's work for one to two
+    // milliseconds; a 200 us sleep per wait would make the host's naps, not
+    // the GPU, their cost.
+    if (now < launched + std::chrono::milliseconds(5)) {
       std::this_thread::yield();
       continue;
     }
