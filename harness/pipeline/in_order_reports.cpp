@@ -23,12 +23,20 @@ void InOrderReports::conclude(std::function<void()> work, Report make, bool besi
     report(std::move(make));
     return;
   }
-  auto task = std::make_shared<std::packaged_task<void()>>(std::move(work));
+  // The count drops before the future is ready (when the work returns or
+  // throws), so that once a conclusion is seen done, working() no longer
+  // counts it: a trial started then must not think it runs beside it.
+  auto task = std::make_shared<std::packaged_task<void()>>([work = std::move(work), working = working_] {
+    struct Ended {
+      std::atomic<size_t>& count;
+      ~Ended() { count.fetch_sub(1); }
+    } ended{*working};
+    work();
+  });
   std::shared_future<void> done = task->get_future().share();
   working_->fetch_add(1);
-  threads_->submit([task, working = working_] {
+  threads_->submit([task] {
     (*task)();  // an exception lands in the future, rethrown where it is reported
-    working->fetch_sub(1);
   });
   queue_.push_back({std::move(done), std::move(make)});
   flush();
