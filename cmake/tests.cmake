@@ -94,6 +94,16 @@ add_test(NAME byo_stall_cuda
           $<TARGET_FILE:atomstress_byo_example>)
 set_tests_properties(byo_stall_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 
+# A user's atomic carries 8 KiB of static shared memory (the call scope,
+# prim/call_scope.cuh): a trial whose shared region is 42000 bytes is past
+# what its kernel may take without opting in (48 KiB less those 8 KiB), and
+# the launch must opt in rather than fail.  A correct entry: PASS.
+add_test(NAME byo_shared_opt_in_cuda
+  COMMAND atomstress_byo_example check --impl mylib.ns_add.i32 --backend cuda --skip-without-gpu --space shared
+          --pattern uniform --k 10500 --grid 1 --block 1024 --ops-per-thread 16 --trials 1 --no-shrink)
+set_tests_properties(byo_shared_opt_in_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
+  PASS_REGULAR_EXPRESSION "PASS  mylib\\.ns_add\\.i32 " FAIL_REGULAR_EXPRESSION "error|ERROR|FAIL")
+
 # atomstress fuzz on the CPU backend: JUnit, corpus and its replay, kill and
 # --resume, shards and merge (tests/test_fuzz.cpp).
 gtest_discover_tests(atomstress_fuzz_tests TEST_PREFIX "fuzz." DISCOVERY_MODE PRE_TEST)

@@ -334,6 +334,39 @@ TEST(PackJudgingOnGpu, APackStopsAfterALaunchWhoseLoopGaveUp) {
               "run alone\n", hangs, kPackLaunchThreads, specs.size() - judged);
 }
 
+// A user's atomic (tests/user_entry_packed.cu) has 8 KiB of static shared
+// memory in its kernels: a pack's blocks take the dynamic shared memory
+// left beside it.  Eight 32-thread shared-memory instances share each
+// 256-thread block: first 44800 bytes a block, past what a kernel may take
+// without opting in (48 KiB less its static memory, not 48 KiB); then 4 KiB
+// short of the device's limit, more than fits beside the static memory (so
+// fewer instances a block).  Every launch starts and every instance passes.
+TEST(PackJudgingOnGpu, AUserEntrysPacksLeaveRoomForItsStaticSharedMemory) {
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  for (const uint64_t block_bytes : {uint64_t(44800), uint64_t(prop.sharedMemPerBlockOptin) - 4096}) {
+    std::vector<TrialSpec> specs(64);
+    uint64_t seed = 1;
+    for (auto& s : specs) {
+      s.impl = "test.user_cas_add.u32";
+      s.grid = 1;
+      s.block = 32;
+      s.pattern = Pattern::Uniform;
+      s.k = uint32_t(block_bytes / 8 / sizeof(uint32_t));
+      s.space = Space::Shared;
+      s.seed = seed++;
+    }
+    ASSERT_TRUE(packs(specs[0], BackendKind::Cuda)) << block_bytes;
+    std::string launch_error;
+    const auto results = run_packed_trials(specs, BackendKind::Cuda, with_checker(CheckerKind::Auto), 7, {},
+                                           &launch_error);
+    EXPECT_EQ(launch_error, "") << block_bytes << " bytes a block";
+    size_t passed = 0;
+    for (const auto& r : results) passed += r && r->verdict == Verdict::Pass;
+    EXPECT_EQ(passed, specs.size()) << block_bytes << " bytes a block";
+  }
+}
+
 int main(int argc, char** argv) {
   std::string why;
   if (!cuda_available(why)) {

@@ -108,17 +108,10 @@ LaunchResult launch_kernel(const void* fn, void** args, const Geometry& g, const
     cudaDeviceProp prop{};
     if (!cuda::device_props(prop, error) || !cuda::check_geometry(prop, g.grid, g.block, g.shared_bytes, error))
       return false;
-    // Above 48 KiB a kernel must opt in.  To the most it may have, always
-    // the same value: the concurrent worker's threads launch one kernel
-    // with different amounts at once, and an attribute set to one launch's
-    // amount could be lowered under another's (the attribute is a cap; the
-    // launch's own amount decides its occupancy).
-    if (g.shared_bytes > 48 * 1024) {
-      uint32_t static_bytes = 0;
-      if (!static_shared_bytes(fn, static_bytes, error)) return false;
-      const int most = int(prop.sharedMemPerBlockOptin) - int(static_bytes);
-      AS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, std::max(most, 0)));
-    }
+    // Past its default a kernel must opt in (always to the most it may
+    // have: the concurrent worker's threads launch one kernel with
+    // different amounts at once).
+    if (!cuda::allow_dynamic_shared(fn, g.shared_bytes, error)) return false;
     // Cold: the buffers leave L2 before the start event (on the trial
     // stream, so after whatever was queued on it: a restore, say).
     if (flush_l2 && !cuda::flush_l2(error, s->trial)) return false;

@@ -149,9 +149,8 @@ PackedArgs packed_args(PackedBuffers& B, const RunOptions& opt) {
 }
 
 // The launch, timed by events, and its bounded wait; `ms` is its time.
-bool launch_timed(PackedLaunchFn launch, const PackedArgs& g, const PackPlan* plan, uint32_t elem_bytes,
-                  uint64_t watchdog_ms, const char* name, PackedBuffers& B, History& first, float& ms,
-                  std::string& error) {
+bool launch_timed(const PackedKernel& kernel, const PackedArgs& g, const PackPlan* plan, uint32_t elem_bytes,
+                  uint64_t watchdog_ms, PackedBuffers& B, History& first, float& ms, std::string& error) {
   Event& e0 = B.started;
   Event& e1 = B.ended;
   if (e0.e == nullptr) AS_CUDA_TRY(e0.create());
@@ -159,9 +158,11 @@ bool launch_timed(PackedLaunchFn launch, const PackedArgs& g, const PackPlan* pl
   AS_CUDA_TRY(cudaEventRecord(e0.e));
   const auto launched = std::chrono::steady_clock::now();
   // A launch that did not start (configuration) is no fault of the code.
-  AS_CUDA_TRY(launch(g, plan->blocks, plan->block_threads, size_t(plan->smem_elems) * elem_bytes, watchdog_ms));
+  const size_t smem_bytes = size_t(plan->smem_elems) * elem_bytes;
+  if (!allow_dynamic_shared(kernel.kernel, smem_bytes, error)) return false;
+  AS_CUDA_TRY(kernel.launch(g, plan->blocks, plan->block_threads, smem_bytes, watchdog_ms));
   AS_CUDA_TRY(cudaEventRecord(e1.e));
-  if (!wait_bounded(e1.e, launched, watchdog_ms, name, first.fault, error)) return false;
+  if (!wait_bounded(e1.e, launched, watchdog_ms, kernel.name, first.fault, error)) return false;
   AS_CUDA_TRY(cudaEventElapsedTime(&ms, e0.e, e1.e));
   return true;
 }
@@ -254,11 +255,11 @@ void judge_on_device(const PackItem* items, size_t n, const PackPlan& plan, cons
 
 }  // namespace
 
-bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaunchFn launch, const char* name,
+bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, const PackedKernel& kernel,
                 const RunOptions& opt, uint64_t seed, std::string& error) {
-  cudaDeviceProp prop;
-  if (!device_props(prop, error)) return false;
-  const auto plan = plan_pack({items, n}, elem_bytes, seed, prop.sharedMemPerBlockOptin, error);
+  size_t most_smem = 0;
+  if (!dynamic_shared_limit(kernel.kernel, most_smem, error)) return false;
+  const auto plan = plan_pack({items, n}, elem_bytes, seed, most_smem, error);
   if (!plan) return false;
   const PackSizes sizes{plan->ops, plan->mem_elems, elem_bytes, items[0].w->arrays_elsewhere};
   for (size_t i = 0; i < n; ++i)
@@ -274,7 +275,7 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaun
   const PackedArgs g = packed_args(B, opt);
   const uint64_t watchdog_ms = effective_watchdog_ms(opt, sizes.ops);
   float ms = 0;
-  if (!launch_timed(launch, g, &*plan, elem_bytes, watchdog_ms, name, B, *items[0].h, ms, error)) return false;
+  if (!launch_timed(kernel, g, &*plan, elem_bytes, watchdog_ms, B, *items[0].h, ms, error)) return false;
   for (size_t i = 0; i < n; ++i) items[i].h->kernel_ms = double(ms) / double(n);  // its share of the launch
   if (items[0].device != nullptr) judge_on_device(items, n, *plan, g, B, sizes);
   return copy_histories_back(items, n, *plan, B, sizes, opt, error);

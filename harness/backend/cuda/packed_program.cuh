@@ -73,33 +73,36 @@ __global__ void packed_kernel(PackedArgs g, uint64_t watchdog_ms) {
 }
 
 namespace cuda {
-// Launches one packed kernel (with its shared memory) on the default stream.
+// Launches one packed kernel (with its shared memory, which the runner has
+// let it take) on the default stream.
 using PackedLaunchFn = cudaError_t (*)(const PackedArgs& g, uint32_t blocks, uint32_t threads, size_t smem_bytes,
                                        uint64_t watchdog_ms);
+// The kernel `launch` launches and its name.
+struct PackedKernel {
+  PackedLaunchFn launch;
+  const void* kernel;  // its shared memory limit: the device's less the kernel's static
+  const char* name;
+};
 // The runner's body, shared by every entry (cuda/packed.cu): plans, copies
-// the instances' inputs in, launches with `launch`, waits with a deadline,
-// judges the pack on the device where its items ask (PackItem::device,
+// the instances' inputs in, launches, waits with a deadline, judges the pack
+// on the device where its items ask (PackItem::device,
 // cuda/packed_judge.hpp), and copies out the history of each instance the
 // host judges.
-bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, PackedLaunchFn launch, const char* name,
+bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, const PackedKernel& kernel,
                 const RunOptions& opt, uint64_t seed, std::string& error);
 }  // namespace cuda
 
 template <class P>
 cudaError_t launch_packed(const PackedArgs& g, uint32_t blocks, uint32_t threads, size_t smem_bytes,
                           uint64_t watchdog_ms) {
-  if (smem_bytes > 48 * 1024) {
-    const cudaError_t e =
-        cudaFuncSetAttribute(packed_kernel<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes));
-    if (e != cudaSuccess) return e;
-  }
   packed_kernel<P><<<blocks, threads, smem_bytes>>>(g, watchdog_ms);
   return cudaGetLastError();
 }
 
 template <class P>
 bool run_cuda_packed(const PackItem* items, size_t n, const RunOptions& opt, uint64_t seed, std::string& error) {
-  return cuda::run_packed(items, n, sizeof(typename P::M), &launch_packed<P>, P::name, opt, seed, error);
+  const cuda::PackedKernel kernel{&launch_packed<P>, reinterpret_cast<const void*>(packed_kernel<P>), P::name};
+  return cuda::run_packed(items, n, sizeof(typename P::M), kernel, opt, seed, error);
 }
 
 }  // namespace atomstress

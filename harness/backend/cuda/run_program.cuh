@@ -228,6 +228,7 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
     }
     Args g = L.g;
     g.shared = 0;
+    if (!allow_dynamic_shared(reinterpret_cast<const void*>(sequential_kernel<P>), L.smem_bytes, error)) return false;
     sequential_kernel<P><<<1, 1, L.smem_bytes>>>(g, L.watchdog_ms);
   } else {
     program_kernel<P><<<L.stress.blocks, L.g.block, L.stress.smem_bytes>>>(L.g, L.watchdog_ms, L.stress.launch);

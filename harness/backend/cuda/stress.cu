@@ -52,14 +52,15 @@ bool plan_stress(const TrialSpec& spec, bool lanes_free, const void* kernel, siz
     l.seed = uint32_t(mix(spec.seed ^ 0x5157e55ull));
     if (st.bank_conflicts) {
       const size_t offset = (program_smem + 15) / 16 * 16;
-      if (offset + kSkewScratchBytes <= prop.sharedMemPerBlockOptin) {  // else no room: no skew
+      size_t most = 0;
+      if (!dynamic_shared_limit(kernel, most, error)) return false;
+      if (offset + kSkewScratchBytes <= most) {  // else no room: no skew
         l.skew = 1;
         l.skew_offset = uint32_t(offset);
         plan.smem_bytes = offset + kSkewScratchBytes;
       }
     }
-    if (plan.smem_bytes > 48 * 1024)
-      AS_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes)));
+    if (!allow_dynamic_shared(kernel, plan.smem_bytes, error)) return false;
     uint32_t extra = 0;
     if (st.blocks > 0) {
       int per_sm = 0;
@@ -93,8 +94,8 @@ bool plan_stress(const TrialSpec& spec, bool lanes_free, const void* kernel, siz
     AS_CUDA_TRY(B.scratch.ensure(std::max<size_t>(scratch_words * 4, 4096)));
     l.control = B.control.as<StressControl>();
     l.scratch = B.scratch.as<unsigned int>();
-  } else if (plan.smem_bytes > 48 * 1024) {
-    AS_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes)));
+  } else if (!allow_dynamic_shared(kernel, plan.smem_bytes, error)) {
+    return false;
   }
   return true;
 }

@@ -156,8 +156,9 @@ struct StressPlan {
 // blocks always find room), permutations from the spec's seed.  `lanes_free`:
 // the program's threads may be permuted one by one (single atomics), else
 // only whole warps are (algorithms).  `program_smem`: the program's dynamic
-// shared memory.  Sets the kernel's shared-memory attribute when it needs
-// more than 48 KiB.  False with a one-line `error` on a CUDA failure.
+// shared memory.  Lets the kernel take that much (allow_dynamic_shared).
+// False with a one-line `error` on a CUDA failure or a block that cannot
+// have that much.
 bool plan_stress(const TrialSpec& spec, bool lanes_free, const void* kernel, size_t program_smem, StressPlan& plan,
                  std::string& error);
 // Zeroes the control words before a launch of `plan` (nothing without stress).

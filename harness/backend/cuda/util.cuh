@@ -5,11 +5,13 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "harness/backend/backend.hpp"
@@ -96,6 +98,82 @@ inline bool device_props(cudaDeviceProp& out, std::string& error) {
     have = true;
   }
   out = prop;
+  return true;
+}
+
+// What a kernel's launches need to know of its shared memory, read once
+// per kernel (cudaFuncGetAttributes costs microseconds; a pack's launches
+// ask for every launch).  One device per process, as device_props.
+struct KernelShared {
+  size_t static_bytes = 0;
+  size_t without_opt_in = 0;  // the dynamic amount a launch may take before opting in
+  size_t most = 0;            // the device's opt-in limit less static_bytes
+  bool opted_in = false;      // the attribute raised to `most`
+};
+
+struct KnownKernelShared {
+  std::mutex mu;
+  std::unordered_map<const void*, KernelShared> by_kernel;
+};
+inline KnownKernelShared& known_kernel_shared() {
+  static KnownKernelShared known;
+  return known;
+}
+
+inline bool kernel_shared(const void* kernel, KernelShared& out, std::string& error) {
+  KnownKernelShared& known = known_kernel_shared();
+  {
+    std::lock_guard lock(known.mu);
+    if (const auto it = known.by_kernel.find(kernel); it != known.by_kernel.end()) {
+      out = it->second;
+      return true;
+    }
+  }
+  cudaDeviceProp prop;
+  if (!device_props(prop, error)) return false;
+  cudaFuncAttributes attr{};
+  AS_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+  KernelShared k;
+  k.static_bytes = attr.sharedSizeBytes;
+  k.without_opt_in = size_t(std::max(attr.maxDynamicSharedSizeBytes, 0));
+  k.most = prop.sharedMemPerBlockOptin > k.static_bytes ? prop.sharedMemPerBlockOptin - k.static_bytes : 0;
+  std::lock_guard lock(known.mu);
+  out = known.by_kernel.try_emplace(kernel, k).first->second;
+  return true;
+}
+
+// The most dynamic shared memory a block of `kernel` may take on this
+// device: the opt-in limit less the kernel's static shared memory (a
+// user's atomic carries 8 KiB of it: prim/call_scope.cuh).
+inline bool dynamic_shared_limit(const void* kernel, size_t& most, std::string& error) {
+  KernelShared k;
+  if (!kernel_shared(kernel, k, error)) return false;
+  most = k.most;
+  return true;
+}
+
+// Lets `kernel` take `bytes` of dynamic shared memory, or says why it
+// cannot.  Without opting in a kernel may take 48 KiB less its static
+// shared memory, not 48 KiB.  The attribute is always raised to the most:
+// threads launching one kernel with different amounts at once must not
+// lower it under one another (it is a cap; each launch's own amount decides
+// its occupancy).
+inline bool allow_dynamic_shared(const void* kernel, size_t bytes, std::string& error) {
+  KernelShared k;
+  if (!kernel_shared(kernel, k, error)) return false;
+  if (bytes <= (k.opted_in ? k.most : k.without_opt_in)) return true;
+  if (bytes > k.most) {
+    cudaDeviceProp prop;
+    if (!device_props(prop, error)) return false;
+    error = "impossible geometry for " + std::string(prop.name) + ": " + std::to_string(bytes) +
+            " bytes of shared memory per block and the kernel's own " + std::to_string(k.static_bytes) +
+            " exceed the limit of " + std::to_string(prop.sharedMemPerBlockOptin);
+    return false;
+  }
+  AS_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(k.most)));
+  KnownKernelShared& known = known_kernel_shared();
+  std::lock_guard lock(known.mu);
+  known.by_kernel[kernel].opted_in = true;
   return true;
 }
 
