@@ -191,6 +191,23 @@ TEST(TrialJson, APackAndItsResultsComeBack) {
   json bad = to_packed_json(o);
   bad.erase("finding");
   EXPECT_FALSE(from_packed_json(bad, p, error));
+  // A pass travels as five numbers, and reads back as the pass it was.
+  Outcome pass = o;
+  pass.verdict = Verdict::Pass;
+  pass.finding = Finding{};
+  const json compact = to_packed_json(pass);
+  ASSERT_TRUE(compact.is_array()) << compact.dump();
+  Outcome q = p;
+  ASSERT_TRUE(from_packed_json(json::parse(compact.dump()), q, error)) << error;
+  EXPECT_EQ(q.verdict, Verdict::Pass);
+  EXPECT_EQ(q.ops, pass.ops);
+  EXPECT_EQ(q.run_ms, pass.run_ms);
+  EXPECT_EQ(q.check_ms, pass.check_ms);
+  EXPECT_EQ(q.total_retries, pass.total_retries);
+  EXPECT_EQ(q.max_retries, pass.max_retries);
+  EXPECT_FALSE(from_packed_json(json::array({1, 2, 3}), q, error));
+  EXPECT_FALSE(from_packed_json(json::array({1, 2.5, 3, "x", 5}), q, error));
+  EXPECT_FALSE(from_packed_json(json::array({-1, 2.5, 3, 4, 5}), q, error));
   json broken = to_json(r);
   broken["pack"][1] = "as2.garbage";
   EXPECT_FALSE(from_json(broken, back, error));

@@ -48,7 +48,9 @@ struct SequenceRequest {
 nlohmann::json to_json(const SequenceRequest& r);
 bool from_json(const nlohmann::json& j, SequenceRequest& r, std::string& error);
 // An outcome whose spec, knobs and backend the reader knows (its request
-// said them): a pass is five numbers, not a token and an empty finding.
+// said them), not its token: a pass is a bare array of five numbers (ops,
+// run_ms, check_ms, total_retries, max_retries), anything else an object
+// with its finding.
 nlohmann::json to_packed_json(const Outcome& o);
 bool from_packed_json(const nlohmann::json& j, Outcome& o, std::string& error);
 
