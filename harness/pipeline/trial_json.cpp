@@ -105,10 +105,8 @@ json to_packed_json(const Outcome& o) {
   // A pack's thousands of passes as bare arrays: keys cost the worker and
   // its supervisor more than the pack's run (docs/speed.md).
   if (o.verdict == Verdict::Pass) return json::array({o.ops, o.run_ms, o.check_ms, o.total_retries, o.max_retries});
-  return {{"verdict", to_string(o.verdict)}, {"ops", o.ops},
-          {"run_ms", o.run_ms}, {"check_ms", o.check_ms},
-          {"total_retries", o.total_retries}, {"max_retries", o.max_retries},
-          {"finding", to_json(o.finding)}};
+  return {{"verdict", to_string(o.verdict)}, {"ops", o.ops}, {"run_ms", o.run_ms}, {"check_ms", o.check_ms},
+          {"total_retries", o.total_retries}, {"max_retries", o.max_retries}, {"finding", to_json(o.finding)}};
 }
 
 namespace {
