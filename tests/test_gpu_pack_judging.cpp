@@ -12,6 +12,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/backend/cuda/pack_expansion.hpp"
@@ -27,11 +28,15 @@ namespace gc = atomstress::gpu_check;
 
 namespace {
 
+// The user's loop that never ends (tests/user_entry_packed.cu): every pack
+// of it hangs, so it has a test of its own.
+constexpr const char* kUserStuck = "test.user_stuck_add.u32";
+
 // Every single atomic with a packed runner, buggy ones included.
 std::vector<const Entry*> packable_entries() {
   std::vector<const Entry*> out;
   for (const Entry& e : catalogue())
-    if (!e.algo && e.run_cuda && e.run_cuda_packed) out.push_back(&e);
+    if (!e.algo && e.run_cuda && e.run_cuda_packed && e.name != std::string_view(kUserStuck)) out.push_back(&e);
   return out;
 }
 
@@ -364,6 +369,43 @@ TEST(PackJudgingOnGpu, AUserEntrysPacksLeaveRoomForItsStaticSharedMemory) {
     size_t passed = 0;
     for (const auto& r : results) passed += r && r->verdict == Verdict::Pass;
     EXPECT_EQ(passed, specs.size()) << block_bytes << " bytes a block";
+  }
+}
+
+// A user's loop that never ends, packed, stops at the stall watch (200 ms
+// with no op of the launch completing), as it does in a trial of its own,
+// not at the launch's watchdog of seconds: its HANG says so.  With an
+// explicit --watchdog-ms the watch is off, and the watchdog stops it.  (A
+// retry budget the loop never reaches in either.)
+TEST(PackJudgingOnGpu, AUserLoopThatNeverEndsStopsAtTheStallWatchInAPack) {
+  std::vector<TrialSpec> specs(64);
+  uint64_t seed = 1;
+  for (auto& s : specs) {
+    s.impl = kUserStuck;
+    s.grid = 1;
+    s.block = 32;
+    s.pattern = Pattern::Uniform;
+    s.k = 4;
+    s.init = Init::Random;
+    s.seed = seed++;
+  }
+  ASSERT_TRUE(packs(specs[0], BackendKind::Cuda));
+  for (const bool watched : {true, false}) {
+    RunOptions opt;
+    opt.knobs.retry_budget = 1u << 30;
+    if (!watched) opt.knobs.watchdog_ms = 1000;
+    const std::string expected = watched ? "when no op of the trial had completed for 200 ms while it ran"
+                                         : "when the 1000 ms watchdog fired";
+    const auto results = run_packed_trials(specs, BackendKind::Cuda, opt, 11);
+    size_t hangs = 0, worded = 0;
+    for (const auto& r : results) {
+      if (!r || r->verdict != Verdict::Hang) continue;
+      ++hangs;
+      worded += r->why().find(expected) != std::string::npos;
+    }
+    EXPECT_GT(hangs, 0u) << (watched ? "watched" : "not watched");
+    EXPECT_EQ(worded, hangs) << "every HANG stopped by " << (watched ? "the stall watch" : "the watchdog");
+    std::printf("a user's loop that never ends, packed, %s: %zu HANG\n", watched ? "watched" : "not watched", hangs);
   }
 }
 

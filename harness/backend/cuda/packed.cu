@@ -89,7 +89,7 @@ PackInputs pack_inputs(PackedBuffers& B) {
 // the plan's instances and placements, the stop note cleared, and (inputs
 // expanded on the device) each instance's expansion parameters and tables.
 bool send_upload(PackedBuffers& B, const PackItem* items, size_t n, const PackPlan* plan, const PackSizes& sizes,
-                 unsigned int* note, std::string& error) {
+                 unsigned int* note, uint64_t stall_ms, std::string& error) {
   const ExpansionTables tables = sizes.expanded_on_device ? expansion_tables(items, n) : ExpansionTables{};
   const size_t params = sizes.expanded_on_device ? n : 0;
   const size_t bytes[] = {plan->instances.size() * sizeof(PackInstance),
@@ -101,7 +101,7 @@ bool send_upload(PackedBuffers& B, const PackItem* items, size_t n, const PackPl
   std::memcpy(up.host<void>(kPlacements), plan->placements.data(), bytes[kPlacements]);
   reinterpret_cast<volatile unsigned int*>(note)[0] = 0;
   reinterpret_cast<volatile unsigned int*>(note)[1] = 0;
-  *up.host<prim::RetryShared>(kRetryShared) = prim::RetryShared{0u, note, 0u, 0u, {}};  // no stall watch in packs
+  *up.host<prim::RetryShared>(kRetryShared) = prim::RetryShared{0u, note, 0u, stall_ms * 1000000u, {}};
   if (params && !stage_expansion(items, n, tables, up.host<expansion::Params>(kParams), up.host<double>(kCdfs),
                                  up.device<double>(kCdfs), error))
     return false;
@@ -113,9 +113,9 @@ bool send_upload(PackedBuffers& B, const PackItem* items, size_t n, const PackPl
 // expanded there from the items' shapes), the outputs and the stop note
 // cleared.
 bool copy_inputs_in(PackedBuffers& B, const PackItem* items, size_t n, const PackPlan* plan, const PackSizes& sizes,
-                    unsigned int* note, std::string& error) {
+                    unsigned int* note, uint64_t stall_ms, std::string& error) {
   const auto [ops, words, elem_bytes, expanded_on_device] = sizes;
-  if (!send_upload(B, items, n, plan, sizes, note, error)) return false;
+  if (!send_upload(B, items, n, plan, sizes, note, stall_ms, error)) return false;
   const Upload& up = B.upload;
   if (!place_slots(*plan, up.device<PackPlacement>(kPlacements), B.slots.as<PackSlot>(), error)) return false;
   if (expanded_on_device)
@@ -132,7 +132,7 @@ bool copy_inputs_in(PackedBuffers& B, const PackItem* items, size_t n, const Pac
   return true;
 }
 
-PackedArgs packed_args(PackedBuffers& B, const RunOptions& opt) {
+PackedArgs packed_args(PackedBuffers& B, const RunOptions& opt, uint64_t stall_ms) {
   PackedArgs g;
   g.slots = B.slots.as<PackSlot>();
   g.instances = B.upload.device<PackInstance>(kInstances);
@@ -145,6 +145,7 @@ PackedArgs packed_args(PackedBuffers& B, const RunOptions& opt) {
   g.gave = B.gave.as<uint8_t>();
   g.rs = B.upload.device<prim::RetryShared>(kRetryShared);
   g.budget = opt.knobs.retry_budget;
+  g.stall_watch = stall_ms != 0 ? 1u : 0u;
   return g;
 }
 
@@ -262,6 +263,9 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, const Pack
   const auto plan = plan_pack({items, n}, elem_bytes, seed, most_smem, error);
   if (!plan) return false;
   const PackSizes sizes{plan->ops, plan->mem_elems, elem_bytes, items[0].w->arrays_elsewhere};
+  // A launch is one entry's: the stall watch (a user's entry) watches all of
+  // its instances or none.
+  const uint64_t stall_ms = effective_stall_ms(opt, *items[0].w);
   for (size_t i = 0; i < n; ++i)
     if (items[i].w->arrays_elsewhere != sizes.expanded_on_device || (!sizes.expanded_on_device && !items[i].s)) {
       error = "packing: a launch's instances are all shapes to expand on the device, or all expanded with a setup";
@@ -271,8 +275,8 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, const Pack
   if (!ensure_buffers(B, &*plan, sizes, error)) return false;
   unsigned int* const note = stop_note(error);
   if (note == nullptr) return false;
-  if (!copy_inputs_in(B, items, n, &*plan, sizes, note, error)) return false;
-  const PackedArgs g = packed_args(B, opt);
+  if (!copy_inputs_in(B, items, n, &*plan, sizes, note, stall_ms, error)) return false;
+  const PackedArgs g = packed_args(B, opt, stall_ms);
   const uint64_t watchdog_ms = effective_watchdog_ms(opt, sizes.ops);
   float ms = 0;
   if (!launch_timed(kernel, g, &*plan, elem_bytes, watchdog_ms, B, *items[0].h, ms, error)) return false;

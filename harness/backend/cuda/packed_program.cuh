@@ -3,7 +3,11 @@
 // thread its slot names, on its instance's memory (a shared-memory
 // instance's block copies its region in and out, as unpacked), through the
 // same per-op code as an unpacked trial (AtomicProgram::device_op).  Every
-// retry loop is bounded as unpacked, and the host waits with a deadline.
+// retry loop is bounded as unpacked, and the host waits with a deadline.  A
+// user's entry is watched for stalls as unpacked, over the whole launch: a
+// loop of it gives up once no op of any instance has completed for the
+// stall window (a loop that never ends stops there, not at the launch's
+// deadline of seconds).
 //
 // Include this only from the unit that registers the entries (so each
 // kernel is instantiated once).
@@ -30,6 +34,7 @@ struct PackedArgs {
   uint8_t* gave = nullptr;
   prim::RetryShared* rs = nullptr;
   uint32_t budget = 1u << 20;
+  uint32_t stall_watch = 0;  // 1: each op that completes stamps rs (rs->stall_ns is the window)
 };
 
 template <class P>
@@ -62,6 +67,7 @@ __global__ void packed_kernel(PackedArgs g, uint64_t watchdog_ms) {
     a.rs = g.rs;
     a.budget = g.budget;
     a.deadline_ns = deadline;
+    a.stall_watch = g.stall_watch;
     for (uint32_t k = 0; k < in.per_thread; ++k) {
       const uint64_t o = uint64_t(k) * in.threads + slot.thread;
       P::device_op(a, in.shared ? region + (a.key[o] - region_off) : mem + a.key[o], o);
