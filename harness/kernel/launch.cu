@@ -92,9 +92,9 @@ bool device_shared_limits(SharedLimits& out, std::string& error) {
 }
 
 bool static_shared_bytes(const void* fn, uint32_t& bytes, std::string& error) {
-  cudaFuncAttributes attr{};
-  AS_CUDA_TRY(cudaFuncGetAttributes(&attr, fn));
-  bytes = uint32_t(attr.sharedSizeBytes);
+  cuda::KernelShared k;  // read once per kernel, as every launcher reads it
+  if (!cuda::kernel_shared(fn, k, error)) return false;
+  bytes = uint32_t(k.static_bytes);
   return true;
 }
 
