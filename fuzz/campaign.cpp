@@ -3,16 +3,22 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <future>
+#include <memory>
 #include <iostream>
 #include <sstream>
 #include <optional>
 #include <vector>
 
+#include "fuzz/round_pair.hpp"
 #include "fuzz/shrink_spec.hpp"
 #include "harness/pipeline/diagnose.hpp"
 #include "harness/pipeline/execute_trial.hpp"
+#include "harness/pipeline/isolated.hpp"
 #include "harness/pipeline/run_packed.hpp"
+#include "harness/pipeline/trial_threads.hpp"
 #include "harness/support/busy_time.hpp"
 
 namespace atomstress::fuzz {
@@ -163,38 +169,29 @@ std::vector<TrialSpec> draw_packed_specs(const CampaignConfig& cfg, const rc::Ge
   return specs;
 }
 
-// A packed round: its specs run packed; the first failure is kept with its
-// spec for shrinking.  Returns whether one failed.
-bool run_packed_round(const CampaignConfig& cfg, CampaignResult& res, const rc::Gen<TrialSpec>& packed_gen,
-                      uint64_t round, const Stopwatch& clock) {
-  const uint64_t n = std::min<uint64_t>(cfg.pack, cfg.max_specs - res.specs);
-  const std::vector<TrialSpec> specs = draw_packed_specs(cfg, packed_gen, round, n);
-  const auto outcomes =
-      execute_packed(specs, cfg.gen.backend, cfg.run, cfg.seed ^ (round * 0xd1b54a32d192ed03ull), true);
-  uint64_t ran = 0, ops = 0;
-  const Outcome* failure = nullptr;
-  size_t failing = 0;
+// A packed round: its specs run packed (every kernel that ran into
+// `kernels`), tallied; the first failure is kept with its spec for
+// shrinking.
+RoundTally run_packed_round(const CampaignConfig& cfg, const std::vector<TrialSpec>& specs, uint64_t round,
+                            const Stopwatch& clock, std::vector<LaunchSpan>& kernels) {
+  const auto outcomes = execute_packed(specs, cfg.gen.backend, cfg.run, cfg.seed ^ (round * 0xd1b54a32d192ed03ull),
+                                       true, &kernels);
+  RoundTally t;
   for (size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i]) continue;  // not run: an earlier one failed
-    ++ran;
-    ops += specs[i].ops();
-    res.run_ms += outcomes[i]->run_ms;
-    if (failure == nullptr && outcomes[i]->verdict != Verdict::Pass) {
-      failure = &*outcomes[i];
-      failing = i;
+    ++t.specs;
+    t.ops += specs[i].ops();
+    if (!t.failed && outcomes[i]->verdict != Verdict::Pass) {
+      t.failed = true;
+      t.first = specs[i];
+      t.verdict = outcomes[i]->verdict;
+      t.why = outcomes[i]->why();
     }
   }
-  res.specs += ran;
-  res.runs += ran;
-  res.ops += ops;
-  if (cfg.on_evaluated) cfg.on_evaluated(ran, ops);
-  if (failure == nullptr) return false;
-  res.found = true;
-  res.first = res.shrunk = specs[failing];
-  res.verdict = failure->verdict;
-  res.why = failure->why();
-  res.time_to_catch_s = clock.elapsed();
-  return true;
+  t.runs = t.specs;
+  t.evaluated.emplace_back(t.runs, t.ops);
+  t.caught_s = clock.elapsed();
+  return t;
 }
 
 // Whether a round's specs run several at once (CampaignConfig::at_once).
@@ -221,45 +218,118 @@ std::optional<std::vector<TrialSpec>> draw_round_specs(const rc::Gen<TrialSpec>&
 
 // A round at once: its specs' runs (each spec's --reruns in order, up to its
 // first failure) run several at once through cfg.at_once and are reported
-// in the round's order; the first failing spec is kept for shrinking.  The
-// budget and a signal end the round between specs (those already started
-// are finished, as one after another finishes the spec it is on).  Returns
-// whether one failed.
-bool run_round_at_once(const CampaignConfig& cfg, CampaignResult& res, const std::vector<TrialSpec>& specs,
-                       const Stopwatch& clock) {
+// in the round's order, tallied; the first failing spec is kept for
+// shrinking, and the runs' kernels go to `busy`.  The budget, a signal and
+// `cut_short` (the packed round beside it failed) end the round between
+// specs (those already started are finished, as one after another
+// finishes the spec it is on).
+RoundTally run_round_at_once(const CampaignConfig& cfg, const std::vector<TrialSpec>& specs, const Stopwatch& clock,
+                             BusyTime& busy, const std::atomic<bool>& cut_short) {
   std::vector<std::vector<TrialSpec>> groups;
   for (const TrialSpec& s : specs) groups.emplace_back(std::max<uint32_t>(1, cfg.reruns), s);
   properties::Evaluation ev;  // the spec being reported (its runs; their time is the round's `busy`)
-  BusyTime busy;              // the union of the round's kernels: they overlapped
-  bool failed_any = false;
+  RoundTally t;
   const RunAlone alone = [&](const TrialSpec& s) { return execute_trial(s, cfg.gen.backend, cfg.run); };
   OrderedSink sink{[&](size_t, Outcome&& out) {
-                       ++ev.runs;  // its time goes to `busy`, not ev.run_ms
-                       busy.add(out.run_end_s, out.run_ms);
-                       if (out.verdict == Verdict::Pass) return;
-                       ++ev.failures;
-                       ev.verdict = out.verdict;
-                       ev.why = out.why();
-                     },
-                     [&](size_t g, bool failed) {
-                       ++res.specs;
-                       count_runs(res, ev, specs[g]);
-                       if (cfg.on_evaluated) cfg.on_evaluated(ev.runs, ev.runs * specs[g].ops());
-                       if (failed) {
-                         failed_any = res.found = true;
-                         res.first = res.shrunk = specs[g];
-                         res.verdict = ev.verdict;
-                         res.why = ev.why;
-                         res.time_to_catch_s = clock.elapsed();
-                         return false;
-                       }
-                       ev = {};
-                       return !stop_requested(cfg) && clock.elapsed() <= cfg.budget_s;
-                     }};
+                     ++ev.runs;  // its time goes to `busy`
+                     busy.add(out.run_end_s, out.run_ms);
+                     if (out.verdict == Verdict::Pass) return;
+                     ++ev.failures;
+                     ev.verdict = out.verdict;
+                     ev.why = out.why();
+                   },
+                   [&](size_t g, bool failed) {
+                     ++t.specs;
+                     t.runs += ev.runs;
+                     t.ops += ev.runs * specs[g].ops();
+                     t.evaluated.emplace_back(ev.runs, ev.runs * specs[g].ops());
+                     if (failed) {
+                       t.failed = true;
+                       t.first = specs[g];
+                       t.verdict = ev.verdict;
+                       t.why = ev.why;
+                       t.caught_s = clock.elapsed();
+                       return false;
+                     }
+                     ev = {};
+                     return !stop_requested(cfg) && clock.elapsed() <= cfg.budget_s && !cut_short.load();
+                   }};
   sink.finish_started = true;  // what the GPU already ran is counted, not dropped
   run_ordered(groups, *cfg.at_once, alone, sink);
+  return t;
+}
+
+// RapidCheck's specs a round draws (fewer where max_specs is near).
+inline constexpr uint64_t kRoundSpecs = 20;
+
+// The thread a packed round runs on beside RapidCheck's round: kept for the
+// process (its worker process, started here at once, is kept with it).
+TrialThreads& packed_lane(BackendKind backend) {
+  static TrialThreads* lane = [backend] {
+    auto* t = new TrialThreads(1);
+    t->submit([backend] { prepare_isolated_worker(backend); });
+    return t;
+  }();
+  return *lane;
+}
+
+// Waits for a job on the packed lane before the frame it refers to ends.
+struct JoinLane {
+  std::future<RoundTally>& job;
+  ~JoinLane() {
+    if (job.valid()) job.wait();
+  }
+};
+
+// A round's packed half: its specs, or what draws them (draw_packed_specs,
+// on the packed lane: RapidCheck's generators themselves are pure and their
+// counts atomic; only its properties use process-wide state).
+struct PackedHalf {
+  const rc::Gen<TrialSpec>* gen = nullptr;  // null: nothing to pack
+  uint64_t most = 0;                        // specs to draw (at most)
+  std::vector<TrialSpec> specs;
+  bool drawn = false;
+};
+
+// Round `round` with specs at once: the packed half is drawn (unless it
+// was) and run on the packed lane while RapidCheck's specs run here,
+// through cfg.at_once, and the halves are counted as one after the other
+// (take_round).  The GPU's busy time is the union of both halves' kernels.
+// Returns whether one failed.
+bool run_rounds_at_once(const CampaignConfig& cfg, CampaignResult& res, PackedHalf& packed,
+                        const std::vector<TrialSpec>& specs, uint64_t round, const Stopwatch& clock) {
+  std::vector<LaunchSpan> packed_kernels;
+  std::atomic<bool> packed_failed{false};
+  std::future<RoundTally> packed_done;
+  BusyTime busy;
+  RoundTally rapidcheck;
+  {
+    JoinLane join{packed_done};
+    if (packed.gen != nullptr) {
+      auto job = std::make_shared<std::packaged_task<RoundTally()>>([&] {
+        if (!packed.drawn) packed.specs = draw_packed_specs(cfg, *packed.gen, round, packed.most);
+        RoundTally t = run_packed_round(cfg, packed.specs, round, clock, packed_kernels);
+        packed_failed = t.failed;
+        return t;
+      });
+      packed_done = job->get_future();
+      packed_lane(cfg.gen.backend).submit([job] { (*job)(); });
+    }
+    if (!specs.empty()) rapidcheck = run_round_at_once(cfg, specs, clock, busy, packed_failed);
+  }
+  const RoundTally packed_tally = packed_done.valid() ? packed_done.get() : RoundTally{};
+  for (const LaunchSpan& k : packed_kernels) busy.add(k.end_s, k.ms);
   res.run_ms += busy.ms();
-  return failed_any;
+  return take_round(res, packed_tally, rapidcheck, cfg.on_evaluated);
+}
+
+// RapidCheck's round `round`, drawing at most `most` specs.
+rc::detail::TestParams round_params(const CampaignConfig& cfg, uint64_t round, uint64_t most) {
+  rc::detail::TestParams params;
+  params.seed = cfg.seed * 0x9e3779b97f4a7c15ull + round;
+  params.maxSuccess = int(std::min<uint64_t>(kRoundSpecs, most));
+  params.maxSize = 100;
+  return params;
 }
 
 // The search: packed rounds (where the entries have packed runners) before
@@ -278,18 +348,37 @@ bool search(const CampaignConfig& cfg, CampaignResult& res, const Stopwatch& clo
   md.id = "atomstress";
   for (uint64_t round = 0;
        !res.found && !stop_requested(cfg) && clock.elapsed() < cfg.budget_s && res.specs < cfg.max_specs; ++round) {
-    if (packed_gen && run_packed_round(cfg, res, *packed_gen, round, clock)) return true;
-    if (res.specs >= cfg.max_specs) break;
-    rc::detail::TestParams params;
-    params.seed = cfg.seed * 0x9e3779b97f4a7c15ull + round;
-    params.maxSuccess = int(std::min<uint64_t>(20, cfg.max_specs - res.specs));
-    params.maxSize = 100;
+    PackedHalf packed;
+    if (packed_gen) {
+      packed.gen = &*packed_gen;
+      packed.most = std::min<uint64_t>(cfg.pack, cfg.max_specs - res.specs);
+    }
+    // RapidCheck's half draws min(kRoundSpecs, what the packed half leaves
+    // of max_specs).  Far from max_specs that is kRoundSpecs however many
+    // the packed half draws, so with specs at once the packed half is drawn
+    // beside; else here, first.
+    const bool draw_beside = runs_at_once(cfg) && cfg.max_specs - res.specs - packed.most >= kRoundSpecs;
+    if (packed.gen != nullptr && !draw_beside) {
+      packed.specs = draw_packed_specs(cfg, *packed.gen, round, packed.most);
+      packed.drawn = true;
+    }
+    const uint64_t left = cfg.max_specs - res.specs - (packed.drawn ? packed.specs.size() : packed.most);
+    const rc::detail::TestParams params = round_params(cfg, round, left);
     std::string error;
     if (runs_at_once(cfg)) {
-      const auto specs = draw_round_specs(gen, params, error);
-      if (specs && run_round_at_once(cfg, res, *specs, clock)) return true;
+      const auto specs = left > 0 ? draw_round_specs(gen, params, error) : std::optional(std::vector<TrialSpec>{});
+      if (specs && run_rounds_at_once(cfg, res, packed, *specs, round, clock)) return true;
       if (specs) continue;
     } else {
+      std::vector<LaunchSpan> kernels;
+      if (packed_gen) {
+        const RoundTally tally = run_packed_round(cfg, packed.specs, round, clock, kernels);
+        BusyTime busy;
+        for (const LaunchSpan& k : kernels) busy.add(k.end_s, k.ms);
+        res.run_ms += busy.ms();
+        if (take_round(res, tally, {}, cfg.on_evaluated)) return true;
+      }
+      if (left == 0) break;
       QuietListener quiet;
       const auto r = rc::detail::checkProperty(rc::detail::toProperty(prop), md, params, quiet);
       if (!r.template is<rc::detail::Error>()) continue;

@@ -25,6 +25,7 @@
 
 #include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
+#include "fuzz/round_pair.hpp"
 #include "reports/records_json.hpp"
 #include "fuzz/shard.hpp"
 #include "harness/trial/token.hpp"
@@ -405,6 +406,58 @@ TEST(Fuzz, AKilledDevicesRunTakesItsLanesDownAndResumes) {
 }
 
 // ------------------------------------------------------- the parts, directly
+
+// A round's packed half and RapidCheck's half run at once on cuda
+// (campaign.cpp), and are counted as if the packed half ran first: its
+// failure wins and the other half is not counted; otherwise both are, in
+// that order, and RapidCheck's failure is the campaign's.
+TEST(FuzzParts, ARoundsHalvesAreCountedAsOneAfterTheOther) {
+  using namespace atomstress;
+  auto tally = [](uint64_t specs, bool failed, const char* impl, double caught_s) {
+    fuzz::RoundTally t;
+    t.specs = t.runs = specs;
+    t.ops = 32 * specs;
+    t.evaluated = {{specs, 32 * specs}};
+    t.failed = failed;
+    t.first.impl = impl;
+    t.verdict = failed ? Verdict::Fail : Verdict::Pass;
+    t.why = failed ? std::string(impl) + " failed" : "";
+    t.caught_s = caught_s;
+    return t;
+  };
+  std::vector<std::pair<uint64_t, uint64_t>> calls;
+  const auto evaluated = [&](uint64_t runs, uint64_t ops) { calls.emplace_back(runs, ops); };
+  for (const bool rapidcheck_failed : {false, true}) {
+    fuzz::CampaignResult res;
+    calls.clear();
+    EXPECT_TRUE(fuzz::take_round(res, tally(100, true, "packed.one", 0.5),
+                                 tally(7, rapidcheck_failed, "rapidcheck.one", 0.25), evaluated));
+    EXPECT_TRUE(res.found);
+    EXPECT_EQ(res.first.impl, "packed.one") << "the packed half's failure comes first, even when seen later";
+    EXPECT_EQ(res.shrunk.impl, "packed.one");
+    EXPECT_EQ(res.why, "packed.one failed");
+    EXPECT_EQ(res.time_to_catch_s, 0.5);
+    EXPECT_EQ(res.specs, 100u) << "RapidCheck's half would not have run";
+    EXPECT_EQ(calls, (std::vector<std::pair<uint64_t, uint64_t>>{{100, 3200}}));
+  }
+  fuzz::CampaignResult res;
+  res.specs = 5;
+  calls.clear();
+  EXPECT_TRUE(fuzz::take_round(res, tally(100, false, "packed.one", 0.5), tally(7, true, "rapidcheck.one", 0.75),
+                               evaluated));
+  EXPECT_EQ(res.first.impl, "rapidcheck.one");
+  EXPECT_EQ(res.verdict, Verdict::Fail);
+  EXPECT_EQ(res.time_to_catch_s, 0.75);
+  EXPECT_EQ(res.specs, 112u);
+  EXPECT_EQ(res.runs, 107u);
+  EXPECT_EQ(res.ops, 107u * 32);
+  EXPECT_EQ(calls, (std::vector<std::pair<uint64_t, uint64_t>>{{100, 3200}, {7, 224}}));
+  fuzz::CampaignResult clean;
+  EXPECT_FALSE(fuzz::take_round(clean, tally(100, false, "packed.one", 0), tally(7, false, "rapidcheck.one", 0), {}));
+  EXPECT_FALSE(clean.found);
+  EXPECT_EQ(clean.specs, 107u);
+  EXPECT_EQ(clean.verdict, Verdict::Pass);
+}
 
 TEST(FuzzParts, DurationsAreStrict) {
   std::string why;

@@ -697,6 +697,29 @@ TEST(Isolation, APreparedWorkerStartsAtOnceAndAnswersTheFirstTrial) {
   }).join();
 }
 
+// A pack's launches travel beside its results as [end_s, ms] pairs, for the
+// GPU's busy time (fuzz: the union of every kernel that ran).
+TEST(TrialJson, APacksLaunchesComeBack) {
+  const std::vector<LaunchSpan> spans = {{12345.678901234, 2.5}, {12345.7, 0}, {0.25, 1e-3}};
+  std::vector<LaunchSpan> back;
+  std::string error;
+  ASSERT_TRUE(from_json(json::parse(to_json(spans).dump()), back, error)) << error;
+  ASSERT_EQ(back.size(), spans.size());
+  for (size_t i = 0; i < spans.size(); ++i) {
+    EXPECT_EQ(back[i].end_s, spans[i].end_s);
+    EXPECT_EQ(back[i].ms, spans[i].ms);
+  }
+  ASSERT_TRUE(from_json(json::array(), back, error)) << error;
+  EXPECT_TRUE(back.empty());
+  for (const json& bad : {json(5), json::array({json::array({1.0})}), json::array({json::array({1.0, -2.0})}),
+                          json::array({json::array({1.0, "2"})}), json::array({json::array({1.0, 2.0, 3.0})}),
+                          json::parse(R"([{"end_s": 1, "ms": 2}])")}) {
+    error.clear();
+    EXPECT_FALSE(from_json(bad, back, error)) << bad.dump();
+    EXPECT_NE(error, "") << bad.dump();
+  }
+}
+
 TEST(Isolation, AWorkerAnswersAPackWithOneResultPerSpec) {
   WorkerProcess w;
   std::string error, line;
@@ -717,6 +740,7 @@ TEST(Isolation, AWorkerAnswersAPackWithOneResultPerSpec) {
   ASSERT_TRUE(j["results"].is_array()) << line;
   ASSERT_EQ(j["results"].size(), 3u) << line;
   for (const json& r : j["results"]) EXPECT_TRUE(r.is_null()) << line;
+  EXPECT_EQ(j["launches"], json::array()) << "no launch ran on the cpu: " << line;
   json bad = to_json(pack);
   bad["pack"] = 5;
   ASSERT_TRUE(w.send(bad.dump()));
@@ -727,6 +751,31 @@ TEST(Isolation, AWorkerAnswersAPackWithOneResultPerSpec) {
   EXPECT_NE(line.find("\"verdict\":\"PASS\""), std::string::npos) << line;
   w.stop(std::chrono::seconds(10));
   EXPECT_EQ(w.death(), "exited with status 0");
+}
+
+// execute_packed gives every kernel that ran (fuzz's busy time): on the
+// cpu nothing packs, and each trial runs alone in the worker, one span each
+// with its run's end and time.
+TEST(Isolation, ExecutePackedGivesEveryKernelThatRan) {
+  set_worker_program(program());
+  std::vector<TrialSpec> specs(3);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    specs[i].impl = "outside.add.u32";
+    specs[i].seed = i;
+  }
+  RunOptions opt;
+  opt.policy.isolate = true;
+  std::vector<LaunchSpan> spans;
+  const auto results = execute_packed(specs, BackendKind::Cpu, opt, 1, false, &spans);
+  ASSERT_EQ(results.size(), specs.size());
+  ASSERT_EQ(spans.size(), specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    ASSERT_TRUE(results[i].has_value()) << i;
+    EXPECT_EQ(results[i]->verdict, Verdict::Pass) << results[i]->why();
+    EXPECT_GT(spans[i].end_s, 0) << i;
+    EXPECT_EQ(spans[i].end_s, results[i]->run_end_s) << i;
+    EXPECT_EQ(spans[i].ms, results[i]->run_ms) << i;
+  }
 }
 
 // A sequence in a worker: a trial that hangs, and one that kills the

@@ -52,7 +52,7 @@ inline bool host_judges(const PackDeviceVerdict* device, CheckerKind checker) {
 // the pack is judged on the device (the entry's device oracle and the GPU
 // checker) into *device, and `h` receives the history only of an instance
 // the device did not pass (of every instance under CheckerKind::Both);
-// kernel_ms is set on all.
+// kernel_ms (its share of the launch) and kernel_end_s are set on all.
 // `w` a shape only (expand_shape: arrays_elsewhere, on every item of a
 // launch or on none, and then `s` null): the runner expands the inputs on
 // the device from the spec (workload/draw.hpp, as the resident path does),

@@ -131,9 +131,10 @@ std::optional<json> answer_pack(const json& j, FILE* out) {
   auto results = json::array();
   // A line per launch: the supervisor's deadline is one launch's.
   const auto progress = [&](size_t done, size_t of) { reply(out, {{"launched", done}, {"of", of}}); };
-  for (const auto& r : run_packed_trials(pack.specs, pack.backend, pack.run, pack.seed, progress))
+  std::vector<LaunchSpan> spans;
+  for (const auto& r : run_packed_trials(pack.specs, pack.backend, pack.run, pack.seed, progress, nullptr, &spans))
     results.push_back(r ? to_packed_json(*r) : json());
-  return json{{"results", std::move(results)}};
+  return json{{"results", std::move(results)}, {"launches", to_json(spans)}};
 }
 
 // A kernel case's phases (kernel/case_phase.hpp), said as they change, so

@@ -44,19 +44,21 @@ SequenceStats execute_sequence(std::span<const TrialSpec> specs, const SequenceC
 }
 
 std::vector<std::optional<Outcome>> execute_packed(std::span<const TrialSpec> specs, BackendKind backend,
-                                                   const RunOptions& opt, uint64_t seed, bool until_failure) {
+                                                   const RunOptions& opt, uint64_t seed, bool until_failure,
+                                                   std::vector<LaunchSpan>* spans) {
   std::vector<std::optional<Outcome>> results;
   if (opt.policy.isolate) {
-    results = run_packed_isolated(specs, backend, opt, seed);
+    results = run_packed_isolated(specs, backend, opt, seed, spans);
   } else {
     if (std::string why; cuda_context_lost(why)) stop_in_process(why);
-    results = run_packed_trials(specs, backend, opt, seed);
+    results = run_packed_trials(specs, backend, opt, seed, {}, nullptr, spans);
   }
   auto failed = [](const std::optional<Outcome>& r) { return r && r->verdict != Verdict::Pass; };
   if (until_failure && std::any_of(results.begin(), results.end(), failed)) return results;
   for (size_t i = 0; i < specs.size(); ++i) {
     if (results[i]) continue;
     results[i] = execute_trial(specs[i], backend, opt);
+    if (spans) spans->push_back({results[i]->run_end_s, results[i]->run_ms});
     if (until_failure && failed(results[i])) break;
   }
   return results;

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/run_sequence.hpp"
 #include "harness/pipeline/run_trial.hpp"
 
@@ -32,8 +33,10 @@ SequenceStats execute_sequence(std::span<const TrialSpec> specs, const SequenceC
 // the packs could not judge run alone through execute_trial, in order: one
 // result per spec.  With `until_failure`, once any result is not a pass
 // nothing more runs, and what did not run stays empty (a pack that hung as
-// a whole then costs its first trial run alone, not all of them).
+// a whole then costs its first trial run alone, not all of them).  `spans`:
+// every kernel that ran, the packs' launches and the trials run alone.
 std::vector<std::optional<Outcome>> execute_packed(std::span<const TrialSpec> specs, BackendKind backend,
-                                                   const RunOptions& opt, uint64_t seed, bool until_failure);
+                                                   const RunOptions& opt, uint64_t seed, bool until_failure,
+                                                   std::vector<LaunchSpan>* spans = nullptr);
 
 }  // namespace atomstress

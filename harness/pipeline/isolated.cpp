@@ -186,7 +186,7 @@ class Supervisor {
   Outcome run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots,
               int retries = 1);
   std::vector<std::optional<Outcome>> run_pack(std::span<const TrialSpec> specs, BackendKind backend,
-                                               const RunOptions& opt, uint64_t seed);
+                                               const RunOptions& opt, uint64_t seed, std::vector<LaunchSpan>* spans);
   SequenceStats run_sequence(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
                              const std::function<void(Outcome&&)>& each);
   // Starts the worker without waiting for its ready line (prepare_isolated_worker).
@@ -546,7 +546,8 @@ bool Supervisor::deliver(const std::string& line, BackendKind backend, std::stri
 // A pack whose worker hangs, dies or answers nonsense judges nothing: its
 // trials run alone (isolated), where the culprit costs one verdict.
 std::vector<std::optional<Outcome>> Supervisor::run_pack(std::span<const TrialSpec> specs, BackendKind backend,
-                                                         const RunOptions& opt, uint64_t seed) {
+                                                         const RunOptions& opt, uint64_t seed,
+                                                         std::vector<LaunchSpan>* spans) {
   std::vector<std::optional<Outcome>> results(specs.size());
   // Under a sanitizer each trial runs alone (execute_packed then runs them).
   if (opt.policy.sanitize != SanitizeTool::None) return results;
@@ -565,10 +566,14 @@ std::vector<std::optional<Outcome>> Supervisor::run_pack(std::span<const TrialSp
     j = json::parse(line_in, nullptr, false);
     if (!(j.is_object() && j.contains("launched"))) break;
   }
-  if (!j.is_object() || !j.contains("results") || !j["results"].is_array() || j["results"].size() != specs.size()) {
+  std::vector<LaunchSpan> launches;
+  std::string malformed;
+  if (!j.is_object() || !j.contains("results") || !j["results"].is_array() || j["results"].size() != specs.size() ||
+      !j.contains("launches") || !from_json(j["launches"], launches, malformed)) {
     worker_.kill();
     return results;
   }
+  if (spans) spans->insert(spans->end(), launches.begin(), launches.end());
   for (size_t i = 0; i < specs.size(); ++i) {
     const json& r = j["results"][i];
     if (r.is_null()) continue;
@@ -591,8 +596,9 @@ Supervisor& supervisor() {
 }  // namespace
 
 std::vector<std::optional<Outcome>> run_packed_isolated(std::span<const TrialSpec> specs, BackendKind backend,
-                                                        const RunOptions& opt, uint64_t seed) {
-  return supervisor().run_pack(specs, backend, opt, seed);
+                                                        const RunOptions& opt, uint64_t seed,
+                                                        std::vector<LaunchSpan>* spans) {
+  return supervisor().run_pack(specs, backend, opt, seed, spans);
 }
 
 void set_worker_program(const std::string& path) { worker_program_setting() = path; }

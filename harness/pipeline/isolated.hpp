@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harness/kernel/case_phase.hpp"
+#include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/run_sequence.hpp"
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/pipeline/worker_process.hpp"
@@ -45,8 +46,10 @@ void prepare_isolated_worker(BackendKind backend);
 // run_packed_trials in the worker.  A pack that hangs, kills its worker or
 // is answered with nonsense judges nothing (every result empty: the caller
 // runs those trials alone, isolated, where the culprit costs one verdict).
+// `spans`: the launches that ran, as run_packed_trials gives them.
 std::vector<std::optional<Outcome>> run_packed_isolated(std::span<const TrialSpec> specs, BackendKind backend,
-                                                        const RunOptions& opt, uint64_t seed);
+                                                        const RunOptions& opt, uint64_t seed,
+                                                        std::vector<LaunchSpan>* spans = nullptr);
 
 // run_trial_sequence in the worker, `each` getting every outcome in order.
 // A trial whose run hangs or kills the worker gets the Hang or Crash that

@@ -163,9 +163,9 @@ void make_instance(const TrialSpec& spec, bool on_device, PackedTrial& t) {
 struct PackRun {
   PackRun(std::span<const TrialSpec> specs_, BackendKind backend_, const RunOptions& opt_, uint64_t seed_,
           const std::function<void(size_t, size_t)>& launched_, std::string* launch_error_,
-          std::vector<std::optional<Outcome>>& results_)
+          std::vector<LaunchSpan>* spans_, std::vector<std::optional<Outcome>>& results_)
       : specs(specs_), backend(backend_), opt(opt_), seed(seed_), launched(launched_), launch_error(launch_error_),
-        results(results_) {}
+        spans(spans_), results(results_) {}
 
   std::span<const TrialSpec> specs;
   BackendKind backend;
@@ -173,6 +173,7 @@ struct PackRun {
   uint64_t seed;
   const std::function<void(size_t, size_t)>& launched;
   std::string* launch_error;
+  std::vector<LaunchSpan>* spans;  // guarded by mu
   std::vector<std::optional<Outcome>>& results;
   std::vector<std::vector<size_t>> launches;       // spec indices, one entry each (group_launches)
   std::vector<const Entry*> launch_entry;          // per launch
@@ -227,6 +228,7 @@ struct PackRun {
       }
       std::string error;
       const bool ran = items.empty() || entry.run_cuda_packed(items.data(), items.size(), opt, seed + l, error);
+      if (ran && !items.empty()) took(items);
       if (ended(entry, mine, ran, error)) judge(l);
       mine = {};  // its arrays are no longer needed
     }
@@ -244,6 +246,14 @@ struct PackRun {
     }
     on_device = device_judging.at(&entry);
     return Start::Run;
+  }
+
+  // A launch that ran: its kernel's span (each instance's history holds its
+  // share of the time and the launch's end).
+  void took(const std::vector<PackItem>& items) {
+    if (spans == nullptr) return;
+    std::lock_guard lock(mu);
+    spans->push_back({items[0].h->kernel_end_s, items[0].h->kernel_ms * double(items.size())});
   }
 
   // A launch ended: whether its instances are to be judged (a launch that
@@ -343,11 +353,11 @@ bool packs(const TrialSpec& spec, BackendKind backend) {
 std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec> specs, BackendKind backend,
                                                       const RunOptions& opt, uint64_t seed,
                                                       const std::function<void(size_t, size_t)>& launched,
-                                                      std::string* launch_error) {
+                                                      std::string* launch_error, std::vector<LaunchSpan>* spans) {
   keep_freed_memory();
   std::vector<std::optional<Outcome>> results(specs.size());
   if (backend != BackendKind::Cuda || specs.empty()) return results;
-  PackRun run{specs, backend, opt, seed, launched, launch_error, results};
+  PackRun run{specs, backend, opt, seed, launched, launch_error, spans, results};
   const size_t threads = launch_threads();
   run.plan(threads);
   run.expand_host_judged();

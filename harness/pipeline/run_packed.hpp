@@ -30,6 +30,12 @@ inline constexpr uint64_t kPackLaunchOps = uint64_t(1) << 16;
 // while each launch keeps kPackMinLaunchOps ops.
 inline constexpr size_t kPackLaunchThreads = 8;
 inline constexpr uint64_t kPackMinLaunchOps = uint64_t(1) << 13;
+// A launch's kernel: when the host saw it end (steady_seconds()) and how long
+// it ran, in ms (its events).
+struct LaunchSpan {
+  double end_s = 0, ms = 0;
+};
+
 // The most time one launch of a pack may take in a worker: its watchdog.  A
 // worker says when each launch is done, so a supervisor waits this long per
 // launch, not for the whole pack at once.
@@ -40,11 +46,14 @@ uint64_t packed_launch_deadline_ms(const RunOptions& opt);
 // by `seed`.  In this process: after a launch that lost the CUDA context,
 // nothing further is run (everything left is nothing).
 // `launched(done, of)` after each launch (the worker's progress lines);
-// `launch_error`: the first launch's error that left its trials unjudged.
+// `launch_error`: the first launch's error that left its trials unjudged;
+// `spans`: each launch that ran, its kernel's time (for the GPU's busy time:
+// its instances' run_ms are shares of it).
 std::vector<std::optional<Outcome>> run_packed_trials(std::span<const TrialSpec> specs, BackendKind backend,
                                                       const RunOptions& opt, uint64_t seed,
                                                       const std::function<void(size_t, size_t)>& launched = {},
-                                                      std::string* launch_error = nullptr);
+                                                      std::string* launch_error = nullptr,
+                                                      std::vector<LaunchSpan>* spans = nullptr);
 
 // A pack's launches, as indices into `specs` (those that may pack, asked of
 // the spec and its entry alone: packable_spec), before any expansion: one

@@ -1,6 +1,7 @@
 #include "harness/pipeline/trial_json.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "harness/backend/run_settings.hpp"
 
@@ -141,6 +142,26 @@ bool from_packed_json(const json& j, Outcome& o, std::string& error) {
     else from_json(j["finding"], o.finding, error);
   }
   return error.empty();
+}
+
+json to_json(const std::vector<LaunchSpan>& spans) {
+  json out = json::array();
+  for (const LaunchSpan& s : spans) out.push_back(json::array({s.end_s, s.ms}));
+  return out;
+}
+
+bool from_json(const json& j, std::vector<LaunchSpan>& spans, std::string& error) {
+  spans.clear();
+  auto finite = [](const json& v) { return v.is_number() && std::isfinite(v.get<double>()); };
+  const bool ok = j.is_array() && std::all_of(j.begin(), j.end(), [&](const json& s) {
+    return s.is_array() && s.size() == 2 && finite(s[0]) && finite(s[1]) && s[1].get<double>() >= 0;
+  });
+  if (!ok) {
+    error = "a pack's launches are not [[end_s, ms], ...]";
+    return false;
+  }
+  for (const json& s : j) spans.push_back({s[0].get<double>(), s[1].get<double>()});
+  return true;
 }
 
 json to_json(const Finding& f) {

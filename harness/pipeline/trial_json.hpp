@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/kernel/case_phase.hpp"
+#include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/run_trial.hpp"
 
 namespace atomstress {
@@ -53,6 +54,10 @@ bool from_json(const nlohmann::json& j, SequenceRequest& r, std::string& error);
 // with its finding.
 nlohmann::json to_packed_json(const Outcome& o);
 bool from_packed_json(const nlohmann::json& j, Outcome& o, std::string& error);
+// A pack's launches that ran (the worker's "launches" beside its results):
+// [[end_s, ms], ...], each two finite numbers, ms not negative.
+nlohmann::json to_json(const std::vector<LaunchSpan>& spans);
+bool from_json(const nlohmann::json& j, std::vector<LaunchSpan>& spans, std::string& error);
 
 // A kernel case's phase (kernel/case_phase.hpp), which a worker says as it
 // changes while it runs a trial or a sequence's trial:

@@ -280,7 +280,11 @@ bool run_packed(const PackItem* items, size_t n, uint32_t elem_bytes, const Pack
   const uint64_t watchdog_ms = effective_watchdog_ms(opt, sizes.ops);
   float ms = 0;
   if (!launch_timed(kernel, g, &*plan, elem_bytes, watchdog_ms, B, *items[0].h, ms, error)) return false;
-  for (size_t i = 0; i < n; ++i) items[i].h->kernel_ms = double(ms) / double(n);  // its share of the launch
+  const double ended_s = steady_seconds();
+  for (size_t i = 0; i < n; ++i) {
+    items[i].h->kernel_ms = double(ms) / double(n);  // its share of the launch
+    items[i].h->kernel_end_s = ended_s;
+  }
   if (items[0].device != nullptr) judge_on_device(items, n, *plan, g, B, sizes);
   return copy_histories_back(items, n, *plan, B, sizes, opt, error);
 }
