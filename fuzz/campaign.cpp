@@ -52,6 +52,9 @@ std::optional<rc::Gen<TrialSpec>> packed_generator(const properties::GenConfig& 
   if (small.impls.empty()) return std::nullopt;
   small.max_ops = std::min(small.max_ops, kPackedMaxOps);
   small.max_grid = std::min(small.max_grid, kPackedMaxGrid);
+  // A stressed spec never packs (its incantations are launch-wide): drawn,
+  // half the specs were stressed and dropped, and the stress drawn for them.
+  small.stress = false;
   return properties::gen_trial_spec(small);
 }
 
@@ -157,8 +160,8 @@ void check_spec(SearchState& st, const TrialSpec& s) {
 }
 
 // A packed round's specs, drawn from (seed, round): only specs that pack (a
-// spread-out pattern's memory may be too large): the rest of the search
-// draws the others.
+// spread-out pattern's memory may be too large, about one in ten): the rest
+// of the search draws the others.
 std::vector<TrialSpec> draw_packed_specs(const CampaignConfig& cfg, const rc::Gen<TrialSpec>& packed_gen,
                                          uint64_t round, uint64_t n) {
   std::vector<TrialSpec> specs;
