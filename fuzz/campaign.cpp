@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <iostream>
 #include <sstream>
 #include <optional>
@@ -223,11 +225,11 @@ std::optional<std::vector<TrialSpec>> draw_round_specs(const rc::Gen<TrialSpec>&
 // first failure) run several at once through cfg.at_once and are reported
 // in the round's order, tallied; the first failing spec is kept for
 // shrinking, and the runs' kernels go to `busy`.  The budget, a signal and
-// `cut_short` (the packed round beside it failed) end the round between
+// `cut_short` (a packed round up to this one failed) end the round between
 // specs (those already started are finished, as one after another
 // finishes the spec it is on).
 RoundTally run_round_at_once(const CampaignConfig& cfg, const std::vector<TrialSpec>& specs, const Stopwatch& clock,
-                             BusyTime& busy, const std::atomic<bool>& cut_short) {
+                             BusyTime& busy, const std::function<bool()>& cut_short) {
   std::vector<std::vector<TrialSpec>> groups;
   for (const TrialSpec& s : specs) groups.emplace_back(std::max<uint32_t>(1, cfg.reruns), s);
   properties::Evaluation ev;  // the spec being reported (its runs; their time is the round's `busy`)
@@ -255,7 +257,7 @@ RoundTally run_round_at_once(const CampaignConfig& cfg, const std::vector<TrialS
                        return false;
                      }
                      ev = {};
-                     return !stop_requested(cfg) && clock.elapsed() <= cfg.budget_s && !cut_short.load();
+                     return !stop_requested(cfg) && clock.elapsed() <= cfg.budget_s && !cut_short();
                    }};
   sink.finish_started = true;  // what the GPU already ran is counted, not dropped
   run_ordered(groups, *cfg.at_once, alone, sink);
@@ -265,7 +267,7 @@ RoundTally run_round_at_once(const CampaignConfig& cfg, const std::vector<TrialS
 // RapidCheck's specs a round draws (fewer where max_specs is near).
 inline constexpr uint64_t kRoundSpecs = 20;
 
-// The thread a packed round runs on beside RapidCheck's round: kept for the
+// The thread the packed rounds run on beside RapidCheck's rounds: kept for the
 // process (its worker process, started here at once, is kept with it).
 TrialThreads& packed_lane(BackendKind backend) {
   static TrialThreads* lane = [backend] {
@@ -276,55 +278,103 @@ TrialThreads& packed_lane(BackendKind backend) {
   return *lane;
 }
 
-// Waits for a job on the packed lane before the frame it refers to ends.
-struct JoinLane {
-  std::future<RoundTally>& job;
-  ~JoinLane() {
-    if (job.valid()) job.wait();
+// Packed rounds 0, 1, 2, ... in order on the packed lane, each drawn there
+// (draw_packed_specs: RapidCheck's generators themselves are pure and their
+// counts atomic; only its properties use process-wide state) and run
+// packed, while RapidCheck's rounds run on the campaign's thread.  The lane
+// starts a round only once allowed to (RapidCheck's side keeps it at most
+// kPackedAhead rounds ahead of its own), and not after the budget, a
+// signal, its own failure or finish().
+class PackedRounds {
+ public:
+  PackedRounds(const CampaignConfig& cfg, const rc::Gen<TrialSpec>& gen, const Stopwatch& clock)
+      : cfg_(cfg), gen_(gen), clock_(clock) {
+    auto job = std::make_shared<std::packaged_task<void()>>([this] { run(); });
+    done_ = job->get_future();
+    packed_lane(cfg.gen.backend).submit([job] { (*job)(); });
   }
-};
-
-// A round's packed half: its specs, or what draws them (draw_packed_specs,
-// on the packed lane: RapidCheck's generators themselves are pure and their
-// counts atomic; only its properties use process-wide state).
-struct PackedHalf {
-  const rc::Gen<TrialSpec>* gen = nullptr;  // null: nothing to pack
-  uint64_t most = 0;                        // specs to draw (at most)
-  std::vector<TrialSpec> specs;
-  bool drawn = false;
-};
-
-// Round `round` with specs at once: the packed half is drawn (unless it
-// was) and run on the packed lane while RapidCheck's specs run here,
-// through cfg.at_once, and the halves are counted as one after the other
-// (take_round).  The GPU's busy time is the union of both halves' kernels.
-// Returns whether one failed.
-bool run_rounds_at_once(const CampaignConfig& cfg, CampaignResult& res, PackedHalf& packed,
-                        const std::vector<TrialSpec>& specs, uint64_t round, const Stopwatch& clock) {
-  std::vector<LaunchSpan> packed_kernels;
-  std::atomic<bool> packed_failed{false};
-  std::future<RoundTally> packed_done;
-  BusyTime busy;
-  RoundTally rapidcheck;
-  {
-    JoinLane join{packed_done};
-    if (packed.gen != nullptr) {
-      auto job = std::make_shared<std::packaged_task<RoundTally()>>([&] {
-        if (!packed.drawn) packed.specs = draw_packed_specs(cfg, *packed.gen, round, packed.most);
-        RoundTally t = run_packed_round(cfg, packed.specs, round, clock, packed_kernels);
-        packed_failed = t.failed;
-        return t;
-      });
-      packed_done = job->get_future();
-      packed_lane(cfg.gen.backend).submit([job] { (*job)(); });
+  PackedRounds(const PackedRounds&) = delete;
+  PackedRounds& operator=(const PackedRounds&) = delete;
+  ~PackedRounds() { finish(0); }
+  // Rounds up to `round` may start, each drawing at most `most` specs.
+  void allow(uint64_t round, uint64_t most) {
+    std::lock_guard lock(mu_);
+    if (finishing_) return;
+    allowed_ = std::max(allowed_, round + 1);
+    most_ = most;
+    changed_.notify_all();
+  }
+  // No round after `last` starts; waits for the lane to stop.
+  void finish(uint64_t last) {
+    {
+      std::lock_guard lock(mu_);
+      finishing_ = true;
+      allowed_ = std::min(allowed_, last + 1);
+      changed_.notify_all();
     }
-    if (!specs.empty()) rapidcheck = run_round_at_once(cfg, specs, clock, busy, packed_failed);
+    if (done_.valid()) done_.wait();
   }
-  const RoundTally packed_tally = packed_done.valid() ? packed_done.get() : RoundTally{};
-  for (const LaunchSpan& k : packed_kernels) busy.add(k.end_s, k.ms);
-  res.run_ms += busy.ms();
-  return take_round(res, packed_tally, rapidcheck, cfg.on_evaluated);
-}
+  // Waits until round `round` has ended or will not run.
+  void wait_for(uint64_t round) {
+    std::unique_lock lock(mu_);
+    changed_.wait(lock, [&] { return ended_ > round || stopped_; });
+  }
+  // The first round that failed (none: UINT64_MAX).
+  uint64_t failed_round() const { return failed_round_.load(); }
+  // The rounds that ended since the last call, into the ledger.
+  void hand_over(RoundLedger& ledger) {
+    std::lock_guard lock(mu_);
+    for (auto& [round, t] : ended_rounds_) ledger.packed_done(round, std::move(t));
+    ended_rounds_.clear();
+  }
+  // Every kernel the rounds ran (after finish()).
+  const std::vector<LaunchSpan>& kernels() const { return kernels_; }
+
+ private:
+  void run() {
+    for (uint64_t round = 0;; ++round) {
+      uint64_t most = 0;
+      {
+        std::unique_lock lock(mu_);
+        changed_.wait(lock, [&] { return allowed_ > round || finishing_; });
+        if (allowed_ <= round) break;
+        most = most_;
+      }
+      if (stop_requested(cfg_) || clock_.elapsed() >= cfg_.budget_s) break;
+      const auto specs = draw_packed_specs(cfg_, gen_, round, most);
+      RoundTally t = run_packed_round(cfg_, specs, round, clock_, kernels_);
+      const bool failed = t.failed;
+      std::lock_guard lock(mu_);
+      ended_rounds_.emplace_back(round, std::move(t));
+      ended_ = round + 1;
+      changed_.notify_all();
+      if (failed) {
+        failed_round_ = round;
+        break;
+      }
+    }
+    std::lock_guard lock(mu_);
+    stopped_ = true;
+    changed_.notify_all();
+  }
+
+  const CampaignConfig& cfg_;
+  const rc::Gen<TrialSpec>& gen_;
+  const Stopwatch& clock_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  uint64_t allowed_ = 0, ended_ = 0, most_ = 0;
+  bool finishing_ = false, stopped_ = false;
+  std::vector<std::pair<uint64_t, RoundTally>> ended_rounds_;
+  std::atomic<uint64_t> failed_round_{UINT64_MAX};
+  std::vector<LaunchSpan> kernels_;  // the lane's alone until it stops
+  std::future<void> done_;
+};
+
+// How many rounds the packed lane may run ahead of RapidCheck's: one, so
+// that a pack's host work overlaps the next round's larger specs; more
+// would only queue packs behind a GPU already kept busy.
+inline constexpr uint64_t kPackedAhead = 1;
 
 // RapidCheck's round `round`, drawing at most `most` specs.
 rc::detail::TestParams round_params(const CampaignConfig& cfg, uint64_t round, uint64_t most) {
@@ -335,64 +385,108 @@ rc::detail::TestParams round_params(const CampaignConfig& cfg, uint64_t round, u
   return params;
 }
 
-// The search: packed rounds (where the entries have packed runners) before
-// RapidCheck's rounds, until a failure, the budget, max_specs or a signal.
-// Returns whether the failure is to be shrunk from its spec alone (found
-// packed, or in a round at once: no generation history to walk).
-bool search(const CampaignConfig& cfg, CampaignResult& res, const Stopwatch& clock) {
-  const auto gen = properties::gen_trial_spec(cfg.gen);
+// An error of the generator ends the search as the campaign's verdict.
+void generator_failed(CampaignResult& res, const std::string& error) {
+  res.found = true;
+  res.verdict = Verdict::Error;
+  res.why = error;
+}
+
+// The search with specs at once: RapidCheck's rounds here, each run through
+// cfg.at_once, and the packed rounds (if any) on the packed lane, neither
+// waiting for the other, counted in the order of one after the other
+// (RoundLedger).  Where max_specs is set, a packed round ends before
+// RapidCheck's round of the same number is drawn: how many the packed
+// round drew decides how many RapidCheck's draws.  The GPU's busy time is
+// the union of all their kernels.  Returns whether a failure was found.
+bool search_at_once(const CampaignConfig& cfg, CampaignResult& res, const Stopwatch& clock,
+                    const rc::Gen<TrialSpec>& gen, const std::optional<rc::Gen<TrialSpec>>& packed_gen) {
+  const bool lockstep = cfg.max_specs != CampaignConfig{}.max_specs;
+  std::optional<PackedRounds> packed;
+  if (packed_gen) packed.emplace(cfg, *packed_gen, clock);
+  RoundLedger ledger(packed.has_value());
+  auto packed_failed_by = [&](uint64_t round) { return packed && packed->failed_round() <= round; };
+  BusyTime busy;
+  std::string error;
+  uint64_t round = 0;
+  for (;; ++round) {
+    uint64_t left = cfg.max_specs - res.specs - ledger.pending_specs();
+    if (left == 0 || stop_requested(cfg) || clock.elapsed() >= cfg.budget_s || packed_failed_by(round)) break;
+    if (packed) {
+      packed->allow(lockstep ? round : round + kPackedAhead, std::min<uint64_t>(cfg.pack, left));
+      if (lockstep) {
+        packed->wait_for(round);
+        packed->hand_over(ledger);
+        left = cfg.max_specs - res.specs - ledger.pending_specs();
+        if (left == 0 || packed_failed_by(round)) break;
+      }
+    }
+    const auto specs = draw_round_specs(gen, round_params(cfg, round, left), error);
+    if (!specs) break;
+    RoundTally t = run_round_at_once(cfg, *specs, clock, busy, [&] { return packed_failed_by(round); });
+    const bool failed = t.failed;
+    ledger.rapidcheck_done(round, std::move(t));
+    if (packed) packed->hand_over(ledger);
+    if (ledger.take_ready(res, cfg.on_evaluated) || failed) break;
+  }
+  if (packed) {
+    packed->finish(round);  // the rounds up to RapidCheck's last, that one after another would have run
+    packed->hand_over(ledger);
+    for (const LaunchSpan& k : packed->kernels()) busy.add(k.end_s, k.ms);
+  }
+  res.run_ms += busy.ms();
+  if (!error.empty()) {
+    generator_failed(res, error);
+    return false;
+  }
+  return ledger.take_rest(res, cfg.on_evaluated);
+}
+
+// The search one spec after another: each packed round (where the entries
+// have packed runners) before RapidCheck's round of the same number.
+// Returns whether the failure was found packed (to be shrunk from its spec
+// alone: no generation history to walk).
+bool search_one_after_another(const CampaignConfig& cfg, CampaignResult& res, const Stopwatch& clock,
+                              const rc::Gen<TrialSpec>& gen, const std::optional<rc::Gen<TrialSpec>>& packed_gen) {
   SearchState st{cfg, res, clock, false, std::nullopt};
   auto prop = [&] {
     const TrialSpec s = *gen;
     check_spec(st, s);
   };
-  const auto packed_gen = cfg.pack ? packed_generator(cfg.gen, cfg.gen.backend) : std::nullopt;
   rc::detail::TestMetadata md;
   md.id = "atomstress";
   for (uint64_t round = 0;
        !res.found && !stop_requested(cfg) && clock.elapsed() < cfg.budget_s && res.specs < cfg.max_specs; ++round) {
-    PackedHalf packed;
+    std::vector<TrialSpec> packed_specs;
     if (packed_gen) {
-      packed.gen = &*packed_gen;
-      packed.most = std::min<uint64_t>(cfg.pack, cfg.max_specs - res.specs);
-    }
-    // RapidCheck's half draws min(kRoundSpecs, what the packed half leaves
-    // of max_specs).  Far from max_specs that is kRoundSpecs however many
-    // the packed half draws, so with specs at once the packed half is drawn
-    // beside; else here, first.
-    const bool draw_beside = runs_at_once(cfg) && cfg.max_specs - res.specs - packed.most >= kRoundSpecs;
-    if (packed.gen != nullptr && !draw_beside) {
-      packed.specs = draw_packed_specs(cfg, *packed.gen, round, packed.most);
-      packed.drawn = true;
-    }
-    const uint64_t left = cfg.max_specs - res.specs - (packed.drawn ? packed.specs.size() : packed.most);
-    const rc::detail::TestParams params = round_params(cfg, round, left);
-    std::string error;
-    if (runs_at_once(cfg)) {
-      const auto specs = left > 0 ? draw_round_specs(gen, params, error) : std::optional(std::vector<TrialSpec>{});
-      if (specs && run_rounds_at_once(cfg, res, packed, *specs, round, clock)) return true;
-      if (specs) continue;
-    } else {
+      packed_specs = draw_packed_specs(cfg, *packed_gen, round, std::min<uint64_t>(cfg.pack, cfg.max_specs - res.specs));
       std::vector<LaunchSpan> kernels;
-      if (packed_gen) {
-        const RoundTally tally = run_packed_round(cfg, packed.specs, round, clock, kernels);
-        BusyTime busy;
-        for (const LaunchSpan& k : kernels) busy.add(k.end_s, k.ms);
-        res.run_ms += busy.ms();
-        if (take_round(res, tally, {}, cfg.on_evaluated)) return true;
-      }
-      if (left == 0) break;
-      QuietListener quiet;
-      const auto r = rc::detail::checkProperty(rc::detail::toProperty(prop), md, params, quiet);
-      if (!r.template is<rc::detail::Error>()) continue;
-      error = r.template get<rc::detail::Error>().description;
+      const RoundTally tally = run_packed_round(cfg, packed_specs, round, clock, kernels);
+      BusyTime busy;
+      for (const LaunchSpan& k : kernels) busy.add(k.end_s, k.ms);
+      res.run_ms += busy.ms();
+      if (take_round(res, tally, {}, cfg.on_evaluated)) return true;
     }
-    res.found = true;
-    res.verdict = Verdict::Error;
-    res.why = error;
+    const uint64_t left = cfg.max_specs - res.specs;
+    if (left == 0) break;
+    QuietListener quiet;
+    const auto r = rc::detail::checkProperty(rc::detail::toProperty(prop), md, round_params(cfg, round, left), quiet);
+    if (!r.template is<rc::detail::Error>()) continue;
+    generator_failed(res, r.template get<rc::detail::Error>().description);
     break;
   }
   return false;
+}
+
+// The search: packed rounds (where the entries have packed runners) and
+// RapidCheck's rounds, until a failure, the budget, max_specs or a signal.
+// Returns whether the failure is to be shrunk from its spec alone (found
+// packed, or in a round at once: no generation history to walk).
+bool search(const CampaignConfig& cfg, CampaignResult& res, const Stopwatch& clock) {
+  const auto gen = properties::gen_trial_spec(cfg.gen);
+  const auto packed_gen = cfg.pack ? packed_generator(cfg.gen, cfg.gen.backend) : std::nullopt;
+  if (runs_at_once(cfg)) return search_at_once(cfg, res, clock, gen, packed_gen);
+  return search_one_after_another(cfg, res, clock, gen, packed_gen);
 }
 
 // Found packed or in a round at once: shrunk from its spec (no generation

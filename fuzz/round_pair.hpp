@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,5 +36,39 @@ struct RoundTally {
 // campaign found a failure.
 bool take_round(CampaignResult& res, const RoundTally& packed, const RoundTally& rapidcheck,
                 const std::function<void(uint64_t runs, uint64_t ops)>& evaluated);
+
+// Halves of many rounds as they end, in any order (with specs at once the
+// packed rounds run on their own lane, RapidCheck's rounds on theirs, each
+// lane in its round order and neither waiting for the other), counted as
+// take_round counts them: round 0's halves, then round 1's, and so on,
+// each round once both its halves are in, up to the first failure.  What
+// ends after that failure in this order is not counted: one after another,
+// it would not have run.
+class RoundLedger {
+ public:
+  using Evaluated = std::function<void(uint64_t runs, uint64_t ops)>;
+  // `packed_halves`: false when the campaign runs no packed rounds (each
+  // round's packed half is then empty).
+  explicit RoundLedger(bool packed_halves) : packed_halves_(packed_halves) {}
+  void packed_done(uint64_t round, RoundTally t);
+  void rapidcheck_done(uint64_t round, RoundTally t);
+  // Counts every round, in order, whose halves are both in.  Returns
+  // whether the campaign found a failure (then nothing more is counted).
+  bool take_ready(CampaignResult& res, const Evaluated& evaluated);
+  // The end: no half comes any more.  Counts the rounds left in order, a
+  // half that never ran as an empty one; returns whether one failed.
+  bool take_rest(CampaignResult& res, const Evaluated& evaluated);
+  // Specs in halves that are in but not yet counted.
+  uint64_t pending_specs() const;
+  // The first round not yet counted.
+  uint64_t next_round() const { return next_; }
+
+ private:
+  bool take(CampaignResult& res, const Evaluated& evaluated, bool rest);
+  bool packed_halves_;
+  std::map<uint64_t, RoundTally> packed_, rapidcheck_;
+  uint64_t next_ = 0;
+  bool found_ = false;
+};
 
 }  // namespace atomstress::fuzz

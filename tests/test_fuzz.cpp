@@ -459,6 +459,76 @@ TEST(FuzzParts, ARoundsHalvesAreCountedAsOneAfterTheOther) {
   EXPECT_EQ(clean.verdict, Verdict::Pass);
 }
 
+namespace ledger_test {
+atomstress::fuzz::RoundTally half(uint64_t specs, bool failed = false, const char* impl = "") {
+  atomstress::fuzz::RoundTally t;
+  t.specs = t.runs = specs;
+  t.ops = 32 * specs;
+  t.evaluated = {{specs, 32 * specs}};
+  t.failed = failed;
+  t.first.impl = impl;
+  t.verdict = failed ? atomstress::Verdict::Fail : atomstress::Verdict::Pass;
+  t.why = failed ? std::string(impl) + " failed" : "";
+  return t;
+}
+}  // namespace ledger_test
+
+TEST(FuzzParts, RoundsEndingOnTwoLanesAreCountedInTheOrderOfOneAfterTheOther) {
+  using namespace atomstress;
+  using ledger_test::half;
+  std::vector<std::pair<uint64_t, uint64_t>> calls;
+  const auto evaluated = [&](uint64_t runs, uint64_t ops) { calls.emplace_back(runs, ops); };
+  fuzz::CampaignResult res;
+  fuzz::RoundLedger ledger(true);
+  // RapidCheck's lane runs ahead: its rounds 0 to 2 end before the packed round 0.
+  for (uint64_t r = 0; r < 3; ++r) ledger.rapidcheck_done(r, half(r + 1));
+  EXPECT_FALSE(ledger.take_ready(res, evaluated));
+  EXPECT_EQ(res.specs, 0u) << "nothing is counted before its round's packed half";
+  EXPECT_EQ(ledger.pending_specs(), 6u);
+  ledger.packed_done(0, half(100));
+  ledger.packed_done(1, half(200));
+  EXPECT_FALSE(ledger.take_ready(res, evaluated));
+  EXPECT_EQ(ledger.next_round(), 2u);
+  EXPECT_EQ(res.specs, 100u + 1 + 200 + 2);
+  EXPECT_EQ(calls, (std::vector<std::pair<uint64_t, uint64_t>>{{100, 3200}, {1, 32}, {200, 6400}, {2, 64}}));
+  EXPECT_EQ(ledger.pending_specs(), 3u);
+  // The packed round 2 fails: RapidCheck's round 2 and 3 (ended before it) are not counted.
+  ledger.rapidcheck_done(3, half(4, true, "rapidcheck.three"));
+  ledger.packed_done(2, half(300, true, "packed.two"));
+  EXPECT_TRUE(ledger.take_ready(res, evaluated));
+  EXPECT_EQ(res.first.impl, "packed.two");
+  EXPECT_EQ(res.specs, 303u + 300);
+  EXPECT_TRUE(ledger.take_rest(res, evaluated)) << "nothing is counted past the failure";
+  EXPECT_EQ(res.specs, 603u);
+  EXPECT_EQ(calls.size(), 5u);
+}
+
+TEST(FuzzParts, AtTheEndAHalfThatNeverRanCountsAsEmpty) {
+  using namespace atomstress;
+  using ledger_test::half;
+  fuzz::CampaignResult res;
+  fuzz::RoundLedger ledger(true);
+  ledger.packed_done(0, half(100));
+  ledger.packed_done(1, half(100));
+  ledger.rapidcheck_done(0, half(5));
+  ledger.rapidcheck_done(1, half(5));
+  ledger.rapidcheck_done(2, half(5, true, "rapidcheck.two"));  // the packed round 2 never ran: the budget ended
+  EXPECT_FALSE(ledger.take_ready(res, {}));
+  EXPECT_EQ(res.specs, 210u);
+  EXPECT_TRUE(ledger.take_rest(res, {}));
+  EXPECT_EQ(res.first.impl, "rapidcheck.two") << "a failure that ran is never dropped";
+  EXPECT_EQ(res.specs, 215u);
+  // Without packed rounds each of RapidCheck's rounds is counted as it ends.
+  fuzz::CampaignResult alone;
+  fuzz::RoundLedger rapidcheck_only(false);
+  rapidcheck_only.rapidcheck_done(0, half(20));
+  EXPECT_FALSE(rapidcheck_only.take_ready(alone, {}));
+  EXPECT_EQ(alone.specs, 20u);
+  EXPECT_EQ(rapidcheck_only.pending_specs(), 0u);
+  EXPECT_FALSE(rapidcheck_only.take_rest(alone, {}));
+  EXPECT_FALSE(alone.found);
+}
+
 TEST(FuzzParts, DurationsAreStrict) {
   std::string why;
   EXPECT_EQ(atomstress::fuzz::parse_duration("90s", why), 90.0);
