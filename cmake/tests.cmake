@@ -94,6 +94,17 @@ add_test(NAME byo_stall_cuda
           $<TARGET_FILE:atomstress_byo_example>)
 set_tests_properties(byo_stall_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 
+# A correct spin lock (examples/byo mylib.spin) of 11,184 ops under 121
+# stress blocks runs about 2 s alone on an H200: every run was a HANG ("the
+# spin lock was never acquired") at its 1223 ms watchdog.  Its waiters see
+# their lock pass among others (prim::Retry::lock_slot) and wait on.
+add_test(NAME byo_lock_passing_cuda
+  COMMAND atomstress_byo_example repro
+          as3.0_1_0.mylib.spin.24.466.1.0.2.2.3.0.433.1.6de65b60de3c.20.4.0.1048576.121.1000.16.1.3.0.100.0.ee64c7ca
+          --backend cuda --skip-without-gpu --runs 3)
+set_tests_properties(byo_lock_passing_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
+  PASS_REGULAR_EXPRESSION "failed 0 of 3 runs")
+
 # A user's atomic carries 8 KiB of static shared memory (the call scope,
 # prim/call_scope.cuh): a trial whose shared region is 42000 bytes is past
 # what its kernel may take without opting in (48 KiB less those 8 KiB), and

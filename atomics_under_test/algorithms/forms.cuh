@@ -408,6 +408,7 @@ struct Lock {
     each_element(c, g, [&](uint64_t e) {
       const uint64_t j = base + g.key[e];
       prim::Retry r = make_retry(g);
+      r.lock_slot = 1 + prim::done_slot_of(j);  // live while lock j passes among others
       bool held = false;
       uint32_t pause = 32;
       for (;;) {
@@ -433,6 +434,7 @@ struct Lock {
       } else {
         prim::plain_store(lock + j, 0u);
       }
+      if (g.rs != nullptr) prim::stamp_slot(g.rs, prim::done_slot_of(j));  // lock j passed on
       record(g, e, v, r);
     });
   }

@@ -94,6 +94,7 @@ struct WeakLock {
         if constexpr (Fenced) prim::fence_device();
         (void)A{}(lock + j, M(1), M(0), r);
       } else {
+        r.lock_slot = 1 + prim::done_slot_of(j);  // live while lock j passes among others
         // (a = 1, b = 0): atomicCAS(lock, 0, 1).
         if (!spin(r, [&] { return A{}(lock + j, M(1), M(0), r) == 0u; })) {
           record_retries(g, e, r);
@@ -113,6 +114,7 @@ struct WeakLock {
           prim::fence_device();  // release (correct in both versions)
         }
         (void)prim::exch(lock + j, M(0));
+        if (g.rs != nullptr) prim::stamp_slot(g.rs, prim::done_slot_of(j));  // lock j passed on
       }
       record(g, e, v, r);
     });

@@ -254,6 +254,7 @@ struct UserLock {
     algo::each_element(c, g, [&](uint64_t e) {
       M* l = lock + g.key[e];
       prim::Retry r = make_retry(g);
+      r.lock_slot = 1 + prim::done_slot_of(g.key[e]);  // live while its lock passes among others
       if (!prim::run_in_call_scope(r, [&] { Def::acquire(l); })) {
         record_retries(g, e, r);  // stopped: the runner reports a hang
         return;
@@ -261,6 +262,7 @@ struct UserLock {
       const M v = prim::ordinary_load(data + g.key[e]);
       prim::ordinary_store(data + g.key[e], M(v + static_cast<M>(g.x[e])));
       prim::run_in_call_scope(r, [&] { Def::release(l); });
+      if (g.rs != nullptr) prim::stamp_slot(g.rs, prim::done_slot_of(g.key[e]));  // its lock passed on
       record(g, e, v, r);
     });
   }

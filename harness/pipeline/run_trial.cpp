@@ -93,9 +93,10 @@ Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
     if (g == GaveUp::QueueTooSlow)
       return too_slow("waiting in a queue that kept moving", "a moving queue",
                       "it saw other tickets served until then, so the lock was being handed on and");
-    if (g == GaveUp::WordKeptMoving)
-      return too_slow("retrying on a word that kept changing", "a live loop",
-                      "other ops were changing the word until then, so");
+    if (g == GaveUp::WordKeptMoving) {
+      const Family::LiveWait live = w.impl->family->live_wait();
+      return too_slow(live.doing, "a live loop", live.seen);
+    }
     std::string stopped;
     if (g == GaveUp::Budget)
       stopped = "exceeded its retry budget of " + std::to_string(effective_retry_budget(opt, w.spec));

@@ -50,6 +50,15 @@ class Family {
   virtual uint64_t queue_wait_ms(const Entry& entry, uint64_t watchdog_ms) const { return watchdog_ms; }
   // What a bounded loop that gave up means in this family, in words.
   virtual const char* hang_cause() const { return "the loop does not terminate"; }
+  // A live loop still moving at its allowance (GaveUp::WordKeptMoving), in
+  // words: what it was doing, and what it saw until then.
+  struct LiveWait {
+    const char* doing;
+    const char* seen;
+  };
+  virtual LiveWait live_wait() const {
+    return {"retrying on a word that kept changing", "other ops were changing the word until then, so"};
+  }
   // Whether hot addresses (ops, retries, cycles per element) mean something.
   virtual bool profiles_addresses() const { return false; }
   // The arrays of a trial; a one-line `error` for a geometry the form cannot run.

@@ -24,11 +24,14 @@ class LockFamily final : public Family {
   const char* hang_cause() const override {
     return "the spin lock was never acquired (starvation, or a lock never released)";
   }
-  // A ticket lock serves its waiters in order: a waiter that sees other
-  // tickets served is slow, not starved, and may wait four watchdogs more
-  // (the default, one, for the compare-and-swap loops of the other locks).
-  uint64_t queue_wait_ms(const Entry& entry, uint64_t watchdog_ms) const override {
-    return entry.algo != nullptr && entry.algo->traits_as<algo::LockTraits>().ticket ? 4 * watchdog_ms : watchdog_ms;
+  // A lock handed on is slow, not stuck: a ticket lock's waiter that sees
+  // other tickets served, and on the GPU any lock's waiter that sees its
+  // lock pass among others (prim::Retry::lock_slot), may wait four
+  // watchdogs more.
+  uint64_t queue_wait_ms(const Entry&, uint64_t watchdog_ms) const override { return 4 * watchdog_ms; }
+  LiveWait live_wait() const override {
+    return {"waiting for a lock that kept passing among other ops",
+            "its lock was handed on until then (an unfair lock may pass a waiter over), so"};
   }
 
   // The lock words: per block with block-scope locks, else shared by the
