@@ -506,6 +506,7 @@ void shrink_failure_from_spec(const CampaignConfig& cfg, CampaignResult& res) {
   res.rate_runs = sh.rate_runs;
   res.runs += sh.rate_runs;
   res.ops += sh.rate_runs * res.shrunk.ops();
+  res.run_ms += sh.run_ms;  // as RapidCheck's shrinking counts its runs' (count_runs)
   res.flaky = sh.rate_failures == 0;
 }
 
@@ -526,6 +527,7 @@ void shrink_generated_failure_further(const CampaignConfig& cfg, CampaignResult&
     if (!more.why.empty()) res.why = more.why;
   }
   res.specs += more.candidates;
+  res.run_ms += more.run_ms;
 }
 
 // Each measurement may take one more budget's time (at least one run): a

@@ -218,6 +218,7 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
     const auto rate = properties::measure_rate(res.spec, run_trial, cfg.rate_runs, cfg.max_seconds);
     res.rate_failures = rate.failures;
     res.rate_runs = rate.runs;
+    res.run_ms = rate.run_ms;
     res.seconds = elapsed();
     return res;
   }
@@ -231,6 +232,7 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
   std::optional<RateKeeper> keeper;
   if (cfg.by_rate || shrinks_by_rate(*impl))
     keeper.emplace(failing, verdict, cfg.backend, cfg.run, cfg.reruns, cfg.max_seconds, run_trial);
+  if (keeper) res.run_ms = keeper->last().run_ms;  // its first measurement
   // Fails the same way: a smaller case that fails differently (a hang
   // where a wrong value was) explains another bug.
   std::vector<PathCase> path{{failing, why, keeper ? keeper->current_failures() : 1}};
@@ -248,7 +250,9 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
     }
     ++res.candidates;
     const auto ev = keeper ? std::optional<properties::Evaluation>() : properties::evaluate(c, run_trial, cfg.reruns);
-    if (keeper ? !keeper->accepts(c) : ev->verdict != verdict) {
+    const bool accepted = keeper ? keeper->accepts(c) : ev->verdict == verdict;
+    res.run_ms += keeper ? keeper->last().run_ms : ev->run_ms;
+    if (!accepted) {
       refused.add(std::move(key), needed);
       return false;
     }
@@ -269,6 +273,7 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
     res.why = path.back().why;
     res.rate_failures = rate.failures;
     res.rate_runs = rate.runs;
+    res.run_ms += rate.run_ms;
     if (rate.failures > 0 || path.size() == 1 || elapsed() > 2 * cfg.max_seconds) break;
     refused.forbid(encode_token(path.back().spec, cfg.run.knobs));
     path.pop_back();

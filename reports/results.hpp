@@ -22,6 +22,7 @@ struct ShrunkCase {
   uint64_t repeats_skipped = 0;        // candidates refused before, not run again
   uint32_t rate_failures = 0, rate_runs = 0;
   double seconds = 0;
+  double run_ms = 0;  // the code under test's time over every run of the shrinking and its rate
   bool timed_out = false;
   Diagnosis diagnosis;  // its class, and what its replay alone showed (pipeline/diagnose.hpp)
 };

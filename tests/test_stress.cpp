@@ -419,6 +419,29 @@ TEST(Stress, ShrinkingByRateStillShrinks) {
   EXPECT_FALSE(shrunk.timed_out);
 }
 
+TEST(Stress, ShrinkingCountsTheCodeUnderTestsTimeOfEveryRun) {
+  // fuzz's busy share counts a shrink's runs as RapidCheck's shrinking
+  // counts its own: every candidate's runs and the rate's, plain and by rate.
+  for (const bool by_rate : {false, true}) {
+    const TrialSpec s = cpu_bug_spec(3);
+    uint64_t runs = 0;
+    fuzz::ShrinkConfig cfg;
+    cfg.max_seconds = 20;
+    cfg.rate_runs = 2;
+    cfg.by_rate = by_rate;
+    cfg.run_trial = [&](const TrialSpec& spec) {
+      Outcome out = run_trial(spec, BackendKind::Cpu, RunOptions{});
+      out.run_ms = 1.5;
+      ++runs;
+      return out;
+    };
+    const auto shrunk = fuzz::shrink_spec(s, Verdict::Fail, "", cfg);
+    EXPECT_LT(shrunk.spec.ops(), s.ops()) << by_rate;
+    EXPECT_GT(runs, shrunk.rate_runs) << by_rate;
+    EXPECT_DOUBLE_EQ(shrunk.run_ms, 1.5 * double(runs)) << by_rate;
+  }
+}
+
 TEST(Stress, ShrinkingRunsARefusedCandidateOnceAndEndsWhereItDidBefore) {
   // Deterministic cpu bugs: remembering refused candidates changes no step of
   // the walk, only skips the runs of candidates it met before (each accepted
