@@ -229,35 +229,33 @@ AS_HD AS_FI bool Retry::still_live(uint64_t now) {
   return true;
 }
 
+// Slot `slot`'s latest stamp.
+AS_HD AS_FI uint64_t done_at(const RetryShared* s, uint32_t slot) {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return *reinterpret_cast<const volatile uint64_t*>(&s->done_ns[slot * kDoneStride]);),
+                    (return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(s->done_ns[slot * kDoneStride]))
+                         .load(std::memory_order_relaxed);))
+}
 // The latest completion stamped in `s` (one load at a time: the scan is
-// rare, and sixteen loads at once took registers from the loop), and an
-// op's stamp (device only: the host never watches).
+// rare, and sixteen loads at once took registers from the loop).
 AS_HD AS_FI uint64_t latest_done(const RetryShared* s) {
   uint64_t latest = 0;
 #if defined(__CUDA_ARCH__)  // the device pass only: nvcc's host pass hands it to the host compiler
 #pragma unroll 1
 #endif
   for (uint32_t i = 0; i < kDoneSlots; ++i) {
-    uint64_t t;
-    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (t = *reinterpret_cast<const volatile uint64_t*>(&s->done_ns[i * kDoneStride]);),
-                      (t = std::atomic_ref<uint64_t>(const_cast<uint64_t&>(s->done_ns[i * kDoneStride]))
-                             .load(std::memory_order_relaxed);))
+    const uint64_t t = done_at(s, i);
     latest = t > latest ? t : latest;
   }
   return latest;
 }
+// A completion's stamp (device only: the host never watches).
 AS_HD AS_FI void stamp_slot(RetryShared* s, uint32_t slot) {
   NV_IF_ELSE_TARGET(NV_IS_DEVICE, (*reinterpret_cast<volatile uint64_t*>(&s->done_ns[slot * kDoneStride]) = now_ns();),
                     ((void)s; (void)slot;))
 }
 AS_HD AS_FI void stamp_done(RetryShared* s, uint64_t op) { stamp_slot(s, uint32_t((op >> 5) % kDoneSlots)); }
-// The slot a lock's critical sections stamp (lock `key`), and its stamp.
+// The slot a lock's critical sections stamp (lock `key`).
 AS_HD AS_FI uint32_t done_slot_of(uint64_t key) { return uint32_t(key % kDoneSlots); }
-AS_HD AS_FI uint64_t done_at(const RetryShared* s, uint32_t slot) {
-  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return *reinterpret_cast<const volatile uint64_t*>(&s->done_ns[slot * kDoneStride]);),
-                    (return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(s->done_ns[slot * kDoneStride]))
-                         .load(std::memory_order_relaxed);))
-}
 
 AS_HD AS_FI void Retry::watch_stall(uint64_t now) {
   const uint64_t window = shared->stall_ns;
