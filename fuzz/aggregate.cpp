@@ -11,6 +11,7 @@ void add_slice(reports::FuzzEntryResult& e, const reports::FuzzSliceRecord& s) {
   e.ops += s.ops;
   e.seconds += s.seconds;
   e.run_s += s.run_s;
+  e.gpu_s += s.gpu_s;
   e.rounds = std::max(e.rounds, s.round + 1);
   if (s.verdict == Verdict::Pass || e.failed()) return;
   e.verdict = s.verdict;

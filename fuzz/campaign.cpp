@@ -105,10 +105,31 @@ struct SearchState {
   std::optional<RateKeeper> keeper;
 };
 
+// The time of runs one after another (RapidCheck's, a shrinking's, a
+// rate's): nothing overlapped, so the GPU was busy with their sum.
+void count_time_alone(CampaignResult& res, double run_ms, double device_check_ms) {
+  res.run_ms += run_ms;
+  res.gpu_ms += run_ms + device_check_ms;
+}
+
 void count_runs(CampaignResult& res, const properties::Evaluation& ev, const TrialSpec& s) {
   res.runs += ev.runs;
   res.ops += ev.runs * s.ops();
-  res.run_ms += ev.run_ms;
+  count_time_alone(res, ev.run_ms, ev.device_check_ms);
+}
+
+// Launches on the GPU (a packed round's kernels and its judging) into `busy`.
+void add_launches(BusyTime& busy, const std::vector<LaunchSpan>& launches) {
+  for (const LaunchSpan& k : launches) {
+    if (k.own) busy.add_own(k.end_s, k.ms);
+    else busy.add(k.end_s, k.ms);
+  }
+}
+
+// A slice's busy times into its result.
+void add_busy(CampaignResult& res, const BusyTime& busy) {
+  res.run_ms += busy.ms();
+  res.gpu_ms += busy.gpu_ms();
 }
 
 // Whether the property lets a spec pass unseen: a signal ended the run (the
@@ -238,6 +259,7 @@ RoundTally run_round_at_once(const CampaignConfig& cfg, const std::vector<TrialS
   OrderedSink sink{[&](size_t, Outcome&& out) {
                      ++ev.runs;  // its time goes to `busy`
                      busy.add(out.run_end_s, out.run_ms);
+                     busy.add_own(out.device_check_end_s, out.device_check_ms);
                      if (out.verdict == Verdict::Pass) return;
                      ++ev.failures;
                      ev.verdict = out.verdict;
@@ -432,9 +454,9 @@ bool search_at_once(const CampaignConfig& cfg, CampaignResult& res, const Stopwa
   if (packed) {
     packed->finish(round);  // the rounds up to RapidCheck's last, that one after another would have run
     packed->hand_over(ledger);
-    for (const LaunchSpan& k : packed->kernels()) busy.add(k.end_s, k.ms);
+    add_launches(busy, packed->kernels());
   }
-  res.run_ms += busy.ms();
+  add_busy(res, busy);
   if (!error.empty()) {
     generator_failed(res, error);
     return false;
@@ -463,8 +485,8 @@ bool search_one_after_another(const CampaignConfig& cfg, CampaignResult& res, co
       std::vector<LaunchSpan> kernels;
       const RoundTally tally = run_packed_round(cfg, packed_specs, round, clock, kernels);
       BusyTime busy;
-      for (const LaunchSpan& k : kernels) busy.add(k.end_s, k.ms);
-      res.run_ms += busy.ms();
+      add_launches(busy, kernels);
+      add_busy(res, busy);
       if (take_round(res, tally, {}, cfg.on_evaluated)) return true;
     }
     const uint64_t left = cfg.max_specs - res.specs;
@@ -506,7 +528,7 @@ void shrink_failure_from_spec(const CampaignConfig& cfg, CampaignResult& res) {
   res.rate_runs = sh.rate_runs;
   res.runs += sh.rate_runs;
   res.ops += sh.rate_runs * res.shrunk.ops();
-  res.run_ms += sh.run_ms;  // as RapidCheck's shrinking counts its runs' (count_runs)
+  count_time_alone(res, sh.run_ms, sh.device_check_ms);  // as RapidCheck's shrinking counts its runs' (count_runs)
   res.flaky = sh.rate_failures == 0;
 }
 
@@ -527,7 +549,7 @@ void shrink_generated_failure_further(const CampaignConfig& cfg, CampaignResult&
     if (!more.why.empty()) res.why = more.why;
   }
   res.specs += more.candidates;
-  res.run_ms += more.run_ms;
+  count_time_alone(res, more.run_ms, more.device_check_ms);
 }
 
 // Each measurement may take one more budget's time (at least one run): a
@@ -538,7 +560,7 @@ void measure_shrunk_rate(const CampaignConfig& cfg, CampaignResult& res) {
   res.rate_runs = rate.runs;
   res.runs += rate.runs;
   res.ops += rate.runs * res.shrunk.ops();
-  res.run_ms += rate.run_ms;
+  count_time_alone(res, rate.run_ms, rate.device_check_ms);
   if (rate.failures == 0) {
     const auto again = properties::measure_rate(res.first, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
     res.flaky = again.failures == 0;

@@ -55,7 +55,8 @@ struct CampaignResult {
   double total_s = 0;
   uint64_t specs = 0;            // specs evaluated (shrink candidates included)
   uint64_t runs = 0, ops = 0;    // trial runs and the ops they checked (rate runs included)
-  double run_ms = 0;             // the code under test's time in them (cuda: the GPU's busy time)
+  double run_ms = 0;             // the code under test's time in them (cuda: its kernels' busy time)
+  double gpu_ms = 0;             // cuda: the GPU's busy time, those kernels and the device's checking of them
   uint32_t rate_failures = 0, rate_runs = 0;
   bool flaky = false;            // the shrunk case (and the first) never failed again
   Diagnosis diagnosis;           // the shrunk case's class (pipeline/diagnose.hpp); `why` begins with it

@@ -38,6 +38,7 @@ properties::Evaluation replay_case(const NightlyConfig& cfg, const TrialSpec& sp
   ev.runs += more.runs;
   ev.failures = more.failures;
   ev.run_ms += more.run_ms;
+  ev.device_check_ms += more.device_check_ms;
   ev.verdict = more.verdict;
   ev.why = more.why;
   return ev;
@@ -150,6 +151,7 @@ reports::FuzzSliceRecord slice_record(const NightlyConfig& cfg, const FuzzState&
   s.round = state.round;
   s.seconds = took;
   s.run_s = c.run_ms / 1000;
+  s.gpu_s = c.gpu_ms / 1000;
   s.trials = c.runs;
   s.ops = c.ops;
   if (!c.found || c.verdict == Verdict::Error) return s;
@@ -241,16 +243,17 @@ SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entr
 int report_results(const NightlyConfig& cfg, FuzzState& state, reports::Printer& out) {
   int status = 0;
   out.note("");
-  double fuzzed_s = 0, ran_s = 0;
+  double fuzzed_s = 0, ran_s = 0, gpu_s = 0;
   for (const Entry* e : cfg.entries) {
     const auto& r = state.entries[e->name];
     fuzzed_s += r.seconds;
     ran_s += r.run_s;
+    gpu_s += r.gpu_s;
     out.record(r);
     if (r.failed()) status = 1;
   }
   out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend, cfg.run.policy.gpu_share,
-                                             cfg.trials_at_once));
+                                             cfg.trials_at_once, gpu_s));
   return status;
 }
 

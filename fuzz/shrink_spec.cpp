@@ -189,6 +189,7 @@ bool RateKeeper::measure(const TrialSpec& spec, uint32_t needed) {
     const Outcome t = run_trial_(spec);
     ++last_.runs;
     last_.run_ms += t.run_ms;
+    last_.device_check_ms += t.device_check_ms;
     if (t.verdict != verdict_) continue;
     if (last_.failures++ == 0) {
       last_.verdict = t.verdict;
@@ -205,6 +206,17 @@ bool RateKeeper::accepts(const TrialSpec& candidate) {
   return true;
 }
 
+namespace {
+
+// Runs' time into the shrinking's: the code under test's and the device's
+// checking of them.
+void add_time(reports::ShrunkCase& res, const properties::Evaluation& ev) {
+  res.run_ms += ev.run_ms;
+  res.device_check_ms += ev.device_check_ms;
+}
+
+}  // namespace
+
 reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const std::string& why, const ShrinkConfig& cfg) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
@@ -218,7 +230,7 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
     const auto rate = properties::measure_rate(res.spec, run_trial, cfg.rate_runs, cfg.max_seconds);
     res.rate_failures = rate.failures;
     res.rate_runs = rate.runs;
-    res.run_ms = rate.run_ms;
+    add_time(res, rate);
     res.seconds = elapsed();
     return res;
   }
@@ -232,7 +244,7 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
   std::optional<RateKeeper> keeper;
   if (cfg.by_rate || shrinks_by_rate(*impl))
     keeper.emplace(failing, verdict, cfg.backend, cfg.run, cfg.reruns, cfg.max_seconds, run_trial);
-  if (keeper) res.run_ms = keeper->last().run_ms;  // its first measurement
+  if (keeper) add_time(res, keeper->last());  // its first measurement
   // Fails the same way: a smaller case that fails differently (a hang
   // where a wrong value was) explains another bug.
   std::vector<PathCase> path{{failing, why, keeper ? keeper->current_failures() : 1}};
@@ -251,7 +263,7 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
     ++res.candidates;
     const auto ev = keeper ? std::optional<properties::Evaluation>() : properties::evaluate(c, run_trial, cfg.reruns);
     const bool accepted = keeper ? keeper->accepts(c) : ev->verdict == verdict;
-    res.run_ms += keeper ? keeper->last().run_ms : ev->run_ms;
+    add_time(res, keeper ? keeper->last() : *ev);
     if (!accepted) {
       refused.add(std::move(key), needed);
       return false;
@@ -273,7 +285,7 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
     res.why = path.back().why;
     res.rate_failures = rate.failures;
     res.rate_runs = rate.runs;
-    res.run_ms += rate.run_ms;
+    add_time(res, rate);
     if (rate.failures > 0 || path.size() == 1 || elapsed() > 2 * cfg.max_seconds) break;
     refused.forbid(encode_token(path.back().spec, cfg.run.knobs));
     path.pop_back();

@@ -20,6 +20,7 @@ Evaluation evaluate(const TrialSpec& spec, const TrialRunner& run, uint32_t reru
     const Outcome t = run(spec);
     ++ev.runs;
     ev.run_ms += t.run_ms;
+    ev.device_check_ms += t.device_check_ms;
     if (t.verdict != Verdict::Pass) {
       ++ev.failures;
       ev.verdict = t.verdict;
@@ -43,6 +44,7 @@ Evaluation measure_rate(const TrialSpec& spec, const TrialRunner& run, uint32_t 
     const Outcome t = run(spec);
     ++ev.runs;
     ev.run_ms += t.run_ms;
+    ev.device_check_ms += t.device_check_ms;
     if (t.verdict != Verdict::Pass) {
       if (ev.failures++ == 0) {
         ev.verdict = t.verdict;
@@ -63,6 +65,7 @@ Evaluation seek_failure(const TrialSpec& spec, BackendKind backend, const RunOpt
     const Outcome t = execute_trial(spec, backend, opt);
     ++ev.runs;
     ev.run_ms += t.run_ms;
+    ev.device_check_ms += t.device_check_ms;
     if (t.verdict != Verdict::Pass) {
       ev.failures = 1;
       ev.verdict = t.verdict;

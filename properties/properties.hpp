@@ -27,6 +27,7 @@ struct Evaluation {
   std::string why;
   uint32_t runs = 0, failures = 0;
   double run_ms = 0;  // the code under test's time over the runs (cuda: the kernels')
+  double device_check_ms = 0;  // the device's checking of those runs (Outcome::device_check_ms)
 };
 
 // One run of a spec: execute_trial on a backend, or a test's fake (what

@@ -89,17 +89,25 @@ class FuzzCollector : public Printer {
   // GPU (fuzz --jobs, `gpu_lanes` on each) time their kernels while the
   // others' run too: their share is not the GPU's.  Trials at once in one
   // lane (fuzz --trials-at-once) count the union of their kernels' times
-  // (BusyTime), so theirs is.
+  // (BusyTime), so theirs is.  `gpu_s` (cuda, one lane): the GPU's busy
+  // time, those kernels and the device's checking of their trials; where it
+  // adds to the code under test's, the line gives both.
   static std::string busy_line(double fuzzed_s, double ran_s, BackendKind backend, unsigned gpu_lanes = 1,
-                               unsigned at_once = 1) {
+                               unsigned at_once = 1, double gpu_s = 0) {
     const std::string at = at_once > 1 ? fmt::format(", up to {} trials at once", at_once) : "";
+    auto share = [&](double s) { return fuzzed_s > 0 ? 100 * s / fuzzed_s : 0.0; };
+    if (backend == BackendKind::Cuda && gpu_lanes <= 1 && gpu_s > ran_s)
+      return fmt::format(
+          "time: {:.1f} s fuzzed; the code under test ran {:.1f} s of it ({:.0f}%), the GPU was busy {:.1f} s with it "
+          "and the device's checking of its trials ({:.0f}%: the GPU's busy share{})",
+          fuzzed_s, ran_s, share(ran_s), gpu_s, share(gpu_s), at);
     const std::string whose =
         backend != BackendKind::Cuda ? at
         : gpu_lanes > 1 ? fmt::format(": {} lanes on each GPU, their kernels time-sliced: not the GPU's busy share{}",
                                       gpu_lanes, at)
                         : ": the GPU's busy share" + at;
     return fmt::format("time: {:.1f} s fuzzed; the code under test ran {:.1f} s of it ({:.0f}%{})", fuzzed_s, ran_s,
-                       fuzzed_s > 0 ? 100 * ran_s / fuzzed_s : 0.0, whose);
+                       share(ran_s), whose);
   }
 
  protected:
@@ -113,10 +121,11 @@ class FuzzCollector : public Printer {
   }
   // The whole run's busy_line, over the entries kept.
   std::string busy() const {
-    double fuzzed = 0, ran = 0;
+    double fuzzed = 0, ran = 0, gpu = 0;
     for (const auto& e : entries_) {
       fuzzed += e.seconds;
       ran += e.run_s;
+      gpu += e.gpu_s;
     }
     // A run of several lanes on each GPU (fuzz --jobs): the lanes' kernels
     // were time-sliced, so their summed time is no GPU's busy share.
@@ -125,7 +134,7 @@ class FuzzCollector : public Printer {
       if (key == "jobs") lanes = unsigned(std::max(1, std::atoi(value.c_str())));
       if (key == "trials_at_once") at_once = unsigned(std::max(1, std::atoi(value.c_str())));
     }
-    return busy_line(fuzzed, ran, header_.backend, lanes, at_once);
+    return busy_line(fuzzed, ran, header_.backend, lanes, at_once, gpu);
   }
   // Seconds with one decimal, for the tables.
   static std::string fixed(double v) {

@@ -27,7 +27,7 @@ json to_json(const ReplayRecord& r) {
 
 json to_json(const FuzzSliceRecord& s) {
   return {{"impl", s.impl}, {"backend", to_string(s.backend)}, {"round", s.round}, {"seconds", s.seconds},
-          {"run_s", s.run_s},
+          {"run_s", s.run_s}, {"gpu_s", s.gpu_s},
           {"trials", s.trials}, {"ops", s.ops}, {"verdict", to_string(s.verdict)}, {"why", s.why},
           {"token", s.token}, {"spec", s.spec}, {"time_to_catch_s", s.time_to_catch_s},
           {"rate_failures", s.rate_failures}, {"rate_runs", s.rate_runs}, {"bare_failures", s.bare_failures},
@@ -38,7 +38,7 @@ json to_json(const FuzzEntryResult& e) {
   return {{"impl", e.impl}, {"backend", to_string(e.backend)}, {"verdict", to_string(e.verdict)},
           {"skipped", e.skipped}, {"skip_why", e.skip_why}, {"origin", e.origin}, {"why", e.why},
           {"token", e.token}, {"spec", e.spec}, {"time_to_catch_s", e.time_to_catch_s},
-          {"seconds", e.seconds}, {"run_s", e.run_s}, {"trials", e.trials}, {"ops", e.ops}, {"rounds", e.rounds},
+          {"seconds", e.seconds}, {"run_s", e.run_s}, {"gpu_s", e.gpu_s}, {"trials", e.trials}, {"ops", e.ops}, {"rounds", e.rounds},
           {"rate_failures", e.rate_failures}, {"rate_runs", e.rate_runs}, {"bare_failures", e.bare_failures},
           {"bare_runs", e.bare_runs}, {"flaky", e.flaky}, {"class", to_string(e.cls)}};
 }
@@ -123,6 +123,7 @@ bool from_json(const json& j, FuzzSliceRecord& s, std::string& error) {
   get(j, "round", s.round, error);
   get(j, "seconds", s.seconds, error);
   if (j.contains("run_s")) get(j, "run_s", s.run_s, error);  // (logs of earlier versions have none)
+  if (j.contains("gpu_s")) get(j, "gpu_s", s.gpu_s, error);
   get(j, "trials", s.trials, error);
   get(j, "ops", s.ops, error);
   get_verdict(j, s.verdict, error);
@@ -154,6 +155,7 @@ bool from_json(const json& j, FuzzEntryResult& e, std::string& error) {
   get(j, "time_to_catch_s", e.time_to_catch_s, error);
   get(j, "seconds", e.seconds, error);
   if (j.contains("run_s")) get(j, "run_s", e.run_s, error);
+  if (j.contains("gpu_s")) get(j, "gpu_s", e.gpu_s, error);
   get(j, "trials", e.trials, error);
   get(j, "ops", e.ops, error);
   get(j, "rounds", e.rounds, error);

@@ -23,6 +23,7 @@ struct ShrunkCase {
   uint32_t rate_failures = 0, rate_runs = 0;
   double seconds = 0;
   double run_ms = 0;  // the code under test's time over every run of the shrinking and its rate
+  double device_check_ms = 0;  // the device's checking of those runs
   bool timed_out = false;
   Diagnosis diagnosis;  // its class, and what its replay alone showed (pipeline/diagnose.hpp)
 };
@@ -107,7 +108,8 @@ struct FuzzSliceRecord {
   BackendKind backend = BackendKind::Cpu;
   uint32_t round = 0;
   double seconds = 0;
-  double run_s = 0;  // of those, the code under test's running time (cuda: the GPU's busy time)
+  double run_s = 0;  // of those, the code under test's running time on the GPU (cuda) or the host's threads
+  double gpu_s = 0;  // cuda: the GPU's busy time, those kernels and the device's checking of their trials
   uint64_t trials = 0, ops = 0;
   Verdict verdict = Verdict::Pass;
   std::string why, token, spec;
@@ -129,7 +131,8 @@ struct FuzzEntryResult {
   std::string origin;  // of a failure: "fuzz" or "corpus"
   std::string why, token, spec;
   double time_to_catch_s = 0, seconds = 0;
-  double run_s = 0;  // of `seconds`, the code under test's running time (cuda: the GPU's busy time)
+  double run_s = 0;  // of `seconds`, the code under test's running time on the GPU (cuda) or the host's threads
+  double gpu_s = 0;  // cuda: the GPU's busy time, those kernels and the device's checking of their trials
   uint64_t trials = 0, ops = 0;
   uint32_t rounds = 0, rate_failures = 0, rate_runs = 0;
   uint32_t bare_failures = 0, bare_runs = 0;  // a stressed shrunk case's rate without its stress

@@ -146,6 +146,23 @@ TEST(CampaignAtOnce, BusyTimeIsTheUnionOfTheKernelsThatOverlapped) {
   EXPECT_NEAR(seq.ms(), 200, 1e-6);
 }
 
+// The GPU's busy time adds atomstress's own device work (checking) to the
+// code under test's kernels, overlaps counted once; the code under test's
+// own share leaves it out.
+TEST(CampaignAtOnce, TheGpusBusyTimeIsTheUnionOfTheKernelsAndTheirChecking) {
+  BusyTime b;
+  b.add(10.0, 1000);      // a run, [9, 10]
+  b.add_own(10.5, 500);   // its checking, [10, 10.5]: after it
+  b.add(10.4, 1000);      // another trial's run, [9.4, 10.4]: overlaps both
+  b.add_own(13.0, 1000);  // a pack's judging, [12, 13]: apart
+  b.add_own(0, 40);       // not stamped: counted whole
+  EXPECT_NEAR(b.ms(), 1400, 1e-6);
+  EXPECT_NEAR(b.gpu_ms(), 1500 + 1000 + 40, 1e-6);
+  BusyTime none;
+  none.add(5.0, 100);
+  EXPECT_EQ(none.gpu_ms(), none.ms()) << "without own work the GPU was busy with the code under test alone";
+}
+
 TEST(CampaignAtOnce, ARoundAtOnceCountsTheUnionOfItsKernelsNotTheirSum) {
   // Every trial says its kernel took the same second, [99, 100] on the
   // steady clock: all of them overlapped, so the round was busy one second.

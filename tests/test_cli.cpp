@@ -457,6 +457,14 @@ TEST(CliPlan, TheTimeLineOfTrialsAtOnceGivesTheGpusBusyShareFromTheUnionOfTheirK
   one.run_ms = 2500;
   const std::string alone = atomstress::check_time_line(one, atomstress::BackendKind::Cuda, 1);
   EXPECT_NE(alone.find("the code under test ran 2.50 s (25%: the GPU's busy share)"), std::string::npos) << alone;
+  // The device's checking of the trials keeps the GPU busy too: both shares.
+  atomstress::CheckTimes checked = t;
+  checked.gpu_busy_ms = 7000;
+  const std::string both = atomstress::check_time_line(checked, atomstress::BackendKind::Cuda, 4);
+  EXPECT_NE(both.find("the GPU busy with it 5.00 s (50%) and with it and the device's checking of its trials "
+                      "7.00 s (70%: the GPU's busy share), checking 4.00 s summed"),
+            std::string::npos)
+      << both;
 }
 
 // On cuda, check's automatic plan runs a trial with every op on one global

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/aggregate.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
 #include "fuzz/round_pair.hpp"
@@ -684,6 +685,40 @@ TEST(FuzzParts, TheRateWithoutStressIsRecordedAndSaid) {
             "failed 9 of 10 reruns (score 1.000); without its stress, 1 of 10 (score 0.632)");
 }
 
+// The GPU's busy time travels through the JSON log beside the code under
+// test's, for a slice and for an entry (a log written before it reads as
+// none: its time line then gives the code under test's share alone).
+TEST(FuzzParts, TheGpusBusyTimeIsRecorded) {
+  using namespace atomstress;
+  reports::FuzzSliceRecord s;
+  s.impl = "native.add.i32";
+  s.seconds = 2;
+  s.run_s = 0.75;
+  s.gpu_s = 1.5;
+  reports::FuzzSliceRecord back;
+  std::string error;
+  ASSERT_TRUE(reports::from_json(reports::to_json(s), back, error)) << error;
+  EXPECT_EQ(back.run_s, 0.75);
+  EXPECT_EQ(back.gpu_s, 1.5);
+  auto old = reports::to_json(s);
+  old.erase("gpu_s");
+  reports::FuzzSliceRecord older;
+  ASSERT_TRUE(reports::from_json(old, older, error)) << error;
+  EXPECT_EQ(older.run_s, 0.75);
+  EXPECT_EQ(older.gpu_s, 0);
+  reports::FuzzEntryResult e;
+  e.impl = "native.add.i32";
+  e.gpu_s = 3.25;
+  reports::FuzzEntryResult e_back;
+  ASSERT_TRUE(reports::from_json(reports::to_json(e), e_back, error)) << error;
+  EXPECT_EQ(e_back.gpu_s, 3.25);
+  reports::FuzzEntryResult summed;
+  fuzz::add_slice(summed, s);
+  fuzz::add_slice(summed, s);
+  EXPECT_EQ(summed.run_s, 1.5);
+  EXPECT_EQ(summed.gpu_s, 3.0) << "an entry's GPU time is its slices'";
+}
+
 // A lane's time line says whose share it is: beside other lanes on one GPU
 // (fuzz --jobs) its kernels' time is not the GPU's busy share.
 TEST(Fuzz, ALanesTimeLineSaysItsShareIsNotTheGpus) {
@@ -700,6 +735,14 @@ TEST(Fuzz, ALanesTimeLineSaysItsShareIsNotTheGpus) {
   EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 1, 4),
             "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%: the GPU's busy share, up to 4 trials at "
             "once)");
+  // The device's checking adds to the GPU's busy time: both shares are given.
+  EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 1, 4, 8),
+            "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%), the GPU was busy 8.0 s with it and the "
+            "device's checking of its trials (80%: the GPU's busy share, up to 4 trials at once)");
+  EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 1, 1, 5),
+            "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%: the GPU's busy share)");
+  EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 3, 1, 8).find("GPU was busy"), std::string::npos)
+      << "lanes time-sliced on one GPU: their sum is no GPU's busy time";
   // The combined summary of a --jobs run says so too (its header has "jobs").
   const fs::path d = scratch("jobs_summary");
   for (const char* jobs : {"1", "3"}) {

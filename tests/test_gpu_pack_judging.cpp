@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <map>
@@ -407,6 +408,55 @@ TEST(PackJudgingOnGpu, AUserLoopThatNeverEndsStopsAtTheStallWatchInAPack) {
     EXPECT_EQ(worded, hangs) << "every HANG stopped by " << (watched ? "the stall watch" : "the watchdog");
     std::printf("a user's loop that never ends, packed, %s: %zu HANG\n", watched ? "watched" : "not watched", hangs);
   }
+}
+
+// The GPU's time on atomstress's own checking, for the busy share beside
+// the code under test's: a trial checked on the device carries its
+// checking's event time (within the host's time around it) and when it
+// ended (after its run); a pack judged on the device gives its judging as a
+// span of its own beside its launches' kernels.
+TEST(PackJudgingOnGpu, TheDevicesCheckingIsTimedByItsEvents) {
+  TrialSpec big;
+  big.impl = "native.add.i32";
+  big.grid = 256;
+  big.block = 256;
+  big.ops_per_thread = 16;
+  big.pattern = Pattern::Uniform;
+  big.k = 4096;
+  big.seed = 3;
+  const Outcome one = run_trial(big, BackendKind::Cuda, with_checker(CheckerKind::Gpu));
+  ASSERT_EQ(one.verdict, Verdict::Pass) << one.why();
+  ASSERT_TRUE(one.checked_on_gpu);
+  EXPECT_GT(one.device_check_ms, 0);
+  EXPECT_LE(one.device_check_ms, one.check_ms) << "the events lie inside the host's time around them";
+  EXPECT_GE(one.device_check_end_s, one.run_end_s) << "checked after it ran";
+  std::printf("a trial of %llu ops checked on the device: %.3f ms by its events, %.3f ms by the host's clock\n",
+              static_cast<unsigned long long>(one.ops), one.device_check_ms, one.check_ms);
+
+  const auto specs = pack_specs({find_impl("native.add.u32")}, 4, 13);
+  ASSERT_FALSE(specs.empty());
+  std::vector<LaunchSpan> spans;
+  const auto results = run_packed_trials(specs, BackendKind::Cuda, with_checker(CheckerKind::Gpu), 7, {}, nullptr,
+                                         &spans);
+  double kernels_ms = 0, judging_ms = 0, last_kernel_end = 0, last_judging_end = 0;
+  for (const LaunchSpan& k : spans) {
+    (k.own ? judging_ms : kernels_ms) += k.ms;
+    double& last = k.own ? last_judging_end : last_kernel_end;
+    last = std::max(last, k.end_s);
+  }
+  EXPECT_GT(kernels_ms, 0);
+  EXPECT_GT(judging_ms, 0) << "a pack judged on the device gives its judging's span";
+  EXPECT_GE(last_judging_end, last_kernel_end) << "a launch is judged after it ran";
+  size_t timed = 0, judged = 0;
+  for (const auto& r : results) {
+    if (!r || !r->checked_on_gpu) continue;
+    ++judged;
+    timed += r->device_check_ms > 0 && r->device_check_end_s > 0;
+  }
+  EXPECT_GT(judged, 0u);
+  EXPECT_EQ(timed, judged) << "every instance judged on the device carries its share of the judging";
+  std::printf("%zu instances judged on the device: kernels %.3f ms, judging %.3f ms by their events\n", judged,
+              kernels_ms, judging_ms);
 }
 
 int main(int argc, char** argv) {

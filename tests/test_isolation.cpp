@@ -70,6 +70,8 @@ Outcome every_field_set() {
   o.ops = 7 * 33 * 5;
   o.run_ms = 0.1 + 0.2;  // not a short decimal
   o.check_ms = 1e-300;
+  o.device_check_ms = 0.125;
+  o.device_check_end_s = 12345.678901234;
   o.total_retries = ~0ull - 1;
   o.max_retries = 0xffffffffu;
   o.hotspots = {{3, 40, 500, ~0ull}, {0, 1, 0, 0}};
@@ -112,6 +114,9 @@ Outcome round_trip(const Outcome& o) {
 TEST(TrialJson, AnOutcomeComesBackWithEveryField) {
   const Outcome o = every_field_set();
   expect_same(round_trip(o), o);
+  // The device's checking time (a packed pass leaves it to the pack's spans).
+  EXPECT_EQ(round_trip(o).device_check_ms, o.device_check_ms);
+  EXPECT_EQ(round_trip(o).device_check_end_s, o.device_check_end_s);
   // A pass: no finding, absent values stay absent, no hotspots.
   Outcome pass;
   pass.spec.impl = "native.add.i32";
@@ -697,10 +702,12 @@ TEST(Isolation, APreparedWorkerStartsAtOnceAndAnswersTheFirstTrial) {
   }).join();
 }
 
-// A pack's launches travel beside its results as [end_s, ms] pairs, for the
-// GPU's busy time (fuzz: the union of every kernel that ran).
+// A pack's launches travel beside its results as [end_s, ms] pairs, its
+// judging on the device as [end_s, ms, 1], for the GPU's busy time (fuzz:
+// the union of every kernel that ran).
 TEST(TrialJson, APacksLaunchesComeBack) {
-  const std::vector<LaunchSpan> spans = {{12345.678901234, 2.5}, {12345.7, 0}, {0.25, 1e-3}};
+  const std::vector<LaunchSpan> spans = {
+      {12345.678901234, 2.5}, {12345.7, 0}, {0.25, 1e-3}, {12345.75, 0.5, true}};
   std::vector<LaunchSpan> back;
   std::string error;
   ASSERT_TRUE(from_json(json::parse(to_json(spans).dump()), back, error)) << error;
@@ -708,11 +715,13 @@ TEST(TrialJson, APacksLaunchesComeBack) {
   for (size_t i = 0; i < spans.size(); ++i) {
     EXPECT_EQ(back[i].end_s, spans[i].end_s);
     EXPECT_EQ(back[i].ms, spans[i].ms);
+    EXPECT_EQ(back[i].own, spans[i].own);
   }
   ASSERT_TRUE(from_json(json::array(), back, error)) << error;
   EXPECT_TRUE(back.empty());
   for (const json& bad : {json(5), json::array({json::array({1.0})}), json::array({json::array({1.0, -2.0})}),
                           json::array({json::array({1.0, "2"})}), json::array({json::array({1.0, 2.0, 3.0})}),
+                          json::array({json::array({1.0, 2.0, 1, 1})}),
                           json::parse(R"([{"end_s": 1, "ms": 2}])")}) {
     error.clear();
     EXPECT_FALSE(from_json(bad, back, error)) << bad.dump();

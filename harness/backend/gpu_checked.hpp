@@ -54,6 +54,8 @@ struct DeviceVerdict {
   uint64_t total_retries = 0;
   uint32_t max_retries = 0;
   double check_ms = 0;  // the device's checking, host-timed
+  double device_ms = 0;  // the same checking by its events: the GPU's time on it
+  double end_s = 0;      // steady_seconds() when the host saw it end
 };
 
 // Whether entry e's trials of `ops` ops can be checked on the device: its

@@ -28,7 +28,9 @@ struct PackDeviceVerdict {
   uint8_t flags = 0;
   uint32_t max_retries = 0;
   uint64_t total_retries = 0;
-  double check_ms = 0;  // its share of the launch's judging, host-timed
+  double check_ms = 0;   // its share of the launch's judging, host-timed
+  double device_ms = 0;  // its share of that judging by its events: the GPU's time on it
+  double end_s = 0;      // steady_seconds() when the host saw the judging end
 };
 inline constexpr uint8_t kPackUnexplained = 1;        // the circuit test found no explanation
 inline constexpr uint8_t kPackGaveUp = 2;             // a loop gave up (the hang rule, or stopped by another's)

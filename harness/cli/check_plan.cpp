@@ -280,9 +280,13 @@ std::string check_time_line(const CheckTimes& t, BackendKind backend, size_t job
   const bool cuda = backend == BackendKind::Cuda;
   if (jobs > 1) {
     const std::string busy =
-        cuda ? fmt::format(", the GPU busy with it {:.2f} s ({:.0f}%: the GPU's busy share)", t.busy_ms / 1000,
-                           100 * t.busy_ms / w)
-             : fmt::format(" ({:.0f}% of the wall time)", 100 * t.run_ms / w);
+        !cuda ? fmt::format(" ({:.0f}% of the wall time)", 100 * t.run_ms / w)
+        : t.gpu_busy_ms > t.busy_ms
+            ? fmt::format(", the GPU busy with it {:.2f} s ({:.0f}%) and with it and the device's checking of its "
+                          "trials {:.2f} s ({:.0f}%: the GPU's busy share)",
+                          t.busy_ms / 1000, 100 * t.busy_ms / w, t.gpu_busy_ms / 1000, 100 * t.gpu_busy_ms / w)
+            : fmt::format(", the GPU busy with it {:.2f} s ({:.0f}%: the GPU's busy share)", t.busy_ms / 1000,
+                          100 * t.busy_ms / w);
     return fmt::format(
         "time: {:.2f} s wall, up to {} trials at once; the code under test ran {:.2f} s summed over the trials{}, "
         "checking {:.2f} s summed",

@@ -106,9 +106,10 @@ RunOptions shared_gpu_run(const RunOptions& run, size_t others);
 // runs are not among them): wall time, the code under test's time summed
 // over the trials and as the union of their kernels (BusyTime: the GPU busy
 // with it, however many ran at once), checking summed, and the checking
-// done while a later trial ran.
+// done while a later trial ran.  gpu_busy_ms: the union of those kernels and
+// the device's checking of their trials (BusyTime::gpu_ms).
 struct CheckTimes {
-  double wall_ms = 0, run_ms = 0, busy_ms = 0, check_ms = 0, overlapped_ms = 0;
+  double wall_ms = 0, run_ms = 0, busy_ms = 0, check_ms = 0, overlapped_ms = 0, gpu_busy_ms = 0;
 };
 // "time: ..." : where the wall time went.  On cuda the code under test's
 // share is the GPU's busy share; with several trials at once the sums may

@@ -178,6 +178,7 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
   BusyTime busy;  // the reported trials' kernels, overlaps counted once
   const auto print_trial = [&](const Outcome& t) {
     busy.add(t.run_end_s, t.run_ms);
+    busy.add_own(t.device_check_end_s, t.device_check_ms);
     in_order.report([&printers, t] { printers.record(t); });
   };
   if (jobs > 1) {
@@ -198,6 +199,7 @@ int cmd_check(const std::vector<std::string>& args, const std::string& command_l
   }
   c.times.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   c.times.busy_ms = busy.ms();
+  c.times.gpu_busy_ms = busy.gpu_ms();
   if (!co.quiet) printers.note(check_time_line(c.times, plan.backend, jobs));
   if (!printers.finish()) return usage_error(printers.error());
   return c.status;

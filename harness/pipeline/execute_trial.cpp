@@ -58,7 +58,11 @@ std::vector<std::optional<Outcome>> execute_packed(std::span<const TrialSpec> sp
   for (size_t i = 0; i < specs.size(); ++i) {
     if (results[i]) continue;
     results[i] = execute_trial(specs[i], backend, opt);
-    if (spans) spans->push_back({results[i]->run_end_s, results[i]->run_ms});
+    if (spans) {
+      const Outcome& o = *results[i];
+      spans->push_back({o.run_end_s, o.run_ms});
+      if (o.device_check_ms > 0) spans->push_back({o.device_check_end_s, o.device_check_ms, true});  // cuda only
+    }
     if (until_failure && failed(results[i])) break;
   }
   return results;

@@ -50,6 +50,8 @@ std::optional<Outcome> judge_packed_trial(const TrialSpec& spec, PackedTrial& p,
   if (device && (device->flags & kPackNotJudged) == 0) {
     out.checked_on_gpu = true;
     out.check_ms = device->check_ms;
+    out.device_check_ms = device->device_ms;
+    out.device_check_end_s = device->end_s;
   }
   if (!host_judges(device, opt.policy.checker)) {  // passed on the device: its history never left it
     out.total_retries = device->total_retries;

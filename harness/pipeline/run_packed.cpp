@@ -249,11 +249,15 @@ struct PackRun {
   }
 
   // A launch that ran: its kernel's span (each instance's history holds its
-  // share of the time and the launch's end).
+  // share of the time and the launch's end), and its judging's on the
+  // device (each instance's device verdict holds its share).
   void took(const std::vector<PackItem>& items) {
     if (spans == nullptr) return;
+    const double n = double(items.size());
     std::lock_guard lock(mu);
-    spans->push_back({items[0].h->kernel_end_s, items[0].h->kernel_ms * double(items.size())});
+    spans->push_back({items[0].h->kernel_end_s, items[0].h->kernel_ms * n});
+    if (const PackDeviceVerdict* judged = items[0].device; judged != nullptr && judged->device_ms > 0)
+      spans->push_back({judged->end_s, judged->device_ms * n, true});
   }
 
   // A launch ended: whether its instances are to be judged (a launch that

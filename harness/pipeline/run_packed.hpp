@@ -31,9 +31,11 @@ inline constexpr uint64_t kPackLaunchOps = uint64_t(1) << 16;
 inline constexpr size_t kPackLaunchThreads = 8;
 inline constexpr uint64_t kPackMinLaunchOps = uint64_t(1) << 13;
 // A launch's kernel: when the host saw it end (steady_seconds()) and how long
-// it ran, in ms (its events).
+// it ran, in ms (its events).  `own`: atomstress's own device work instead
+// (a pack's judging, a trial's checking), not the code under test's.
 struct LaunchSpan {
   double end_s = 0, ms = 0;
+  bool own = false;
 };
 
 // The most time one launch of a pack may take in a worker: its watchdog.  A

@@ -302,6 +302,8 @@ void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions
     if (!judge_on_device(w, gpu_check::device_judge(), device, error)) return refuse(FindingKind::BackendError, error);
     out.checked_on_gpu = true;
     out.check_ms = device.check_ms;
+    out.device_check_ms = device.device_ms;
+    out.device_check_end_s = device.end_s;
     out.total_retries = device.total_retries;
     out.max_retries = device.max_retries;
     if (device.ok && !device.needs_host && opt.policy.checker != CheckerKind::Both) return;

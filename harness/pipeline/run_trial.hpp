@@ -42,6 +42,10 @@ struct Outcome {
   double run_ms = 0, check_ms = 0;
   double run_end_s = 0;  // steady_seconds() when its run ended (History::kernel_end_s; 0: not stamped)
   bool checked_on_gpu = false;  // the GPU checker judged it (RunOptions::policy.checker)
+  // That checking on the device, by its events (a pack's: this trial's
+  // share of its launch's judging), and when the host saw it end (0: not
+  // checked there): the GPU's time on this trial beside run_ms.
+  double device_check_ms = 0, device_check_end_s = 0;
   uint64_t total_retries = 0;
   uint32_t max_retries = 0;
   std::vector<Hotspot> hotspots;  // the busiest addresses, most cycles (or retries) first

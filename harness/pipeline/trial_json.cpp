@@ -146,7 +146,8 @@ bool from_packed_json(const json& j, Outcome& o, std::string& error) {
 
 json to_json(const std::vector<LaunchSpan>& spans) {
   json out = json::array();
-  for (const LaunchSpan& s : spans) out.push_back(json::array({s.end_s, s.ms}));
+  for (const LaunchSpan& s : spans)
+    out.push_back(s.own ? json::array({s.end_s, s.ms, 1}) : json::array({s.end_s, s.ms}));
   return out;
 }
 
@@ -154,13 +155,14 @@ bool from_json(const json& j, std::vector<LaunchSpan>& spans, std::string& error
   spans.clear();
   auto finite = [](const json& v) { return v.is_number() && std::isfinite(v.get<double>()); };
   const bool ok = j.is_array() && std::all_of(j.begin(), j.end(), [&](const json& s) {
-    return s.is_array() && s.size() == 2 && finite(s[0]) && finite(s[1]) && s[1].get<double>() >= 0;
+    return s.is_array() && (s.size() == 2 || (s.size() == 3 && s[2] == 1)) && finite(s[0]) && finite(s[1]) &&
+           s[1].get<double>() >= 0;
   });
   if (!ok) {
-    error = "a pack's launches are not [[end_s, ms], ...]";
+    error = "a pack's launches are not [[end_s, ms] or [end_s, ms, 1], ...]";
     return false;
   }
-  for (const json& s : j) spans.push_back({s[0].get<double>(), s[1].get<double>()});
+  for (const json& s : j) spans.push_back({s[0].get<double>(), s[1].get<double>(), s.size() == 3});
   return true;
 }
 
@@ -209,6 +211,7 @@ json to_json(const Outcome& o) {
   return {{"token", encode_token(o.spec, o.knobs)}, {"backend", to_string(o.backend)}, {"verdict", to_string(o.verdict)},
           {"finding", to_json(o.finding)}, {"ops", o.ops}, {"run_ms", o.run_ms}, {"run_end_s", o.run_end_s},
           {"check_ms", o.check_ms}, {"checked_on_gpu", o.checked_on_gpu},
+          {"device_check_ms", o.device_check_ms}, {"device_check_end_s", o.device_check_end_s},
           {"total_retries", o.total_retries}, {"max_retries", o.max_retries}, {"hotspots", hotspots},
           {"trace_table", o.trace_table}, {"buffers", to_json(o.buffers)}};
 }
@@ -275,6 +278,8 @@ bool from_json(const json& j, Outcome& o, std::string& error) {
   if (j.contains("run_end_s")) get(j, "run_end_s", o.run_end_s, error);
   get(j, "check_ms", o.check_ms, error);
   get(j, "checked_on_gpu", o.checked_on_gpu, error);
+  if (j.contains("device_check_ms")) get(j, "device_check_ms", o.device_check_ms, error);
+  if (j.contains("device_check_end_s")) get(j, "device_check_end_s", o.device_check_end_s, error);
   get(j, "total_retries", o.total_retries, error);
   get(j, "max_retries", o.max_retries, error);
   get(j, "trace_table", o.trace_table, error);

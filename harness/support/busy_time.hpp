@@ -2,6 +2,11 @@
 // round's trials at once, each on its own stream): the union of their
 // intervals on one clock, each [end - ms, end] (History::kernel_end_s).  A
 // run without a stamp (end 0) counts its own time whole.
+//
+// Two unions: the code under test's kernels (add), and the GPU's: those and
+// atomstress's own device work for the same trials (add_own: checking a
+// history on the device, judging a pack there).  The second is the GPU's
+// busy share; the first, the share the code under test had of it.
 #pragma once
 
 #include <algorithm>
@@ -12,14 +17,27 @@ namespace atomstress {
 
 class BusyTime {
  public:
-  void add(double end_s, double ms) {
+  void add(double end_s, double ms) { put(end_s, ms, false); }
+  void add_own(double end_s, double ms) { put(end_s, ms, true); }
+  // Milliseconds covered by at least one run of the code under test.
+  double ms() const { return covered_ms(false); }
+  // Milliseconds covered by at least one run or one piece of own work.
+  double gpu_ms() const { return covered_ms(true); }
+
+ private:
+  struct Span {
+    double start_s, end_s;
+    bool own;
+  };
+  void put(double end_s, double ms, bool own) {
     if (ms <= 0) return;
-    if (end_s <= 0) unstamped_ms_ += ms;
-    else spans_.emplace_back(end_s - ms / 1000, end_s);
+    if (end_s <= 0) (own ? unstamped_own_ms_ : unstamped_ms_) += ms;
+    else spans_.push_back({end_s - ms / 1000, end_s, own});
   }
-  // Milliseconds covered by at least one run.
-  double ms() const {
-    std::vector<std::pair<double, double>> s = spans_;
+  double covered_ms(bool with_own) const {
+    std::vector<std::pair<double, double>> s;
+    for (const Span& x : spans_)
+      if (with_own || !x.own) s.emplace_back(x.start_s, x.end_s);
     std::sort(s.begin(), s.end());
     double covered_s = 0, start = 0, end = 0;
     bool open = false;
@@ -34,12 +52,11 @@ class BusyTime {
       open = true;
     }
     if (open) covered_s += end - start;
-    return covered_s * 1000 + unstamped_ms_;
+    return covered_s * 1000 + unstamped_ms_ + (with_own ? unstamped_own_ms_ : 0);
   }
 
- private:
-  std::vector<std::pair<double, double>> spans_;  // (start, end), seconds
-  double unstamped_ms_ = 0;
+  std::vector<Span> spans_;
+  double unstamped_ms_ = 0, unstamped_own_ms_ = 0;
 };
 
 }  // namespace atomstress

@@ -240,11 +240,12 @@ bool stage_init(const PackItem* items, size_t n, const PackPlan& plan, JudgeBuff
 
 // The per-instance verdicts back to the host, into each item's device
 // verdict.
+// `timer`: started before the judging's first work on the device.
 bool collect_verdicts(const PackItem* items, size_t n, JudgeBuffers& J, std::chrono::steady_clock::time_point t0,
-                      std::string& error) {
+                      StreamTimer& timer, std::string& error) {
   AS_CUDA_TRY(cudaMemcpyAsync(J.h_verdicts.p, J.verdicts.p, VerdictFields::bytes(n), cudaMemcpyDeviceToHost));
   const VerdictFields back{J.h_verdicts.p, n};
-  AS_CUDA_TRY(cudaStreamSynchronize(nullptr));
+  AS_CUDA_TRY(timer.stop());
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (size_t i = 0; i < n; ++i) {
     PackDeviceVerdict& v = *items[i].device;
@@ -252,6 +253,8 @@ bool collect_verdicts(const PackItem* items, size_t n, JudgeBuffers& J, std::chr
     v.total_retries = back.total()[i];
     v.max_retries = back.max_retries()[i];
     v.check_ms = ms / double(n);
+    v.device_ms = timer.ms / double(n);
+    v.end_s = timer.end_s;
   }
   return true;
 }
@@ -271,6 +274,8 @@ bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const Pac
   auto& J = judge_buffers();
   if (!ensure_judge_buffers(J, ops, words, n, error)) return false;
   if (d.init == nullptr && !stage_init(items, n, plan, J, error)) return false;
+  StreamTimer timer;  // the GPU's time on the judging (not the host's staging above)
+  AS_CUDA_TRY(timer.start());
   bool any_shared = false;
   for (const PackInstance& in : plan.instances) any_shared |= in.shared != 0;
 
@@ -294,7 +299,7 @@ bool judge_pack(const PackItem* items, size_t n, const PackPlan& plan, const Pac
                        J.balance.as<int32_t>(), fields.flags(), fields.total(), fields.max_retries()};
   judge_instances_kernel<<<unsigned(n), judge_threads(plan)>>>(g);
   AS_CUDA_TRY(cudaGetLastError());
-  return collect_verdicts(items, n, J, t0, error);
+  return collect_verdicts(items, n, J, t0, timer, error);
 }
 
 }  // namespace atomstress::cuda

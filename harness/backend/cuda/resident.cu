@@ -177,7 +177,9 @@ bool check_resident(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, s
   AS_CUDA_TRY(S.init_c.ensure(elems * 8 + 8));
   AS_CUDA_TRY(S.final_c.ensure(elems * 8 + 8));
   AS_CUDA_TRY(S.summary.ensure(sizeof(Summary)));
-  AS_CUDA_TRY(cudaMemset(S.summary.p, 0, sizeof(Summary)));
+  StreamTimer timer;  // the GPU's time on the checking
+  AS_CUDA_TRY(timer.start());
+  AS_CUDA_TRY(cudaMemsetAsync(S.summary.p, 0, sizeof(Summary)));
   auto* sum = S.summary.as<Summary>();
   if (n) {
     summary_kernel<<<blocks_for(n), kThreads>>>(n, B.retries.as<uint32_t>(), B.gave.as<uint8_t>(),
@@ -224,6 +226,9 @@ bool check_resident(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, s
   if (!judge.explains(h, explained, outside, error)) return false;
   Summary s{};
   AS_CUDA_TRY(cudaMemcpy(&s, sum, sizeof s, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(timer.stop());
+  out.device_ms = timer.ms;
+  out.end_s = timer.end_s;
   out.ok = explained;
   out.needs_host = s.flags != 0;
   out.total_retries = s.total_retries;

@@ -84,6 +84,29 @@ struct Event {
   }
 };
 
+// The GPU's time on work this thread queues on its stream between start()
+// and stop(), by events (the host's clock would add the launches' and the
+// copies' overheads); stop() waits for it and stamps when the host saw it
+// end (steady_seconds()).
+struct StreamTimer {
+  Event started, stopped;
+  double ms = 0, end_s = 0;
+  cudaError_t start() {
+    cudaError_t err = started.create();
+    if (err == cudaSuccess) err = stopped.create();
+    return err == cudaSuccess ? cudaEventRecord(started.e) : err;
+  }
+  cudaError_t stop() {
+    cudaError_t err = cudaEventRecord(stopped.e);
+    if (err == cudaSuccess) err = cudaEventSynchronize(stopped.e);
+    end_s = steady_seconds();
+    float elapsed = 0;
+    if (err == cudaSuccess) err = cudaEventElapsedTime(&elapsed, started.e, stopped.e);
+    ms = elapsed;
+    return err;
+  }
+};
+
 // The current device's properties, read once (by whichever thread asks
 // first).
 inline bool device_props(cudaDeviceProp& out, std::string& error) {
