@@ -10,16 +10,13 @@
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/registry/bits.hpp"
 #include "properties/generators.hpp"
+#include "test_support.hpp"
 
 using namespace atomstress;
 
 namespace {
 
-struct AlgoRun {
-  Workload w;
-  Setup s;
-  History h;
-};
+using AlgoRun = atomstress::testing::CpuRun;
 
 AlgoRun run_cpu(const std::string& impl, uint32_t grid, uint32_t block, uint32_t ops, Pattern p = Pattern::Single,
             uint32_t k = 1, Dist dist = Dist::Full, uint32_t special = 0, uint64_t seed = 7) {
@@ -33,16 +30,7 @@ AlgoRun run_cpu(const std::string& impl, uint32_t grid, uint32_t block, uint32_t
   spec.dist = dist;
   spec.special_permille = special;
   spec.seed = seed;
-  std::string err;
-  auto w = expand(spec, err);
-  EXPECT_TRUE(w.has_value()) << err;
-  auto s = setup_trial(*w, err);
-  EXPECT_TRUE(s.has_value()) << err;
-  AlgoRun r{*w, *s, {}};
-  RunOptions opt;
-  EXPECT_NE(r.w.impl->run_cpu, nullptr);
-  EXPECT_TRUE(run_workload(r.w, r.s, BackendKind::Cpu, opt, r.h, err)) << err;
-  return r;
+  return atomstress::testing::run_on_cpu(spec);
 }
 
 Finding check(const AlgoRun& r) { return check_trial(r.w, r.s, r.h); }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <unordered_set>
+#include <vector>
 
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/registry/bits.hpp"
@@ -238,6 +240,98 @@ TEST(Algorithms, WarpAggregationFromTheWrongLaneIsCaught) {
   s.seed = 11;
   const auto t = run_trial(s, BackendKind::Cuda, RunOptions{});
   EXPECT_EQ(t.verdict, Verdict::Fail) << t.why();
+}
+
+// A value no op of an algorithm's chain can have returned: no op's returned
+// value, no initial or final value (so no edge of the chain enters it), and
+// no NaN (every NaN is one state).
+uint64_t unreachable_value(const Entry& algorithm, const atomstress::Setup& s, const History& h) {
+  const VK k = algorithm.algo->atomic().kind;
+  const uint64_t mask = vk_bytes(k) == 8 ? ~0ull : (1ull << (8 * vk_bytes(k))) - 1;
+  const uint64_t some_nan = k == VK::F32 ? 0x7f800001ull : k == VK::F64 ? 0x7ff0000000000001ull
+                            : k == VK::F16 ? 0x7c01ull : 0x7f81ull;
+  const uint64_t the_nan = canonical_nan_bits(k, some_nan);
+  auto nan = [&](uint64_t v) { return vk_is_float(k) && (canonical_nan_bits(k, v) != v || v == the_nan); };
+  std::unordered_set<uint64_t> taken(h.old.begin(), h.old.end());
+  taken.insert(s.mem_init.begin(), s.mem_init.end());
+  taken.insert(h.final_mem.begin(), h.final_mem.end());
+  // From just above 1 for a float: stepping up from a negative NaN would walk
+  // through 2^51 NaNs; from a finite value the NaNs come to an end.
+  const uint64_t one = k == VK::F32 ? 0x3f800000ull : k == VK::F64 ? 0x3ff0000000000000ull
+                       : k == VK::F16 ? 0x3c00ull : 0x3f80ull;
+  uint64_t v = vk_is_float(k) ? one : h.old[0];
+  do v = (v + 1) & mask;
+  while (taken.count(v) || nan(v));
+  return v;
+}
+
+// An algorithm's chain of atomics judged on the device
+// (pipeline/device_chains.hpp): each history, judged under cpu, auto and
+// both, gets one verdict and one explanation; a sum's chain broken after
+// its run is failed on the device and explained by the host's checker as
+// under cpu.  Every correct and buggy algorithm, at two geometries.
+TEST(Algorithms, ChainsJudgedOnTheDeviceGiveTheHostsVerdicts) {
+  struct G {
+    uint32_t grid, block, ops;
+  };
+  const G shapes[] = {{66, 96, 4}, {40, 256, 1}};
+  std::vector<const Entry*> entries = match_impls("algorithms");
+  for (const Entry* e : match_impls("buggy.*"))
+    if (e->algo != nullptr) entries.push_back(e);
+  size_t judged = 0, on_device = 0, broken = 0;
+  auto judge = [](Workload& w, const atomstress::Setup& s, const History& h, CheckerKind policy) {
+    Outcome out;
+    out.backend = BackendKind::Cuda;
+    RunOptions opt;
+    opt.policy.checker = policy;
+    judge_on_host(w, s, h, opt, out);
+    return out;
+  };
+  auto same = [&](Workload& w, const atomstress::Setup& s, const History& h, const std::string& what) {
+    const Outcome cpu = judge(w, s, h, CheckerKind::Cpu), automatic = judge(w, s, h, CheckerKind::Auto),
+                  both = judge(w, s, h, CheckerKind::Both);
+    EXPECT_EQ(automatic.verdict, cpu.verdict) << what << ": " << automatic.finding.explanation;
+    EXPECT_EQ(automatic.finding.explanation, cpu.finding.explanation) << what;
+    EXPECT_EQ(both.verdict, cpu.verdict) << what << ": " << both.finding.explanation;
+    EXPECT_FALSE(cpu.checked_on_gpu) << what;
+    if (automatic.checked_on_gpu) {
+      ++on_device;
+      EXPECT_GT(automatic.device_check_ms, 0.0) << what;
+      EXPECT_GT(automatic.device_check_end_s, 0.0) << what;
+    }
+    return cpu.verdict;
+  };
+  for (const Entry* impl : entries) {
+    for (const G& g : shapes) {
+      TrialSpec spec;
+      spec.impl = impl->name;
+      spec.grid = g.grid;
+      spec.block = g.block;
+      spec.ops_per_thread = g.ops;
+      spec.pattern = impl->limits.pattern_ok(Pattern::Single) ? Pattern::Single : Pattern::PerBlock;
+      spec.zipf_s = 3;
+      spec.special_permille = 20;
+      spec.seed = g.grid + judged;
+      std::string err;
+      auto w = expand(spec, err);
+      if (!w) continue;  // a geometry the form does not take
+      auto s = setup_trial(*w, err);
+      ASSERT_TRUE(s.has_value()) << describe(spec) << ": " << err;
+      History h;
+      if (!run_workload(*w, *s, BackendKind::Cuda, RunOptions{}, h, err)) continue;  // a buggy lock may hang
+      ++judged;
+      const Verdict v = same(*w, *s, h, describe(spec));
+      if (v != Verdict::Pass || impl->family->name() != std::string("sum") || h.old.empty()) continue;
+      h.old[0] = unreachable_value(*impl, *s, h);  // element 0 issues an atomic in every form of sum
+      EXPECT_EQ(same(*w, *s, h, describe(spec) + ", its chain broken"), Verdict::Fail) << describe(spec);
+      ++broken;
+    }
+  }
+  std::printf("%zu histories judged, %zu of them with a chain on the device; %zu sums broken\n", judged, on_device,
+              broken);
+  EXPECT_GT(judged, 150u);
+  EXPECT_GT(on_device, 60u);
+  EXPECT_GT(broken, 20u);
 }
 
 int main(int argc, char** argv) {

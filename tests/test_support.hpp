@@ -1,12 +1,16 @@
 // Helpers shared by the tests: build a workload from explicit values.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "harness/check/checker.hpp"
 
 #include "harness/backend/backend.hpp"
+#include "harness/pipeline/run_trial.hpp"
 #include "harness/workload/workload.hpp"
 
 namespace atomstress::testing {
@@ -30,6 +34,25 @@ inline Workload explicit_workload(const Entry& impl, std::vector<uint64_t> a, st
   w.b = b.empty() ? std::vector<uint64_t>(w.a.size(), 0) : std::move(b);
   w.init = std::move(init);
   return w;
+}
+
+// A trial expanded, set up and run on the cpu backend, its history kept for
+// an oracle to judge (or for a test to corrupt first).
+struct CpuRun {
+  Workload w;
+  Setup s;
+  History h;
+};
+inline CpuRun run_on_cpu(const TrialSpec& spec, const RunOptions& opt = {}) {
+  std::string err;
+  auto w = expand(spec, err);
+  EXPECT_TRUE(w.has_value()) << err;
+  auto s = setup_trial(*w, err);
+  EXPECT_TRUE(s.has_value()) << err;
+  CpuRun r{*w, *s, {}};
+  EXPECT_NE(r.w.impl->run_cpu, nullptr);
+  EXPECT_TRUE(run_workload(r.w, r.s, BackendKind::Cpu, opt, r.h, err)) << err;
+  return r;
 }
 
 // A history as plain arrays (the checkers' tests build and corrupt these).

@@ -102,7 +102,8 @@ enum class BackendKind : uint8_t { Cuda, Cpu };
 // host's (cpu), the device's (gpu: expanded, run and checked on the device;
 // a trial it cannot pass is copied back and explained by the host's), both
 // on the same history (a disagreement is an error), or gpu where it can
-// (auto).  Algorithms and the cpu backend always use the host's.
+// (auto).  An algorithm's chain of atomics follows the same rule
+// (pipeline/device_chains.hpp); the cpu backend always uses the host's.
 enum class CheckerKind : uint8_t { Auto, Cpu, Gpu, Both };
 const char* to_string(CheckerKind c);
 std::optional<CheckerKind> parse_checker(std::string_view s);

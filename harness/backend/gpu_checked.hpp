@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "harness/backend/backend.hpp"
@@ -70,5 +71,21 @@ bool judge_on_device(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, 
 // That run's inputs into w and its history into h, as a run that was not
 // GPU-checked would have left them (h.home becomes Host).
 bool copy_history_back(Workload& w, History& h, std::string& error);
+
+// An algorithm's atomics as a history in HOST memory (the chain its oracle
+// tests: check/families/chain.hpp): op i at element addr[i] with operand
+// arg[i] (b 0) returned old[i]; init and fin per element.
+struct HostChain {
+  const Entry* atomic = nullptr;
+  std::span<const uint32_t> addr;
+  std::span<const uint64_t> arg, old;
+  std::span<const uint64_t> init, fin;
+};
+
+// The device's verdict, by `judge`, on a chain: copied to the device in one
+// upload, its edges from the atomic's device oracle (global memory's phi).
+// Only `ok`, the times and check_ms are set.  The caller asks
+// gpu_checkable(*chain.atomic, ...) first.
+bool judge_chain_on_device(const HostChain& chain, DeviceJudge& judge, DeviceVerdict& out, std::string& error);
 
 }  // namespace atomstress

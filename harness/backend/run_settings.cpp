@@ -38,8 +38,9 @@ const std::array<RunSetting, 6> kSettings = {{
      "it); cpu copies every history back; both checks every history with each and makes a disagreement an "
      "error; auto is gpu for trials of 2048 ops or more where the entry's device oracle agrees with its host phi "
      "and the history fits the GPU checker. Packed small trials (campaigns) are judged on the device under auto, gpu "
-     "and both wherever the entry's device oracle agrees; only cpu judges them on the host. Algorithms and the cpu "
-     "backend always use the host's checker",
+     "and both wherever the entry's device oracle agrees; only cpu judges them on the host. An algorithm's chain "
+     "of atomics (their returned values) follows the same rule (auto: 2048 atomics or more), the device passing it "
+     "or the host's checker explaining it; its other properties, and the cpu backend, use the host's",
      SettingForm::Checker, 0, 3, kTrialCommands & ~kCommandProfile, false,
      [](const RunOptions& o) -> uint64_t { return uint64_t(o.policy.checker); },
      [](RunOptions& o, uint64_t v) { o.policy.checker = CheckerKind(v); }},

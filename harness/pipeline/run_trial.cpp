@@ -8,6 +8,7 @@
 #include "harness/backend/gpu_checked.hpp"
 #include "harness/check/gpu_checker.hpp"
 #include "harness/check/sequential.hpp"
+#include "harness/pipeline/device_chains.hpp"
 
 namespace atomstress {
 
@@ -211,6 +212,7 @@ bool judge_on_host(Workload& w, const Setup& s, const History& h, const RunOptio
     w.impl = &host_float_entry;
   }
   const auto t0 = std::chrono::steady_clock::now();
+  ChainsOnDevice chains(entry, out, opt.policy);  // an algorithm's atomics, on the GPU checker
   if (opt.policy.sequential && !entry.algo) {
     // The diagnosis replay: judged op by op (check/sequential.hpp), after
     // the scope rule (a block-scope atomic shared across blocks is a scope
@@ -229,6 +231,7 @@ bool judge_on_host(Workload& w, const Setup& s, const History& h, const RunOptio
   out.check_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   w.impl = &entry;
   if (!out.finding.ok()) out.verdict = Verdict::Fail;
+  chains.add_to(out);
   return true;
 }
 
@@ -237,16 +240,14 @@ namespace {
 // Whether a trial is expanded, run and checked on the device (gpu_checked.hpp):
 // a single atomic with a device oracle that agrees with its host phi, a
 // history the GPU checker takes, nothing asked of the per-op arrays.
-// Under auto, only trials of at least kResidentMinOps ops: below that the
-// device's dozen launches and two synchronisations cost more than the host's
-// check (docs/performance.md, "Checking on the GPU").
-constexpr uint64_t kResidentMinOps = 2048;
+// Under auto, only trials of at least kDeviceCheckMinOps ops
+// (device_chains.hpp).
 
 bool use_resident(const Entry& entry, BackendKind backend, const RunOptions& opt, size_t hotspots, uint64_t ops) {
   if (backend != BackendKind::Cuda || opt.policy.checker == CheckerKind::Cpu || opt.timing.bench_reps || hotspots ||
       opt.policy.sequential)
     return false;
-  if (opt.policy.checker == CheckerKind::Auto && ops < kResidentMinOps) return false;
+  if (opt.policy.checker == CheckerKind::Auto && ops < kDeviceCheckMinOps) return false;
   if (entry.algo || !entry.device_edges) return false;
   return gpu_checkable(entry, ops, gpu_check::device_judge());
 }
