@@ -8,8 +8,8 @@
 // The device only passes a chain.  One it cannot explain goes to the host's
 // checker, which explains it; if the host then passes it, the two checkers
 // disagree, which the pipeline reports as an error of atomstress, never as
-// a verdict on the code under test.  Under --checker both the host judges
-// every chain too.
+// a verdict on the code under test.  A chain the judge could not judge is
+// the host's.  Under --checker both the host judges every chain too.
 //
 // Host-only header.
 #pragma once

@@ -1,6 +1,8 @@
 #include "harness/pipeline/device_chains.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <mutex>
 
 #include "harness/check/gpu_checker.hpp"
 
@@ -33,15 +35,23 @@ void ChainsOnDevice::add_to(Outcome& out) {
     out.device_check_ms += judging_.device_ms;
     out.device_check_end_s = std::max(out.device_check_end_s, judging_.end_s);
   }
-  if (!judging_.error.empty()) {
-    out.verdict = Verdict::Error;
-    out.finding = make_finding(FindingKind::BackendError, "judging a chain of atomics on the device: " + judging_.error);
-  } else if (judging_.disagreed) {
+  if (judging_.disagreed) {
     Finding host;
     host.explanation = judging_.host_explanation;
     out.verdict = Verdict::Error;
     out.finding = checkers_disagree(judging_.judge_ok, host);
   }
+  if (!judging_.error.empty()) note_judged_on_host(judging_.error);
+}
+
+void note_judged_on_host(const std::string& error) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::fprintf(stderr,
+                 "atomstress: note: a chain of atomics could not be judged on the device (%s): the host's checker "
+                 "judged it (said once per process)\n",
+                 error.c_str());
+  });
 }
 
 }  // namespace atomstress

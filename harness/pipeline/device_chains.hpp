@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "harness/backend/backend.hpp"
 #include "harness/check/chain_judging.hpp"
@@ -38,8 +39,10 @@ class ChainsOnDevice {
   // `judge`: another judge in place of the GPU checker (tests).
   ChainsOnDevice(const Entry& entry, const Outcome& out, const ExecutionPolicy& policy, ChainJudge* judge = nullptr);
   // What the device's judging adds to the outcome: its GPU time and that it
-  // was GPU-checked; an ERROR for a device that could not judge, or for two
-  // checkers that disagree.  Ends the loan.
+  // was GPU-checked; an ERROR for two checkers that disagree.  A chain the
+  // device could not judge (a CUDA error: its memory, or another trial's
+  // trap while this one was judged beside it) was judged by the host's
+  // checker, whose verdict stands: a note says so.  Ends the loan.
   void add_to(Outcome& out);
 
  private:
@@ -47,5 +50,8 @@ class ChainsOnDevice {
   ChainJudging judging_;
   std::optional<LentChainJudge> lent_;
 };
+
+// The note for a chain the device could not judge (stderr, once per process).
+void note_judged_on_host(const std::string& error);
 
 }  // namespace atomstress
