@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "fuzz/at_once_ramp.hpp"
 #include "fuzz/round_pair.hpp"
 #include "fuzz/shrink_spec.hpp"
 #include "harness/pipeline/diagnose.hpp"
@@ -245,12 +246,13 @@ std::optional<std::vector<TrialSpec>> draw_round_specs(const rc::Gen<TrialSpec>&
 // A round at once: its specs' runs (each spec's --reruns in order, up to its
 // first failure) run several at once through cfg.at_once and are reported
 // in the round's order, tallied; the first failing spec is kept for
-// shrinking, and the runs' kernels go to `busy`.  The budget, a signal and
+// shrinking, and the runs' kernels go to `busy`.  `runner`: cfg.at_once, at
+// the round's width.  The budget, a signal and
 // `cut_short` (a packed round up to this one failed) end the round between
 // specs (those already started are finished, as one after another
 // finishes the spec it is on).
-RoundTally run_round_at_once(const CampaignConfig& cfg, const std::vector<TrialSpec>& specs, const Stopwatch& clock,
-                             BusyTime& busy, const std::function<bool()>& cut_short) {
+RoundTally run_round_at_once(const CampaignConfig& cfg, ConcurrentTrials& runner, const std::vector<TrialSpec>& specs,
+                             const Stopwatch& clock, BusyTime& busy, const std::function<bool()>& cut_short) {
   std::vector<std::vector<TrialSpec>> groups;
   for (const TrialSpec& s : specs) groups.emplace_back(std::max<uint32_t>(1, cfg.reruns), s);
   properties::Evaluation ev;  // the spec being reported (its runs; their time is the round's `busy`)
@@ -282,7 +284,7 @@ RoundTally run_round_at_once(const CampaignConfig& cfg, const std::vector<TrialS
                      return !stop_requested(cfg) && clock.elapsed() <= cfg.budget_s && !cut_short();
                    }};
   sink.finish_started = true;  // what the GPU already ran is counted, not dropped
-  run_ordered(groups, *cfg.at_once, alone, sink);
+  run_ordered(groups, runner, alone, sink);
   return t;
 }
 
@@ -429,6 +431,8 @@ bool search_at_once(const CampaignConfig& cfg, CampaignResult& res, const Stopwa
   RoundLedger ledger(packed.has_value());
   auto packed_failed_by = [&](uint64_t round) { return packed && packed->failed_round() <= round; };
   BusyTime busy;
+  const size_t capacity = cfg.at_once->capacity();
+  AtOnceRamp ramp(cfg.at_once_from != 0 ? cfg.at_once_from : capacity, capacity);
   std::string error;
   uint64_t round = 0;
   for (;; ++round) {
@@ -445,7 +449,12 @@ bool search_at_once(const CampaignConfig& cfg, CampaignResult& res, const Stopwa
     }
     const auto specs = draw_round_specs(gen, round_params(cfg, round, left), error);
     if (!specs) break;
-    RoundTally t = run_round_at_once(cfg, *specs, clock, busy, [&] { return packed_failed_by(round); });
+    AtMostTrials runner(*cfg.at_once, ramp.width());
+    BusyTime round_busy;
+    const double round_start_s = steady_seconds();
+    RoundTally t = run_round_at_once(cfg, runner, *specs, clock, round_busy, [&] { return packed_failed_by(round); });
+    ramp.after_round(1000 * (steady_seconds() - round_start_s), round_busy.gpu_ms());
+    busy.add_all(round_busy);
     const bool failed = t.failed;
     ledger.rapidcheck_done(round, std::move(t));
     if (packed) packed->hand_over(ledger);
@@ -457,6 +466,7 @@ bool search_at_once(const CampaignConfig& cfg, CampaignResult& res, const Stopwa
     add_launches(busy, packed->kernels());
   }
   add_busy(res, busy);
+  res.widest_at_once = ramp.widest();
   if (!error.empty()) {
     generator_failed(res, error);
     return false;

@@ -38,6 +38,11 @@ struct CampaignConfig {
   // Null, or a capacity of 1: one spec after another, through RapidCheck's
   // property.  Not owned: it outlives the campaign (its worker is kept).
   ConcurrentTrials* at_once = nullptr;
+  // The first round's width at once (fuzz/at_once_ramp.hpp): widened up to
+  // at_once's capacity after a round that left the GPU idle half its time or
+  // more, narrowed back after one that kept it busy.  0: the capacity,
+  // every round.
+  size_t at_once_from = 0;
   // Called after each evaluation during the search (not while shrinking):
   // live progress for long campaigns.  Optional.
   std::function<void(uint64_t runs, uint64_t ops)> on_evaluated;
@@ -58,6 +63,7 @@ struct CampaignResult {
   double run_ms = 0;             // the code under test's time in them (cuda: its kernels' busy time)
   double gpu_ms = 0;             // cuda: the GPU's busy time, those kernels and the device's checking of them
   uint32_t rate_failures = 0, rate_runs = 0;
+  size_t widest_at_once = 1;     // the most trials a round ran at once (CampaignConfig::at_once)
   bool flaky = false;            // the shrunk case (and the first) never failed again
   Diagnosis diagnosis;           // the shrunk case's class (pipeline/diagnose.hpp); `why` begins with it
 };

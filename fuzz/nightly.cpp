@@ -154,6 +154,7 @@ reports::FuzzSliceRecord slice_record(const NightlyConfig& cfg, const FuzzState&
   s.gpu_s = c.gpu_ms / 1000;
   s.trials = c.runs;
   s.ops = c.ops;
+  s.at_once = uint32_t(c.widest_at_once);
   if (!c.found || c.verdict == Verdict::Error) return s;
   s.verdict = c.verdict;
   s.why = c.why;
@@ -192,6 +193,7 @@ SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entr
   cc.rate_runs = cfg.rate_runs;
   cc.pack = default_pack(cfg.backend);
   cc.at_once = cfg.at_once;
+  cc.at_once_from = cfg.at_once_from;
   // From the name, not the position: a slice's specs do not depend on which
   // other entries (or shards) run.
   cc.seed = state.seed * 0x9e3779b97f4a7c15ull + fnv1a64(entry.name) + state.round * 1000003ull;
@@ -253,7 +255,7 @@ int report_results(const NightlyConfig& cfg, FuzzState& state, reports::Printer&
     if (r.failed()) status = 1;
   }
   out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend, cfg.run.policy.gpu_share,
-                                             cfg.trials_at_once, gpu_s));
+                                             cfg.trials_at_once, gpu_s, cfg.at_once_from));
   return status;
 }
 

@@ -27,6 +27,10 @@ struct NightlyConfig {
   // one after another.  Kept for the whole run, so its worker starts once.
   ConcurrentTrials* at_once = nullptr;
   uint32_t trials_at_once = 1;  // at_once's capacity, for the run's header and its time line
+  // Each slice's first round runs this many at once, widened up to the
+  // capacity where a round left the GPU idle (CampaignConfig::at_once_from;
+  // 0: the capacity, fixed).
+  uint32_t at_once_from = 0;
   uint32_t reruns = 2, rate_runs = 10;
   double progress_s = 10;
   std::string corpus_dir;  // empty: no corpus

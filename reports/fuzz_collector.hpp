@@ -89,12 +89,17 @@ class FuzzCollector : public Printer {
   // GPU (fuzz --jobs, `gpu_lanes` on each) time their kernels while the
   // others' run too: their share is not the GPU's.  Trials at once in one
   // lane (fuzz --trials-at-once) count the union of their kernels' times
-  // (BusyTime), so theirs is.  `gpu_s` (cuda, one lane): the GPU's busy
+  // (BusyTime), so theirs is; `at_once_from` below `at_once`: each slice's
+  // rounds widened from that many to at most `at_once` (fuzz/at_once_ramp.hpp).
+  // `gpu_s` (cuda, one lane): the GPU's busy
   // time, those kernels and the device's checking of their trials; where it
   // adds to the code under test's, the line gives both.
   static std::string busy_line(double fuzzed_s, double ran_s, BackendKind backend, unsigned gpu_lanes = 1,
-                               unsigned at_once = 1, double gpu_s = 0) {
-    const std::string at = at_once > 1 ? fmt::format(", up to {} trials at once", at_once) : "";
+                               unsigned at_once = 1, double gpu_s = 0, unsigned at_once_from = 0) {
+    const std::string at = at_once_from > 0 && at_once_from < at_once
+                               ? fmt::format(", {} to {} trials at once", at_once_from, at_once)
+                           : at_once > 1 ? fmt::format(", up to {} trials at once", at_once)
+                                         : "";
     auto share = [&](double s) { return fuzzed_s > 0 ? 100 * s / fuzzed_s : 0.0; };
     if (backend == BackendKind::Cuda && gpu_lanes <= 1 && gpu_s > ran_s)
       return fmt::format(
@@ -129,12 +134,13 @@ class FuzzCollector : public Printer {
     }
     // A run of several lanes on each GPU (fuzz --jobs): the lanes' kernels
     // were time-sliced, so their summed time is no GPU's busy share.
-    unsigned lanes = 1, at_once = 1;
+    unsigned lanes = 1, at_once = 1, from = 0;
     for (const auto& [key, value] : header_.options) {
       if (key == "jobs") lanes = unsigned(std::max(1, std::atoi(value.c_str())));
       if (key == "trials_at_once") at_once = unsigned(std::max(1, std::atoi(value.c_str())));
+      if (key == "trials_at_once_from") from = unsigned(std::max(0, std::atoi(value.c_str())));
     }
-    return busy_line(fuzzed, ran, header_.backend, lanes, at_once, gpu);
+    return busy_line(fuzzed, ran, header_.backend, lanes, at_once, gpu, from);
   }
   // Seconds with one decimal, for the tables.
   static std::string fixed(double v) {

@@ -28,7 +28,7 @@ json to_json(const ReplayRecord& r) {
 json to_json(const FuzzSliceRecord& s) {
   return {{"impl", s.impl}, {"backend", to_string(s.backend)}, {"round", s.round}, {"seconds", s.seconds},
           {"run_s", s.run_s}, {"gpu_s", s.gpu_s},
-          {"trials", s.trials}, {"ops", s.ops}, {"verdict", to_string(s.verdict)}, {"why", s.why},
+          {"trials", s.trials}, {"ops", s.ops}, {"at_once", s.at_once}, {"verdict", to_string(s.verdict)}, {"why", s.why},
           {"token", s.token}, {"spec", s.spec}, {"time_to_catch_s", s.time_to_catch_s},
           {"rate_failures", s.rate_failures}, {"rate_runs", s.rate_runs}, {"bare_failures", s.bare_failures},
           {"bare_runs", s.bare_runs}, {"flaky", s.flaky}, {"class", to_string(s.cls)}};
@@ -124,6 +124,7 @@ bool from_json(const json& j, FuzzSliceRecord& s, std::string& error) {
   get(j, "seconds", s.seconds, error);
   if (j.contains("run_s")) get(j, "run_s", s.run_s, error);  // (logs of earlier versions have none)
   if (j.contains("gpu_s")) get(j, "gpu_s", s.gpu_s, error);
+  if (j.contains("at_once")) get(j, "at_once", s.at_once, error);
   get(j, "trials", s.trials, error);
   get(j, "ops", s.ops, error);
   get_verdict(j, s.verdict, error);

@@ -111,6 +111,7 @@ struct FuzzSliceRecord {
   double run_s = 0;  // of those, the code under test's running time on the GPU (cuda) or the host's threads
   double gpu_s = 0;  // cuda: the GPU's busy time, those kernels and the device's checking of their trials
   uint64_t trials = 0, ops = 0;
+  uint32_t at_once = 1;  // the most trials one of its rounds ran at once (fuzz --trials-at-once)
   Verdict verdict = Verdict::Pass;
   std::string why, token, spec;
   double time_to_catch_s = 0;  // the entry's fuzzing time until the catch, over all rounds

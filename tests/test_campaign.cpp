@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "fuzz/at_once_ramp.hpp"
 #include "fuzz/campaign.hpp"
 #include "harness/support/busy_time.hpp"
 #include "harness/registry/registry.hpp"
@@ -176,6 +177,65 @@ TEST(CampaignAtOnce, ARoundAtOnceCountsTheUnionOfItsKernelsNotTheirSum) {
   const auto r = fuzz::run_campaign(cfg);
   EXPECT_EQ(r.runs, 40u);
   EXPECT_NEAR(r.run_ms, 1000, 1e-6) << "the union, not the sum of 40 seconds";
+}
+
+// How many trials a round runs at once (fuzz/at_once_ramp.hpp): doubled
+// after a round that kept the GPU busy less than half its time, halved after
+// one that kept it busy nine tenths or more, between its start and its top.
+TEST(CampaignAtOnce, TheWidthGrowsAfterAnIdleRoundAndShrinksAfterABusyOne) {
+  fuzz::AtOnceRamp r(4, 12);
+  EXPECT_EQ(r.width(), 4u);
+  r.after_round(100, 10);
+  EXPECT_EQ(r.width(), 8u);
+  r.after_round(100, 49);
+  EXPECT_EQ(r.width(), 12u) << "never past its top";
+  r.after_round(100, 70);
+  EXPECT_EQ(r.width(), 12u) << "between half and nine tenths busy: kept";
+  r.after_round(100, 90);
+  EXPECT_EQ(r.width(), 6u);
+  r.after_round(100, 150);  // kernels stamped before the round began count too
+  EXPECT_EQ(r.width(), 4u) << "never below its start";
+  r.after_round(0, 0);
+  EXPECT_EQ(r.width(), 4u) << "a round of no measured time changes nothing";
+  EXPECT_EQ(r.widest(), 12u);
+  fuzz::AtOnceRamp fixed(3, 3);
+  fixed.after_round(100, 0);
+  EXPECT_EQ(fixed.width(), 3u) << "a start equal to its top is a fixed width";
+  EXPECT_EQ(fuzz::AtOnceRamp(9, 5).width(), 5u) << "a start past the top starts at the top";
+}
+
+// A campaign whose rounds leave the GPU idle widens to the runner's
+// capacity, and still evaluates the specs one after another would, in
+// their order; one whose rounds keep it busy stays at its start.
+TEST(CampaignAtOnce, RoundsThatLeaveTheGpuIdleRunMoreAtOnceInTheSameOrder) {
+  fuzz::CampaignConfig cfg = campaign_of("native.add.i32", 100);  // five rounds
+  Evaluations one_by_one, widened;
+  cfg.on_evaluated = [&](uint64_t runs, uint64_t ops) { one_by_one.emplace_back(runs, ops); };
+  ASSERT_FALSE(fuzz::run_campaign(cfg).found);
+  auto stamped = [](double ms) {
+    return [ms](Outcome out) -> std::optional<Outcome> {
+      out.run_end_s = steady_seconds();
+      out.run_ms = ms;
+      return out;
+    };
+  };
+  InProcessTrials idle(8, in_process(), stamped(1e-4));  // kernels of 0.1 us: the GPU idle
+  cfg.at_once = &idle;
+  cfg.at_once_from = 2;
+  cfg.on_evaluated = [&](uint64_t runs, uint64_t ops) { widened.emplace_back(runs, ops); };
+  const auto a = fuzz::run_campaign(cfg);
+  EXPECT_FALSE(a.found) << a.why;
+  EXPECT_EQ(widened, one_by_one) << "the same specs, each run --reruns times, in the same order";
+  EXPECT_EQ(idle.most, 8u) << "widened to the runner's capacity";
+  EXPECT_EQ(a.widest_at_once, 8u);
+  InProcessTrials busy(8, in_process(), stamped(60000));  // each trial's kernel spans the round
+  cfg.at_once = &busy;
+  cfg.on_evaluated = nullptr;
+  const auto b = fuzz::run_campaign(cfg);
+  EXPECT_FALSE(b.found) << b.why;
+  EXPECT_EQ(b.specs, 100u);
+  EXPECT_EQ(busy.most, 2u) << "a busy GPU gets no more at once than the start";
+  EXPECT_EQ(b.widest_at_once, 2u);
 }
 
 }  // namespace

@@ -739,6 +739,13 @@ TEST(Fuzz, ALanesTimeLineSaysItsShareIsNotTheGpus) {
   EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 1, 4, 8),
             "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%), the GPU was busy 8.0 s with it and the "
             "device's checking of its trials (80%: the GPU's busy share, up to 4 trials at once)");
+  // Rounds widened where the GPU idled (fuzz/at_once_ramp.hpp): from 4 to 12.
+  EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 1, 12, 8, 4),
+            "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%), the GPU was busy 8.0 s with it and the "
+            "device's checking of its trials (80%: the GPU's busy share, 4 to 12 trials at once)");
+  EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 1, 4, 5, 4),
+            "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%: the GPU's busy share, up to 4 trials at "
+            "once)") << "a width that cannot widen is fixed";
   EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 1, 1, 5),
             "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%: the GPU's busy share)");
   EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 3, 1, 8).find("GPU was busy"), std::string::npos)

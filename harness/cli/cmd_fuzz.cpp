@@ -119,8 +119,8 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "trials-at-once", bounded<uint32_t>(&o.trials_at_once, 0, 64)->default_value(0),
       "trials at once in each lane's worker, 0 to 64, each on its own CUDA stream, so that one trial's host work "
       "(expansion, judging, the round trip) overlaps another's kernels; a trial that fails beside others runs "
-      "again alone and that run is its verdict (0: automatic, 4 on cuda, 1 on cpu, with --jobs lanes and with "
-      "--isolate off)")(
+      "again alone and that run is its verdict (0: automatic: on cuda 4, up to 12 after a round that left the GPU "
+      "idle half its time or more; 1 on cpu, with --jobs lanes and with --isolate off)")(
       "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices or --jobs run")(
       "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
       "lane-jobs", bounded<uint32_t>(&o.lane_jobs, 1, kMaxLanesPerDevice)->default_value(1), "internal: lanes on that device")(
@@ -258,6 +258,7 @@ reports::RunHeader fuzz_header(const FuzzOptions& o, const fuzz::NightlyConfig& 
   if (!o.devices.empty()) h.options.emplace_back("devices", o.devices);
   if (o.jobs > 1) h.options.emplace_back("jobs", std::to_string(o.jobs));
   if (cfg.trials_at_once > 1) h.options.emplace_back("trials_at_once", std::to_string(cfg.trials_at_once));
+  if (cfg.at_once_from != 0) h.options.emplace_back("trials_at_once_from", std::to_string(cfg.at_once_from));
   if (!o.lane.empty()) h.options.emplace_back("lane", fmt::format("{} (device {})", o.lane, o.lane_device));
   // RapidCheck's "Using configuration" line: in the log, not on stderr
   // (unless RC_PARAMS asked RapidCheck for something).
@@ -314,20 +315,38 @@ unsigned lanes_per_device(unsigned asked, size_t entries, size_t devices) {
   return jobs;
 }
 
-// --trials-at-once: as asked, else 4 on cuda for a lane alone on its GPU (a
-// round's trials leave the GPU idle while the host expands and judges them;
-// four overlap that with the others' kernels), else 1: on cpu each trial
-// already runs --cpu-threads host threads, and lanes sharing a GPU (--jobs)
-// already fill it.  Trials at once run in a worker: none with --isolate off.
-// False with `error` when asked for what cannot be.
-bool fuzz_trials_at_once(const FuzzOptions& o, BackendKind backend, uint32_t& n, std::string& error) {
+// --trials-at-once's automatic width on cuda: a round starts this many trials
+// at once, and up to kAutoAtOnceMost after rounds that left the GPU idle
+// (fuzz/at_once_ramp.hpp).  On the H200, a slice of algorithms over fast
+// atomics ran 1.3 times the trials at 12 as at 8 (16: 1.08 times more); a
+// slice of contended CAS loops gains nothing and runs past its budget, so
+// it stays at 4.
+inline constexpr uint32_t kAutoAtOnceFrom = 4, kAutoAtOnceMost = 12;
+
+// --trials-at-once: as asked (fixed), else on cuda for a lane alone on its
+// GPU kAutoAtOnceFrom widening to kAutoAtOnceMost (a round's trials leave
+// the GPU idle while the host expands and judges them; more at once overlap
+// that with the others' kernels), else 1: on cpu each trial already runs
+// --cpu-threads host threads, and lanes sharing a GPU (--jobs) already fill
+// it.  `n` is the worker's width, `from` a round's first (0: n, fixed).
+// Trials at once run in a worker: none with --isolate off.  False with
+// `error` when asked for what cannot be.
+bool fuzz_trials_at_once(const FuzzOptions& o, BackendKind backend, uint32_t& n, uint32_t& from, std::string& error) {
+  from = 0;
   if (!o.run.policy.isolate) {
     if (o.trials_at_once > 1) error = "--trials-at-once runs trials in the trial worker: it needs --isolate on";
     n = 1;
     return error.empty();
   }
   const bool alone_on_gpu = backend == BackendKind::Cuda && o.jobs <= 1 && o.lane_jobs <= 1;
-  n = o.trials_at_once != 0 ? o.trials_at_once : alone_on_gpu ? 4 : 1;
+  if (o.trials_at_once != 0) {
+    n = o.trials_at_once;
+  } else if (alone_on_gpu) {
+    n = kAutoAtOnceMost;
+    from = kAutoAtOnceFrom;
+  } else {
+    n = 1;
+  }
   return true;
 }
 
@@ -425,7 +444,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   if (backend == BackendKind::Cuda) cfg.run.policy.gpu_share = o.lane_jobs;
   cfg.reruns = o.reruns;
   cfg.rate_runs = o.rate_runs;
-  if (!fuzz_trials_at_once(o, backend, cfg.trials_at_once, error)) return usage_error(error);
+  if (!fuzz_trials_at_once(o, backend, cfg.trials_at_once, cfg.at_once_from, error)) return usage_error(error);
   cfg.progress_s = o.progress_s;
   cfg.corpus_dir = o.corpus;
   cfg.state_path = state_path_of(o, shard);

@@ -16,6 +16,7 @@
 // it passes, each comes back and, unless a Pass, runs alone in its turn).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <span>
@@ -45,6 +46,21 @@ class ConcurrentTrials {
   // Asks a started trial to end early (backend/trial_cancel.hpp): it still
   // comes back from collect(), with whatever outcome it ended with.
   virtual void cancel(size_t ticket) { (void)ticket; }
+};
+
+// A runner seen with fewer trials in flight: `inner`'s, at most `most` of
+// them (fuzz's rounds widen and narrow theirs, fuzz/at_once_ramp.hpp).
+class AtMostTrials final : public ConcurrentTrials {
+ public:
+  AtMostTrials(ConcurrentTrials& inner, size_t most) : inner_(inner), most_(most) {}
+  size_t capacity() const override { return std::max<size_t>(1, std::min(most_, inner_.capacity())); }
+  void start(size_t ticket, const TrialSpec& spec) override { inner_.start(ticket, spec); }
+  std::vector<Ended> collect() override { return inner_.collect(); }
+  void cancel(size_t ticket) override { inner_.cancel(ticket); }
+
+ private:
+  ConcurrentTrials& inner_;
+  size_t most_;
 };
 
 // Runs a trial alone (nothing else in flight): its exact verdict.

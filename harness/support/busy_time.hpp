@@ -19,6 +19,12 @@ class BusyTime {
  public:
   void add(double end_s, double ms) { put(end_s, ms, false); }
   void add_own(double end_s, double ms) { put(end_s, ms, true); }
+  // Everything `other` counted (a round's own union, into its search's).
+  void add_all(const BusyTime& other) {
+    spans_.insert(spans_.end(), other.spans_.begin(), other.spans_.end());
+    unstamped_ms_ += other.unstamped_ms_;
+    unstamped_own_ms_ += other.unstamped_own_ms_;
+  }
   // Milliseconds covered by at least one run of the code under test.
   double ms() const { return covered_ms(false); }
   // Milliseconds covered by at least one run or one piece of own work.
