@@ -9,6 +9,7 @@
 #include "bench/histories.hpp"
 #include "harness/backend/packed.hpp"
 #include "harness/pipeline/pack_judging.hpp"
+#include "harness/pipeline/run_trial.hpp"
 #include "harness/registry/registry.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -111,9 +112,65 @@ void BM_PackHostWork(benchmark::State& st) {
       benchmark::Counter(double(kInstances), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The host's work per trial of an algorithm over a fast atomic (a fuzz
+// slice's trial whose kernel runs microseconds on the GPU, its host work
+// milliseconds), in its phases, one core: the inputs' expansion
+// (expand_arrays), the family's setup, and its oracle over the history
+// (check_trial; the chain judged on the host: --checker cpu).  The history
+// is one run on the cpu backend, untimed.  Counters: microseconds a trial.
+void BM_AlgorithmHostWork(benchmark::State& st, const char* impl) {
+  TrialSpec spec;
+  spec.impl = impl;
+  spec.grid = 64;
+  spec.block = 256;
+  spec.ops_per_thread = 4;  // 65,536 ops
+  const Entry* entry = find_impl(impl);
+  if (!entry) return st.SkipWithError("no such entry");
+  const bool uniform = entry->family->pattern_mask() & (1u << unsigned(Pattern::Uniform));
+  spec.pattern = uniform ? Pattern::Uniform : Pattern::Single;  // append takes one counter
+  spec.k = uniform ? 8 : 1;
+  spec.dist = Dist::Full;
+  spec.seed = 7;
+  RunOptions opt;
+  opt.policy.isolate = false;
+  opt.policy.checker = CheckerKind::Cpu;
+  RanTrial r;
+  run_on_backend(spec, BackendKind::Cpu, opt, 0, r);
+  if (!r.w || !r.setup) return st.SkipWithError(("the trial did not run: " + r.out.why()).c_str());
+  if (const Outcome o = judge_ran_trial(r); o.verdict != Verdict::Pass) return st.SkipWithError(o.why().c_str());
+  Workload& w = *r.w;
+  double expand_s = 0, setup_s = 0, check_s = 0;
+  using Clock = std::chrono::steady_clock;
+  std::string error;
+  for (auto _ : st) {
+    auto t0 = Clock::now();
+    expand_arrays(w);
+    const auto t1 = Clock::now();
+    const auto s = w.impl->family->setup(w, error);
+    const auto t2 = Clock::now();
+    if (!s) return st.SkipWithError(error.c_str());
+    const Finding f = check_trial(w, *s, r.h);
+    const auto t3 = Clock::now();
+    if (!f.ok()) return st.SkipWithError(f.explanation.c_str());
+    expand_s += std::chrono::duration<double>(t1 - t0).count();
+    setup_s += std::chrono::duration<double>(t2 - t1).count();
+    check_s += std::chrono::duration<double>(t3 - t2).count();
+  }
+  const double per = 1e6 / double(st.iterations());
+  st.counters["expand_us"] = expand_s * per;
+  st.counters["setup_us"] = setup_s * per;
+  st.counters["check_us"] = check_s * per;
+  st.counters["ops_per_s"] =
+      benchmark::Counter(double(spec.ops()), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 }  // namespace
 
 BENCHMARK(BM_PackHostWork)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_AlgorithmHostWork, sum_block_f32, "sum.block@native.add.f32")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_AlgorithmHostWork, sum_block_f16, "sum.block@native.add.f16")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_AlgorithmHostWork, append_i32, "append@native.add.i32")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_AlgorithmHostWork, hist_global_u32, "hist.global@native.add.u32")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Check, hot_i32, kHotI32)->RangeMultiplier(16)->Range(1 << 16, 1 << 24)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Check, hot_f32, kHotF32)->RangeMultiplier(16)->Range(1 << 16, 1 << 24)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Check, hot_u64, kHotU64)->RangeMultiplier(16)->Range(1 << 16, 1 << 24)->Unit(benchmark::kMillisecond);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <random>
 #include <cmath>
 #include <cstdio>
 
@@ -14,6 +15,7 @@
 #include "harness/backend/run_settings.hpp"
 #include "harness/trial/token.hpp"
 #include "harness/registry/bits.hpp"
+#include "harness/workload/draw.hpp"
 #include "harness/workload/workload.hpp"
 
 using namespace atomstress;
@@ -70,6 +72,73 @@ TEST(Workload, BytesAreStableAcrossMachinesAndVersions) {
   auto w = expand(base("cas.add.f32"), err);
   ASSERT_TRUE(w) << err;
   EXPECT_EQ(fingerprint(*w), 0xa51e19705aae4ef5ull);
+}
+
+// The same over every value kind and domain, both distributions, every
+// pattern, with and without special values, init zero or drawn, shared and
+// global: the bytes a token stands for, computed once (before the host's
+// expansion loop and the exact powers of two replaced ldexp and the
+// per-op divisions) and never to change without a new token version.
+TEST(Workload, EveryKindsBytesAreStable) {
+  const std::map<std::string, uint64_t> golden = {
+      {"native.add.i32", 0xd2ffcb1527abb606ull},  {"native.add.u64", 0x05a6d33bee374becull},
+      {"native.add.f32", 0x0972468e4186b0edull},  {"native.add.f64", 0x6387bc675a36ee2eull},
+      {"native.add.f16", 0xf47cb580ae892668ull},  {"native.add.bf16", 0x5106c8b1863cea70ull},
+      {"native.min.i64", 0x21f212b46408c77cull},  {"native.inc.u32", 0x262048964e9262b4ull},
+      {"cas.inc.u64", 0x9e61fca2195128a1ull},     {"native.cas.u32", 0x2e5ec898d1796948ull},
+      {"native.and.u64", 0x9925a96eb98e5c50ull},  {"cas.add.u16", 0xd0b4057f503469c4ull}};
+  for (const auto& [impl, want] : golden) {
+    uint64_t h = 1469598103934665603ull;
+    size_t specs = 0;
+    for (int p = 0; p < kNumPatterns; ++p)
+      for (Dist dist : {Dist::Small, Dist::Full})
+        for (uint32_t special : {0u, 250u})
+          for (Init init : {Init::Zero, Init::Random})
+            for (Space space : {Space::Global, Space::Shared}) {
+              TrialSpec s = base(impl.c_str());
+              s.pattern = Pattern(p);
+              s.k = 7;
+              s.dist = dist;
+              s.special_permille = special;
+              s.init = init;
+              s.space = space;
+              s.seed = 0x9e37 + specs;
+              std::string err;
+              const auto w = expand(s, err);
+              if (!w) continue;  // a pattern or space the entry does not take
+              h = (h ^ fingerprint(*w)) * 1099511628211ull;
+              ++specs;
+            }
+    EXPECT_GT(specs, 40u) << impl;
+    EXPECT_EQ(h, want) << impl;
+  }
+}
+
+// The expansion scales by powers of two made from their bits (draw.hpp's
+// pow2f, pow2): bit for bit ldexp's results, over every exponent the draws
+// use (and more), on many mantissas and both signs.
+TEST(Workload, ExactPowersOfTwoScaleAsLdexpDoes) {
+  std::mt19937_64 rng(3);
+  size_t compared = 0;
+  for (int e = -100; e <= 100; ++e)
+    for (int i = 0; i < 500; ++i, ++compared) {
+      const uint64_t r = rng();
+      const float mf = ((r & 1) ? -1.0f : 1.0f) * (1.0f + float((r >> 32) & 0x7fffff) * 0x1p-23f);
+      const double md = ((r & 1) ? -1.0 : 1.0) * (1.0 + double(r >> 12) * 0x1p-52);
+      ASSERT_EQ(prim::to_bits<float>(mf * expansion::pow2f(e)), prim::to_bits<float>(std::ldexp(mf, e))) << e;
+      ASSERT_EQ(prim::to_bits<double>(md * expansion::pow2(e)), prim::to_bits<double>(std::ldexp(md, e))) << e;
+    }
+  // The 16-bit formats' rounding values, as ldexp made them.
+  for (int i = 0; i < 200000; ++i, ++compared) {
+    const uint64_t r = rng();
+    for (auto [frac, span] : {std::pair{10, 6}, std::pair{7, 10}}) {
+      const int e = int((r >> 8) % uint64_t(2 * span + 1)) - span;
+      const double m = 1.0 + std::ldexp(double((r >> 32) & ((1ull << frac) - 1)), -frac);
+      const double want = ((r & 1) ? -1.0 : 1.0) * std::ldexp(m, e);
+      ASSERT_EQ(prim::to_bits<double>(expansion::rounding_value(r, frac, span)), prim::to_bits<double>(want)) << r;
+    }
+  }
+  EXPECT_GT(compared, 300000u);
 }
 
 TEST(Workload, PatternsKeepTheirShape) {

@@ -86,12 +86,18 @@ AS_HD inline uint64_t pattern_word(const Params& p, uint32_t blk, uint32_t lane,
 
 AS_HD inline uint64_t value_mask(unsigned bytes) { return bytes == 8 ? ~0ull : ((1ull << (8 * bytes)) - 1); }
 
+// 2^e, e within the format's normal exponents, made from its bits: scaling
+// by it is exact, so it gives ldexp's result without ldexp's library call
+// (a quarter of an algorithm trial's host work, before).
+AS_HD inline float pow2f(int e) { return prim::from_bits<float>(uint64_t(127 + e) << 23); }
+AS_HD inline double pow2(int e) { return prim::from_bits<double>(uint64_t(1023 + e) << 52); }
+
 // sign * (1 + m) * 2^e, m of `frac` random bits, e in [-span, span]: values
 // whose sums round.
 AS_HD inline double rounding_value(uint64_t r, int frac, int span) {
   const int e = int((r >> 8) % uint64_t(2 * span + 1)) - span;
-  const double m = 1.0 + ::ldexp(double((r >> 32) & ((1ull << frac) - 1)), -frac);
-  return ((r & 1) ? -1.0 : 1.0) * ::ldexp(m, e);
+  const double m = 1.0 + double((r >> 32) & ((1ull << frac) - 1)) * pow2(-frac);
+  return ((r & 1) ? -1.0 : 1.0) * (m * pow2(e));
 }
 
 // A 16-bit float of the kind (the value is exact in it).
@@ -115,12 +121,12 @@ AS_HD inline uint64_t ordinary(const Params& p, uint64_t r, bool is_init) {
         // sign * (1 + m) * 2^e with e in [-10, 10]: sums round.
         const int e = int((r >> 8) % 21) - 10;
         const float m = 1.0f + float((r >> 32) & 0x7fffff) * 0x1p-23f;
-        return prim::to_bits<float>(((r & 1) ? -1.0f : 1.0f) * ::ldexpf(m, e));
+        return prim::to_bits<float>(((r & 1) ? -1.0f : 1.0f) * (m * pow2f(e)));
       } else {
         if (p.dist == Dist::Small) return prim::to_bits<double>(double(int(r % 17) - 8));
         const int e = int((r >> 8) % 41) - 20;
         const double m = 1.0 + double(r >> 12) * 0x1p-52;
-        return prim::to_bits<double>(((r & 1) ? -1.0 : 1.0) * ::ldexp(m, e));
+        return prim::to_bits<double>(((r & 1) ? -1.0 : 1.0) * (m * pow2(e)));
       }
     case Domain::IncDec:
       if (is_init) return p.dist == Dist::Small ? r % 12 : r % 70000;
@@ -147,14 +153,21 @@ AS_HD inline uint64_t draw(const Params& p, uint64_t stream, uint64_t special_st
   return ordinary(p, r, is_init);
 }
 
-// Op o: the element it targets (a flat index over every region) and its operands.
-AS_HD inline void op_inputs(const Params& p, uint64_t o, uint32_t& addr, uint64_t& a, uint64_t& b) {
-  const uint64_t t = o % p.threads;
-  const uint32_t blk = uint32_t(t / p.block), lane = uint32_t(t % p.block);
+// Op o, issued by thread `lane` of block `blk` (o % threads is that
+// thread): the element it targets (a flat index over every region) and its
+// operands.
+AS_HD inline void thread_op_inputs(const Params& p, uint64_t o, uint32_t blk, uint32_t lane, uint32_t& addr,
+                                   uint64_t& a, uint64_t& b) {
   const uint64_t idx = pattern_word(p, blk, lane, counter_rng(p.seed, kAddr, o));
   addr = uint32_t((p.shared ? uint64_t(blk) * p.region : 0) + idx);
   a = draw(p, kA, kSpecialA, o, false);
   b = draw(p, kB, kSpecialB, o, false);
+}
+
+// Op o alone (a kernel's thread per op).
+AS_HD inline void op_inputs(const Params& p, uint64_t o, uint32_t& addr, uint64_t& a, uint64_t& b) {
+  const uint64_t t = o % p.threads;
+  thread_op_inputs(p, o, uint32_t(t / p.block), uint32_t(t % p.block), addr, a, b);
 }
 
 AS_HD inline uint64_t init_value(const Params& p, uint64_t e) {

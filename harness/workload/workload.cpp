@@ -169,7 +169,15 @@ void expand_arrays(Workload& w) {
   w.addr.resize(n);
   w.a.resize(n);
   w.b.resize(n);
-  for (uint64_t o = 0; o < n; ++o) expansion::op_inputs(p, o, w.addr[o], w.a[o], w.b[o]);
+  // Op o is thread o % threads's: walked in order, without a division an op.
+  uint32_t blk = 0, lane = 0;
+  for (uint64_t o = 0; o < n; ++o) {
+    expansion::thread_op_inputs(p, o, blk, lane, w.addr[o], w.a[o], w.b[o]);
+    if (++lane == p.block) {
+      lane = 0;
+      if (++blk == p.grid) blk = 0;
+    }
+  }
   w.init.resize(w.mem_elems());
   for (uint64_t e = 0; e < w.init.size(); ++e) w.init[e] = expansion::init_value(p, e);
 }

@@ -150,16 +150,17 @@ std::string sum_numeric(const Workload& w, const Setup& s, const History& h, uin
     };
     take(from_bits<T>(s.mem_init[j]));
     for (uint64_t e : terms) take(from_bits<T>(w.a[e]));
-    const std::string where = "accumulator " + std::to_string(j) + " holds " + fmt(k, got_bits);
+    // Made only for a failure: a passing accumulator formats nothing.
+    auto where = [&] { return "accumulator " + std::to_string(j) + " holds " + fmt(k, got_bits); };
     if (nan || (pinf && ninf)) {
       if (!std::isnan(got))
-        return where + " but its terms include " + (nan ? "a NaN" : "+inf and -inf") + ", so the sum must be a NaN";
+        return where() + " but its terms include " + (nan ? "a NaN" : "+inf and -inf") + ", so the sum must be a NaN";
       return {};
     }
     if (sumabs >= maxv / 2) return {};  // partial sums may overflow in an order-dependent way
     if (pinf || ninf) {
       if (got != (pinf ? inf : -inf))
-        return where + " but its terms include " + (pinf ? "+inf" : "-inf") + " and no opposite infinity";
+        return where() + " but its terms include " + (pinf ? "+inf" : "-inf") + " and no opposite infinity";
       return {};
     }
     // gamma_d holds while d * u < 1; past that (long 16-bit float sums) the
@@ -170,7 +171,7 @@ std::string sum_numeric(const Workload& w, const Setup& s, const History& h, uin
       const long double bound = gamma * sumabs + 2 * atomics * limits.min_normal + sumabs * 0x1p-60L;
       const long double err = std::fabs(got - exact);
       if (!(err <= bound)) {
-        return where + fmt::format(" but the exact sum is {:.21g}: error {:.3g} exceeds the bound {:.3g} "
+        return where() + fmt::format(" but the exact sum is {:.21g}: error {:.3g} exceeds the bound {:.3g} "
                                    "(gamma_{} * sum|x| = {:.3g}, plus flushing slack)",
                                    exact, err, bound, depth, gamma * sumabs);
       }
@@ -178,7 +179,7 @@ std::string sum_numeric(const Workload& w, const Setup& s, const History& h, uin
     // Integers below 2^(mantissa+1): every partial sum is exact, whatever the order.
     const long double exact_limit = std::ldexp(1.0L, limits.digits);
     if (integral && sumabs <= exact_limit && got != exact) {
-      return where + fmt::format(" but every term is an integer and every partial sum is exact: it must be {:.21g}",
+      return where() + fmt::format(" but every term is an integer and every partial sum is exact: it must be {:.21g}",
                                  exact);
     }
     return {};
