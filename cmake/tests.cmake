@@ -128,12 +128,12 @@ add_test(NAME e2e_fuzz_cpu
           $<TARGET_FILE:atomstress>)
 set_tests_properties(e2e_fuzz_cpu PROPERTIES FAIL_REGULAR_EXPRESSION "(FAIL|HANG) +(native|cas)\\.")
 
-# The same campaign on the GPU, a round's trials four at once in the worker
-# (fuzz --trials-at-once, automatic on cuda): the bugs caught (the algorithm's
+# The same campaign on the GPU, a round's trials four to twelve at once in the
+# worker (fuzz --trials-at-once, automatic on cuda): the bugs caught (the algorithm's
 # in a round at once: algorithms do not pack), no false failure among the
 # correct entries, and the time line says it ran them at once.
 add_test(NAME e2e_fuzz_cuda
-  COMMAND sh -c "out=$(\"$0\" fuzz --backend cuda --skip-without-gpu --time 20s --impl 'buggy.plain_rmw.add.i32,buggy.inc_gt.u32,buggy.append.warp_agg_lane0@native.add.u32,native.add.i32,cas.add.f32,cas.max.f32,hist.global@cas.add.i32' 2>&1); s=$?; printf '%s\\n' \"$out\"; test $s -eq 77 && exit 77; test $s -eq 1 && printf '%s' \"$out\" | grep -q 'busy share, up to 4 trials at once' && printf '%s' \"$out\" | grep -q '^FAIL  buggy.append.warp_agg_lane0'"
+  COMMAND sh -c "out=$(\"$0\" fuzz --backend cuda --skip-without-gpu --time 20s --impl 'buggy.plain_rmw.add.i32,buggy.inc_gt.u32,buggy.append.warp_agg_lane0@native.add.u32,native.add.i32,cas.add.f32,cas.max.f32,hist.global@cas.add.i32' 2>&1); s=$?; printf '%s\\n' \"$out\"; test $s -eq 77 && exit 77; test $s -eq 1 && printf '%s' \"$out\" | grep -q 'busy share, 4 to 12 trials at once' && printf '%s' \"$out\" | grep -q '^FAIL  buggy.append.warp_agg_lane0'"
           $<TARGET_FILE:atomstress>)
 set_tests_properties(e2e_fuzz_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
   FAIL_REGULAR_EXPRESSION "(FAIL|HANG|CRASH|ERROR) +(native|cas|hist)\\.")

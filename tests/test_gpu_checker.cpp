@@ -16,6 +16,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/backend/cuda/resident.hpp"
+#include "harness/backend/device_expansion.hpp"
 #include "harness/backend/packed.hpp"
 #include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/run_trial.hpp"
@@ -585,6 +586,38 @@ TEST(Resident, DeviceExpansionIsTheHostExpansion) {
   }
   std::printf("device expansion compared with the host's on %zu specs\n", compared);
   EXPECT_GT(compared, 300u);
+}
+
+// A host-judged trial's inputs made on the device (device_expansion.hpp,
+// every cuda trial of kDeviceExpansionMinOps ops or more: algorithms
+// above all) are the host's bytes, for every entry the cuda backend runs.
+TEST(Resident, InputsExpandedOnTheDeviceForTheHostAreTheHostsBytes) {
+  std::mt19937_64 rng(13);
+  size_t compared = 0, algorithms = 0;
+  for (const Entry& e : catalogue()) {
+    if (!e.run_cuda) continue;
+    for (int i = 0; i < 4; ++i) {
+      auto spec = random_spec(e, rng);
+      if (!spec) continue;
+      if (i == 3) spec->ops_per_thread = 64;  // one of tens of thousands of ops
+      std::string err;
+      auto shape = expand_shape(*spec, err);
+      if (!shape) continue;  // the wider spec does not fit the entry
+      ASSERT_TRUE(expand_arrays_on_device(*shape, err)) << describe(*spec) << ": " << err;
+      EXPECT_FALSE(shape->arrays_elsewhere);
+      const auto host = expand(*spec, err);
+      ASSERT_TRUE(host) << err;
+      EXPECT_EQ(shape->addr, host->addr) << describe(*spec);
+      EXPECT_EQ(shape->a, host->a) << describe(*spec);
+      EXPECT_EQ(shape->b, host->b) << describe(*spec);
+      EXPECT_EQ(shape->init, host->init) << describe(*spec);
+      ++compared;
+      if (e.algo) ++algorithms;
+    }
+  }
+  std::printf("inputs expanded on the device for the host compared on %zu specs, %zu of algorithms\n", compared,
+              algorithms);
+  EXPECT_GT(algorithms, 100u);
 }
 
 // --checker both: each history judged by the GPU checker and the host's; a

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "harness/backend/device_expansion.hpp"
 #include "harness/backend/gpu_checked.hpp"
 #include "harness/check/gpu_checker.hpp"
 #include "harness/check/sequential.hpp"
@@ -252,6 +253,15 @@ bool use_resident(const Entry& entry, BackendKind backend, const RunOptions& opt
   return gpu_checkable(entry, ops, gpu_check::device_judge());
 }
 
+// A trial judged here: its inputs made on the device for a cuda trial of
+// kDeviceExpansionMinOps ops or more (the same bytes, device_expansion.hpp),
+// else on the host.
+bool expand_for_host(Workload& w, BackendKind backend, std::string& error) {
+  if (backend == BackendKind::Cuda && w.ops() >= kDeviceExpansionMinOps) return expand_arrays_on_device(w, error);
+  expand_arrays(w);
+  return true;
+}
+
 }  // namespace
 
 void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots, RanTrial& r) {
@@ -276,7 +286,8 @@ void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions
   // there), or here.
   History& h = r.h;
   h.home = use_resident(entry, backend, opt, hotspots, w.ops()) ? HistoryHome::Device : HistoryHome::Host;
-  if (h.home == HistoryHome::Host) expand_arrays(w);
+  if (h.home == HistoryHome::Host && !expand_for_host(w, backend, error))
+    return refuse(FindingKind::BackendError, error);
   r.setup = family.setup(w, error);
   if (!r.setup) return refuse(FindingKind::InvalidTrial, error);
   const bool ran = run_workload(w, *r.setup, backend, opt, h, error);

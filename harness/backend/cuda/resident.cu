@@ -1,6 +1,7 @@
 // The resident path (resident.hpp).  Every kernel here is a grid-stride loop
 // bounded by its counts.
 #include "harness/backend/cuda/resident.hpp"
+#include "harness/backend/device_expansion.hpp"
 
 #include <cuda_runtime.h>
 
@@ -264,6 +265,37 @@ bool copy_back_resident(Workload& w, History& h, std::string& error) {
   h.home = HistoryHome::Host;
   return true;
 }
+
+}  // namespace atomstress::cuda
+
+namespace atomstress {
+
+bool expand_arrays_on_device(Workload& w, std::string& error) {
+  auto& B = cuda::trial_buffers();
+  const uint64_t n = w.ops(), elems = w.mem_elems();
+  const unsigned bytes = w.impl->limits.value_bytes;  // as the expansion draws them
+  AS_CUDA_TRY(B.key.ensure(n * 4 + 4));
+  AS_CUDA_TRY(B.x.ensure(n * 8 + 8));
+  AS_CUDA_TRY(B.y.ensure(n * 8 + 8));
+  AS_CUDA_TRY(B.pristine.ensure(elems * 8 + 16));  // (written `bytes` wide; 8 covers any width)
+  if (!cuda::expand_inputs(w, bytes, error)) return false;
+  std::vector<uint32_t> addr(n);
+  std::vector<uint64_t> a(n), b(n), init(elems);
+  AS_CUDA_TRY(cudaMemcpy(addr.data(), B.key.p, n * 4, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(cudaMemcpy(a.data(), B.x.p, n * 8, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(cudaMemcpy(b.data(), B.y.p, n * 8, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(cudaMemcpy(init.data(), B.init.p, elems * 8, cudaMemcpyDeviceToHost));
+  w.addr = std::move(addr);
+  w.a = std::move(a);
+  w.b = std::move(b);
+  w.init = std::move(init);
+  w.arrays_elsewhere = false;
+  return true;
+}
+
+}  // namespace atomstress
+
+namespace atomstress::cuda {
 
 bool device_oracle_agrees(const Entry& e, std::string& why) {
   static std::mutex mu;
