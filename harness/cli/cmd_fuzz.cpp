@@ -317,8 +317,8 @@ unsigned lanes_per_device(unsigned asked, size_t entries, size_t devices) {
 
 // --trials-at-once's automatic width on cuda: a round starts this many trials
 // at once, and up to kAutoAtOnceMost after rounds that left the GPU idle
-// (fuzz/at_once_ramp.hpp).  On the H200, a slice of algorithms over fast
-// atomics ran 1.3 times the trials at 12 as at 8 (16: 1.08 times more); a
+// (fuzz/at_once_ramp.hpp).  On the H200, slices of algorithms over fast
+// atomics ran 1.22 times the trials at 12 as at 8 (16: 1.08 times more); a
 // slice of contended CAS loops gains nothing and runs past its budget, so
 // it stays at 4.
 inline constexpr uint32_t kAutoAtOnceFrom = 4, kAutoAtOnceMost = 12;
