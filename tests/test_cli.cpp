@@ -335,6 +335,11 @@ TEST(CliMemory, ATrialThatDoesNotFitIsRefusedBeforeAllocating) {
   ASSERT_TRUE(small && more_ops);
   EXPECT_GE(small->host_bytes, uint64_t(1 << 20) * 4);
   EXPECT_GT(more_ops->host_bytes, small->host_bytes + s.ops() * 37);
+  // On the device: the memory, its pristine copy and the initial values the
+  // device's expansion writes, 64 bits each.
+  const auto on_gpu = atomstress::estimate_footprint(s, atomstress::BackendKind::Cuda);
+  ASSERT_TRUE(on_gpu);
+  EXPECT_GE(on_gpu->device_bytes, uint64_t(1 << 20) * (4 + 8 + 8));
 }
 TEST(CliThreads, FailedThreadStartIsOneLineNotAnAbort) {
   // 256 host threads under a 1 GB address-space limit: some cannot start.

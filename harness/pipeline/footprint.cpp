@@ -93,9 +93,11 @@ std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind b
   const u128 elems = u128(region_words(spec, bytes)) * regions;
   const uint64_t checker = kCheckerBytesPerOp * (bytes == 8 ? 2 : 1) + (impl->algo ? kOracleBytesPerOp : 0);
   // The memory: init and final patterns, the backend's copy and (algorithms)
-  // a pristine copy.
+  // a pristine copy.  On the device, the memory and its pristine copy, and
+  // the 64-bit initial values of a trial expanded there (resident, or of
+  // kDeviceExpansionMinOps ops or more: its pristine copy then 8 wide).
   const u128 host = ops * (kHostBytesPerOp + checker) + elems * (kHostBytesPerElem + 2 * bytes);
-  const u128 device = backend == BackendKind::Cuda ? ops * (kDeviceBytesPerOp + 4) + elems * 2 * bytes : 0;
+  const u128 device = backend == BackendKind::Cuda ? ops * (kDeviceBytesPerOp + 4) + elems * (bytes + 16) : 0;
   f.ops = saturate(ops);
   f.mem_elems = saturate(elems);
   f.host_bytes = saturate(host);
