@@ -2,9 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <random>
 #include <unordered_set>
 #include <vector>
 
+#include "harness/backend/cuda/util.cuh"
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/registry/bits.hpp"
 #include "test_support.hpp"
@@ -332,6 +334,53 @@ TEST(Algorithms, ChainsJudgedOnTheDeviceGiveTheHostsVerdicts) {
   EXPECT_GT(judged, 150u);
   EXPECT_GT(on_device, 60u);
   EXPECT_GT(broken, 20u);
+}
+
+// The copies a trial's thread makes through its pinned staging buffer
+// (backend/cuda/util.cuh) carry every byte, in chunks and across them, and
+// reach the device: a copy that only filled the staging buffer would pass a
+// round trip, so the device's own copy reads what was sent, and what the
+// device wrote comes back.
+TEST(StagedCopies, EveryByteReachesTheDeviceAndComesBack) {
+  const size_t chunk = cuda::kStagingChunk;
+  std::mt19937_64 rng(5);
+  for (size_t bytes : {size_t(0), size_t(1), size_t(7), chunk - 1, chunk, chunk + 13, 3 * chunk + 5}) {
+    std::vector<unsigned char> sent(bytes), back(bytes, 0), read(bytes, 0);
+    for (auto& c : sent) c = static_cast<unsigned char>(rng());
+    cuda::DevBuf d;
+    ASSERT_EQ(d.ensure(bytes + 1), cudaSuccess);
+    ASSERT_EQ(cuda::copy_to_device(d.p, sent.data(), bytes), cudaSuccess) << bytes;
+    ASSERT_EQ(cudaMemcpy(read.data(), d.p, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(read, sent) << bytes << " bytes sent";
+    ASSERT_EQ(cuda::copy_to_host(back, d.p), cudaSuccess);
+    EXPECT_EQ(back, sent) << bytes << " bytes back";
+    ASSERT_EQ(cudaMemset(d.p, 0xa5, bytes), cudaSuccess);
+    ASSERT_EQ(cuda::copy_to_host(back, d.p), cudaSuccess);
+    EXPECT_EQ(back, std::vector<unsigned char>(bytes, 0xa5)) << bytes << " bytes the device wrote";
+    ASSERT_EQ(cudaFree(d.p), cudaSuccess);
+  }
+}
+
+// A thread's events are reused (creating one takes the context's lock) and
+// still time: one given back is the next one taken.
+TEST(StagedCopies, AnEventGivenBackIsTheNextTakenAndStillTimes) {
+  cudaEvent_t first = nullptr;
+  {
+    cuda::Event e;
+    ASSERT_EQ(e.create(), cudaSuccess);
+    first = e.e;
+  }
+  cuda::Event started, stopped;
+  ASSERT_EQ(started.create(), cudaSuccess);
+  ASSERT_EQ(stopped.create(), cudaSuccess);
+  EXPECT_EQ(started.e, first);
+  EXPECT_NE(stopped.e, first);
+  ASSERT_EQ(cudaEventRecord(started.e, cudaStreamPerThread), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(stopped.e, cudaStreamPerThread), cudaSuccess);
+  ASSERT_EQ(cudaEventSynchronize(stopped.e), cudaSuccess);
+  float ms = -1;
+  ASSERT_EQ(cudaEventElapsedTime(&ms, started.e, stopped.e), cudaSuccess);
+  EXPECT_GE(ms, 0.0f);
 }
 
 int main(int argc, char** argv) {

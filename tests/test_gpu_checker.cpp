@@ -556,6 +556,15 @@ TEST(Resident, DeviceOracleAgreesWithHostPhi) {
   EXPECT_GT(checked, 40u);
 }
 
+// A workload's inputs, made on the device and copied back, against the
+// host's expansion of the same spec.
+void expect_same_inputs(const Workload& device, const Workload& host) {
+  EXPECT_EQ(device.addr, host.addr) << describe(host.spec);
+  EXPECT_EQ(device.a, host.a) << describe(host.spec);
+  EXPECT_EQ(device.b, host.b) << describe(host.spec);
+  EXPECT_EQ(device.init, host.init) << describe(host.spec);
+}
+
 TEST(Resident, DeviceExpansionIsTheHostExpansion) {
   std::mt19937_64 rng(7);
   size_t compared = 0;
@@ -576,10 +585,7 @@ TEST(Resident, DeviceExpansionIsTheHostExpansion) {
       ASSERT_TRUE(cuda::copy_back_resident(*shape, h, err)) << err;
       const auto host = expand(*spec, err);
       ASSERT_TRUE(host) << err;
-      EXPECT_EQ(shape->addr, host->addr) << describe(*spec);
-      EXPECT_EQ(shape->a, host->a) << describe(*spec);
-      EXPECT_EQ(shape->b, host->b) << describe(*spec);
-      EXPECT_EQ(shape->init, host->init) << describe(*spec);
+      expect_same_inputs(*shape, *host);
       EXPECT_EQ(h.final_mem.size(), host->init.size());
       ++compared;
     }
@@ -607,10 +613,7 @@ TEST(Resident, InputsExpandedOnTheDeviceForTheHostAreTheHostsBytes) {
       EXPECT_FALSE(shape->arrays_elsewhere);
       const auto host = expand(*spec, err);
       ASSERT_TRUE(host) << err;
-      EXPECT_EQ(shape->addr, host->addr) << describe(*spec);
-      EXPECT_EQ(shape->a, host->a) << describe(*spec);
-      EXPECT_EQ(shape->b, host->b) << describe(*spec);
-      EXPECT_EQ(shape->init, host->init) << describe(*spec);
+      expect_same_inputs(*shape, *host);
       ++compared;
       if (e.algo) ++algorithms;
     }

@@ -141,7 +141,7 @@ bool expand_inputs(const Workload& w, unsigned elem_bytes, std::string& error) {
     const std::vector<double> cdf = zipf_table(w.spec);
     T.cdf_k = 0;  // (invalid until the copy is done)
     AS_CUDA_TRY(T.cdf.ensure(cdf.size() * 8));
-    AS_CUDA_TRY(cudaMemcpy(T.cdf.p, cdf.data(), cdf.size() * 8, cudaMemcpyHostToDevice));
+    AS_CUDA_TRY(copy_to_device(T.cdf.p, cdf.data(), cdf.size() * 8));
     T.cdf_k = uint32_t(cdf.size());
     T.cdf_s = w.spec.zipf_s;
   }
@@ -226,7 +226,7 @@ bool check_resident(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, s
   bool outside = false;
   if (!judge.explains(h, explained, outside, error)) return false;
   Summary s{};
-  AS_CUDA_TRY(cudaMemcpy(&s, sum, sizeof s, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(copy_to_host(&s, sum, sizeof s));
   AS_CUDA_TRY(timer.stop());
   out.device_ms = timer.ms;
   out.end_s = timer.end_s;
@@ -238,30 +238,36 @@ bool check_resident(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, s
   return true;
 }
 
+bool copy_inputs_back(Workload& w, std::string& error) {
+  auto& B = trial_buffers();
+  w.addr.resize(w.ops());
+  w.a.resize(w.ops());
+  w.b.resize(w.ops());
+  w.init.resize(w.mem_elems());
+  AS_CUDA_TRY(copy_to_host(w.addr, B.key.p));
+  AS_CUDA_TRY(copy_to_host(w.a, B.x.p));
+  AS_CUDA_TRY(copy_to_host(w.b, B.y.p));
+  AS_CUDA_TRY(copy_to_host(w.init, B.init.p));
+  w.arrays_elsewhere = false;
+  return true;
+}
+
 bool copy_back_resident(Workload& w, History& h, std::string& error) {
   auto& B = trial_buffers();
   const uint64_t n = w.ops(), elems = w.mem_elems();
   const unsigned bytes = vk_bytes(w.impl->kind);
-  w.addr.resize(n);
-  w.a.resize(n);
-  w.b.resize(n);
-  w.init.resize(elems);
-  AS_CUDA_TRY(cudaMemcpy(w.addr.data(), B.key.p, n * 4, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(w.a.data(), B.x.p, n * 8, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(w.b.data(), B.y.p, n * 8, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(w.init.data(), B.init.p, elems * 8, cudaMemcpyDeviceToHost));
+  if (!copy_inputs_back(w, error)) return false;
   h.old.resize(n);
   h.retries.resize(n);
   h.gave_up.resize(n);
   h.cycles.clear();
-  AS_CUDA_TRY(cudaMemcpy(h.old.data(), B.old.p, n * 8, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(h.retries.data(), B.retries.p, n * 4, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(h.gave_up.data(), B.gave.p, n, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(copy_to_host(h.old, B.old.p));
+  AS_CUDA_TRY(copy_to_host(h.retries, B.retries.p));
+  AS_CUDA_TRY(copy_to_host(h.gave_up, B.gave.p));
   std::vector<unsigned char> mem(elems * bytes);
-  AS_CUDA_TRY(cudaMemcpy(mem.data(), B.mem.p, mem.size(), cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(copy_to_host(mem, B.mem.p));
   h.final_mem.assign(elems, 0);
   for (uint64_t i = 0; i < elems; ++i) std::memcpy(&h.final_mem[i], mem.data() + i * bytes, bytes);  // little-endian
-  w.arrays_elsewhere = false;
   h.home = HistoryHome::Host;
   return true;
 }
@@ -278,19 +284,7 @@ bool expand_arrays_on_device(Workload& w, std::string& error) {
   AS_CUDA_TRY(B.x.ensure(n * 8 + 8));
   AS_CUDA_TRY(B.y.ensure(n * 8 + 8));
   AS_CUDA_TRY(B.pristine.ensure(elems * 8 + 16));  // (written `bytes` wide; 8 covers any width)
-  if (!cuda::expand_inputs(w, bytes, error)) return false;
-  std::vector<uint32_t> addr(n);
-  std::vector<uint64_t> a(n), b(n), init(elems);
-  AS_CUDA_TRY(cudaMemcpy(addr.data(), B.key.p, n * 4, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(a.data(), B.x.p, n * 8, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(b.data(), B.y.p, n * 8, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(init.data(), B.init.p, elems * 8, cudaMemcpyDeviceToHost));
-  w.addr = std::move(addr);
-  w.a = std::move(a);
-  w.b = std::move(b);
-  w.init = std::move(init);
-  w.arrays_elsewhere = false;
-  return true;
+  return cuda::expand_inputs(w, bytes, error) && cuda::copy_inputs_back(w, error);
 }
 
 }  // namespace atomstress

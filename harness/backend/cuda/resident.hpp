@@ -26,6 +26,9 @@ bool expand_inputs(const Workload& w, unsigned elem_bytes, std::string& error);
 // buffers (run_cuda_program with History::home Device) of workload w.
 bool check_resident(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, std::string& error);
 
+// Copies the inputs expand_inputs left in the buffers into w's arrays.
+bool copy_inputs_back(Workload& w, std::string& error);
+
 // Copies the last resident run's inputs into w and its history into h, as a
 // run that was not resident would have left them.
 bool copy_back_resident(Workload& w, History& h, std::string& error);

@@ -148,14 +148,15 @@ bool prepare_launch(const Workload& w, const Setup& s, const RunOptions& opt, bo
   } else {
     mem.resize(L.words);
     for (uint64_t i = 0; i < L.words; ++i) mem[i] = from_bits<M>(s.mem_init[i]);
-    AS_CUDA_TRY(cudaMemcpy(B.key.p, key.data(), n * 4, cudaMemcpyHostToDevice));
-    AS_CUDA_TRY(cudaMemcpy(B.x.p, w.a.data(), n * 8, cudaMemcpyHostToDevice));
-    AS_CUDA_TRY(cudaMemcpy(B.y.p, w.b.data(), n * 8, cudaMemcpyHostToDevice));
-    AS_CUDA_TRY(cudaMemcpy(B.pristine.p, mem.data(), L.words * sizeof(M), cudaMemcpyHostToDevice));
+    AS_CUDA_TRY(copy_to_device(B.key.p, key.data(), n * 4));
+    AS_CUDA_TRY(copy_to_device(B.x.p, w.a.data(), n * 8));
+    AS_CUDA_TRY(copy_to_device(B.y.p, w.b.data(), n * 8));
+    AS_CUDA_TRY(copy_to_device(B.pristine.p, mem.data(), L.words * sizeof(M)));
   }
-  AS_CUDA_TRY(cudaMemset(B.old.p, 0, n * 8));
-  AS_CUDA_TRY(cudaMemset(B.retries.p, 0, n * 4));
-  AS_CUDA_TRY(cudaMemset(B.gave.p, 0, n));
+  // On this thread's stream, before the launch that reads them.
+  AS_CUDA_TRY(cudaMemsetAsync(B.old.p, 0, n * 8));
+  AS_CUDA_TRY(cudaMemsetAsync(B.retries.p, 0, n * 4));
+  AS_CUDA_TRY(cudaMemsetAsync(B.gave.p, 0, n));
   Args& g = L.g;
   g.threads = spec.threads();
   g.per_thread = spec.ops_per_thread;
@@ -208,12 +209,12 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
   Event e0, e1;
   AS_CUDA_TRY(e0.create());
   AS_CUDA_TRY(e1.create());
-  AS_CUDA_TRY(cudaMemcpy(B.mem.p, B.pristine.p, L.words * sizeof(M), cudaMemcpyDeviceToDevice));
-  AS_CUDA_TRY(cudaMemset(B.out.p, 0xff, L.out_slots * 4 + 4));
+  AS_CUDA_TRY(cudaMemcpyAsync(B.mem.p, B.pristine.p, L.words * sizeof(M), cudaMemcpyDeviceToDevice));
+  AS_CUDA_TRY(cudaMemsetAsync(B.out.p, 0xff, L.out_slots * 4 + 4));
   reinterpret_cast<volatile unsigned int*>(L.note)[0] = 0;
   reinterpret_cast<volatile unsigned int*>(L.note)[1] = 0;
   if (!arm_stress(L.stress, error)) return false;
-  AS_CUDA_TRY(cudaMemcpy(B.rs.p, &rs_init, sizeof rs_init, cudaMemcpyHostToDevice));
+  AS_CUDA_TRY(copy_to_device(B.rs.p, &rs_init, sizeof rs_init));
   const CancelWhileRunning cancel_guard([rs = B.rs.as<prim::RetryShared>()] { request_abort_on_device(rs); });
   // Cold: the restored memory and the inputs leave L2 before the start event.
   if (flush && !flush_l2(error)) return false;
@@ -248,7 +249,7 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
 // block-scope call, and whether a loop gave up.
 inline bool read_retry_shared(History& h, std::string& error) {
   prim::RetryShared rs_after{};
-  AS_CUDA_TRY(cudaMemcpy(&rs_after, trial_buffers().rs.p, sizeof rs_after, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(copy_to_host(&rs_after, trial_buffers().rs.p, sizeof rs_after));
   h.block_scope_calls = rs_after.block_scope_calls != 0;
   h.loop_stopped = rs_after.abort_flag != 0;
   return true;
@@ -275,15 +276,15 @@ bool run_recorded(const Workload& w, const Setup& s, const RunOptions& opt, Hist
   h.gave_up.resize(n);
   h.out.resize(s.out_slots);
   h.cycles.clear();
-  AS_CUDA_TRY(cudaMemcpy(h.old.data(), B.old.p, n * 8, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(h.retries.data(), B.retries.p, n * 4, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(h.gave_up.data(), B.gave.p, n, cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(cuda::copy_to_host(h.old, B.old.p));
+  AS_CUDA_TRY(cuda::copy_to_host(h.retries, B.retries.p));
+  AS_CUDA_TRY(cuda::copy_to_host(h.gave_up, B.gave.p));
   if (P::records_cycles) {
     h.cycles.resize(n);
-    AS_CUDA_TRY(cudaMemcpy(h.cycles.data(), B.cycles.p, n * 4, cudaMemcpyDeviceToHost));
+    AS_CUDA_TRY(cuda::copy_to_host(h.cycles, B.cycles.p));
   }
-  if (s.out_slots) AS_CUDA_TRY(cudaMemcpy(h.out.data(), B.out.p, size_t(s.out_slots) * 4, cudaMemcpyDeviceToHost));
-  AS_CUDA_TRY(cudaMemcpy(mem.data(), B.mem.p, words * sizeof(M), cudaMemcpyDeviceToHost));
+  AS_CUDA_TRY(cuda::copy_to_host(h.out, B.out.p));
+  AS_CUDA_TRY(cuda::copy_to_host(mem, B.mem.p));
   if (!cuda::read_retry_shared(h, error)) return false;
   h.final_mem.resize(words);
   for (uint64_t i = 0; i < words; ++i) h.final_mem[i] = to_bits<M>(mem[i]);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -44,6 +45,53 @@ using DevBuf = GrowBuf<device_alloc, device_free>;
 // Page-locked host memory: copies at full speed, asynchronous ones truly so.
 using PinnedBuf = GrowBuf<pinned_alloc, pinned_free>;
 
+// Copies between pageable host memory and the device, waited for, through
+// this host thread's pinned staging buffer on its own stream.  A pageable
+// cudaMemcpy holds the CUDA context's lock for its whole copy, so a worker's
+// trial threads copied one at a time: half their samples waited on that
+// lock (cuda-gdb stacks of a host-bound fuzz slice, 12 threads, H200).  A
+// pinned copy holds it only to queue.  Chunked: the staging buffer stays
+// small however large the trial.
+inline constexpr size_t kStagingChunk = size_t(4) << 20;
+inline PinnedBuf& staging_buffer() {
+  thread_local PinnedBuf buffer;  // never freed: threads live as long as the worker
+  return buffer;
+}
+inline cudaError_t copy_to_device(void* dst, const void* src, size_t bytes) {
+  PinnedBuf& s = staging_buffer();
+  for (size_t done = 0; done < bytes;) {
+    const size_t n = std::min(bytes - done, kStagingChunk);
+    cudaError_t e = s.ensure(std::min(bytes, kStagingChunk));
+    if (e != cudaSuccess) return e;
+    std::memcpy(s.p, static_cast<const unsigned char*>(src) + done, n);
+    e = cudaMemcpyAsync(static_cast<unsigned char*>(dst) + done, s.p, n, cudaMemcpyHostToDevice, cudaStreamPerThread);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);  // before the buffer is refilled
+    if (e != cudaSuccess) return e;
+    done += n;
+  }
+  return cudaSuccess;
+}
+inline cudaError_t copy_to_host(void* dst, const void* src, size_t bytes) {
+  PinnedBuf& s = staging_buffer();
+  for (size_t done = 0; done < bytes;) {
+    const size_t n = std::min(bytes - done, kStagingChunk);
+    cudaError_t e = s.ensure(std::min(bytes, kStagingChunk));
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync(s.p, static_cast<const unsigned char*>(src) + done, n, cudaMemcpyDeviceToHost,
+                          cudaStreamPerThread);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
+    if (e != cudaSuccess) return e;
+    std::memcpy(static_cast<unsigned char*>(dst) + done, s.p, n);
+    done += n;
+  }
+  return cudaSuccess;
+}
+// One device array into a host vector of its length.
+template <class T>
+cudaError_t copy_to_host(std::vector<T>& dst, const void* src) {
+  return copy_to_host(dst.data(), src, dst.size() * sizeof(T));
+}
+
 // Small host-made arrays, end to end in one pinned buffer and sent in one
 // copy: each copy is one more step in a launch's chain on the GPU.  Lay the
 // sections out, fill them through host(), send(); kernels queued after the
@@ -75,12 +123,36 @@ class Upload {
   size_t total_ = 0;
 };
 
-// An event destroyed with its scope (error paths included).
+// This host thread's idle events, destroyed when it ends.
+class EventPool {
+ public:
+  ~EventPool() {
+    for (cudaEvent_t e : idle_) cudaEventDestroy(e);
+  }
+  cudaError_t take(cudaEvent_t& e) {
+    if (idle_.empty()) return cudaEventCreate(&e);
+    e = idle_.back();
+    idle_.pop_back();
+    return cudaSuccess;
+  }
+  void give_back(cudaEvent_t e) { idle_.push_back(e); }
+  static EventPool& mine() {
+    thread_local EventPool pool;
+    return pool;
+  }
+
+ private:
+  std::vector<cudaEvent_t> idle_;
+};
+
+// An event of this thread's pool, given back with its scope (error paths
+// included): creating and destroying one takes the CUDA context's lock,
+// which a worker's trial threads queued on twice a trial.
 struct Event {
   cudaEvent_t e = nullptr;
-  cudaError_t create() { return cudaEventCreate(&e); }
+  cudaError_t create() { return EventPool::mine().take(e); }
   ~Event() {
-    if (e) cudaEventDestroy(e);
+    if (e) EventPool::mine().give_back(e);
   }
 };
 
