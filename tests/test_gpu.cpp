@@ -1,8 +1,10 @@
 // GPU suite.  Exits 77 (CTest: skipped) where no CUDA device is usable.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <random>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -340,24 +342,32 @@ TEST(Algorithms, ChainsJudgedOnTheDeviceGiveTheHostsVerdicts) {
 // (backend/cuda/util.cuh) carry every byte, in chunks and across them, and
 // reach the device: a copy that only filled the staging buffer would pass a
 // round trip, so the device's own copy reads what was sent, and what the
-// device wrote comes back.
+// device wrote comes back.  A copy to the device returns before it ends: the
+// next one, refilling the buffer at once, must not change what the first
+// delivers.
 TEST(StagedCopies, EveryByteReachesTheDeviceAndComesBack) {
   const size_t chunk = cuda::kStagingChunk;
   std::mt19937_64 rng(5);
   for (size_t bytes : {size_t(0), size_t(1), size_t(7), chunk - 1, chunk, chunk + 13, 3 * chunk + 5}) {
-    std::vector<unsigned char> sent(bytes), back(bytes, 0), read(bytes, 0);
+    std::vector<unsigned char> sent(bytes), next(bytes), back(bytes, 0), read(bytes, 0);
     for (auto& c : sent) c = static_cast<unsigned char>(rng());
-    cuda::DevBuf d;
+    for (auto& c : next) c = static_cast<unsigned char>(rng());
+    cuda::DevBuf d, d2;
     ASSERT_EQ(d.ensure(bytes + 1), cudaSuccess);
+    ASSERT_EQ(d2.ensure(bytes + 1), cudaSuccess);
     ASSERT_EQ(cuda::copy_to_device(d.p, sent.data(), bytes), cudaSuccess) << bytes;
+    ASSERT_EQ(cuda::copy_to_device(d2.p, next.data(), bytes), cudaSuccess) << bytes;
     ASSERT_EQ(cudaMemcpy(read.data(), d.p, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-    EXPECT_EQ(read, sent) << bytes << " bytes sent";
+    EXPECT_EQ(read, sent) << bytes << " bytes sent, then another copy";
+    ASSERT_EQ(cudaMemcpy(read.data(), d2.p, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(read, next) << bytes << " bytes sent second";
     ASSERT_EQ(cuda::copy_to_host(back, d.p), cudaSuccess);
     EXPECT_EQ(back, sent) << bytes << " bytes back";
     ASSERT_EQ(cudaMemset(d.p, 0xa5, bytes), cudaSuccess);
     ASSERT_EQ(cuda::copy_to_host(back, d.p), cudaSuccess);
     EXPECT_EQ(back, std::vector<unsigned char>(bytes, 0xa5)) << bytes << " bytes the device wrote";
     ASSERT_EQ(cudaFree(d.p), cudaSuccess);
+    ASSERT_EQ(cudaFree(d2.p), cudaSuccess);
   }
 }
 
@@ -381,6 +391,28 @@ TEST(StagedCopies, AnEventGivenBackIsTheNextTakenAndStillTimes) {
   float ms = -1;
   ASSERT_EQ(cudaEventElapsedTime(&ms, started.e, stopped.e), cudaSuccess);
   EXPECT_GE(ms, 0.0f);
+}
+
+// A thread_local holding an Event, made before the thread's pool (as a
+// pack's buffers are), is destroyed after it at the thread's end: its event
+// is destroyed, not given back to the gone pool (that was a double free at
+// the pack judging tests' exit).
+TEST(StagedCopies, AnEventOutlivingItsThreadsPoolIsDestroyedNotGivenBack) {
+  struct Holder {
+    cuda::Event event;
+  };
+  std::atomic<int> made{0};
+  for (int i = 0; i < 4; ++i) {
+    std::thread t([&] {
+      thread_local Holder held;  // constructed before the pool, so destroyed after it
+      if (held.event.create() == cudaSuccess) ++made;
+      cuda::Event another;  // given back to the pool, which destroys it first
+      if (another.create() == cudaSuccess) ++made;
+    });
+    t.join();
+  }
+  EXPECT_EQ(made.load(), 8);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
 int main(int argc, char** argv) {

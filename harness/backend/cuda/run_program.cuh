@@ -214,7 +214,7 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
   reinterpret_cast<volatile unsigned int*>(L.note)[0] = 0;
   reinterpret_cast<volatile unsigned int*>(L.note)[1] = 0;
   if (!arm_stress(L.stress, error)) return false;
-  AS_CUDA_TRY(copy_to_device(B.rs.p, &rs_init, sizeof rs_init));
+  AS_CUDA_TRY(copy_to_device_landed(B.rs.p, &rs_init, sizeof rs_init));  // before a cancel may set its flag
   const CancelWhileRunning cancel_guard([rs = B.rs.as<prim::RetryShared>()] { request_abort_on_device(rs); });
   // Cold: the restored memory and the inputs leave L2 before the start event.
   if (flush && !flush_l2(error)) return false;

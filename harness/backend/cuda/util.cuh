@@ -45,43 +45,70 @@ using DevBuf = GrowBuf<device_alloc, device_free>;
 // Page-locked host memory: copies at full speed, asynchronous ones truly so.
 using PinnedBuf = GrowBuf<pinned_alloc, pinned_free>;
 
-// Copies between pageable host memory and the device, waited for, through
-// this host thread's pinned staging buffer on its own stream.  A pageable
-// cudaMemcpy holds the CUDA context's lock for its whole copy, so a worker's
-// trial threads copied one at a time: half their samples waited on that
-// lock (cuda-gdb stacks of a host-bound fuzz slice, 12 threads, H200).  A
-// pinned copy holds it only to queue.  Chunked: the staging buffer stays
-// small however large the trial.
+// Copies between pageable host memory and the device through this host
+// thread's pinned staging buffer, on its own stream.  A pageable cudaMemcpy
+// holds the CUDA context's lock for its whole copy, so a worker's trial
+// threads copied one at a time: half their samples waited on that lock
+// (cuda-gdb stacks of a host-bound fuzz slice, 12 threads, H200).  A pinned
+// copy holds it only to queue.  Chunked: the staging buffer stays small
+// however large the trial.
 inline constexpr size_t kStagingChunk = size_t(4) << 20;
-inline PinnedBuf& staging_buffer() {
-  thread_local PinnedBuf buffer;  // never freed: threads live as long as the worker
-  return buffer;
+struct Staging {
+  PinnedBuf buffer;
+  cudaEvent_t drained = nullptr;  // recorded after the last copy out of the buffer
+  bool in_use = false;            // a copy out of it may still run
+  // Waits until the buffer may be written again.
+  cudaError_t wait_drained() {
+    if (!in_use) return cudaSuccess;
+    in_use = false;
+    return cudaEventSynchronize(drained);
+  }
+};
+inline Staging& staging() {
+  thread_local Staging s;  // no destructor: threads live as long as the worker, and it is never freed
+  return s;
 }
+// Queued on the thread's stream, after the work already queued there: work
+// queued after it sees the bytes.  Returns once `src` may be reused (it
+// waits only for the staging buffer's previous copy, and between chunks).
 inline cudaError_t copy_to_device(void* dst, const void* src, size_t bytes) {
-  PinnedBuf& s = staging_buffer();
+  Staging& s = staging();
   for (size_t done = 0; done < bytes;) {
     const size_t n = std::min(bytes - done, kStagingChunk);
-    cudaError_t e = s.ensure(std::min(bytes, kStagingChunk));
+    cudaError_t e = s.wait_drained();
+    if (e == cudaSuccess) e = s.buffer.ensure(std::min(bytes, kStagingChunk));
+    if (e == cudaSuccess && s.drained == nullptr) e = cudaEventCreateWithFlags(&s.drained, cudaEventDisableTiming);
     if (e != cudaSuccess) return e;
-    std::memcpy(s.p, static_cast<const unsigned char*>(src) + done, n);
-    e = cudaMemcpyAsync(static_cast<unsigned char*>(dst) + done, s.p, n, cudaMemcpyHostToDevice, cudaStreamPerThread);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);  // before the buffer is refilled
+    std::memcpy(s.buffer.p, static_cast<const unsigned char*>(src) + done, n);
+    e = cudaMemcpyAsync(static_cast<unsigned char*>(dst) + done, s.buffer.p, n, cudaMemcpyHostToDevice,
+                        cudaStreamPerThread);
+    if (e == cudaSuccess) e = cudaEventRecord(s.drained, cudaStreamPerThread);
     if (e != cudaSuccess) return e;
+    s.in_use = true;
     done += n;
   }
   return cudaSuccess;
 }
+// A copy to the device that has landed when it returns: for a word another
+// stream may write next (a cancel's abort flag, trial_cancel.hpp), which a
+// copy still queued would overwrite.
+inline cudaError_t copy_to_device_landed(void* dst, const void* src, size_t bytes) {
+  const cudaError_t e = copy_to_device(dst, src, bytes);
+  return e == cudaSuccess ? staging().wait_drained() : e;
+}
+// Waits for the thread's stream up to the copy: `dst` holds the bytes.
 inline cudaError_t copy_to_host(void* dst, const void* src, size_t bytes) {
-  PinnedBuf& s = staging_buffer();
+  Staging& s = staging();
   for (size_t done = 0; done < bytes;) {
     const size_t n = std::min(bytes - done, kStagingChunk);
-    cudaError_t e = s.ensure(std::min(bytes, kStagingChunk));
+    cudaError_t e = s.wait_drained();
+    if (e == cudaSuccess) e = s.buffer.ensure(std::min(bytes, kStagingChunk));
     if (e == cudaSuccess)
-      e = cudaMemcpyAsync(s.p, static_cast<const unsigned char*>(src) + done, n, cudaMemcpyDeviceToHost,
+      e = cudaMemcpyAsync(s.buffer.p, static_cast<const unsigned char*>(src) + done, n, cudaMemcpyDeviceToHost,
                           cudaStreamPerThread);
     if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
     if (e != cudaSuccess) return e;
-    std::memcpy(static_cast<unsigned char*>(dst) + done, s.p, n);
+    std::memcpy(static_cast<unsigned char*>(dst) + done, s.buffer.p, n);
     done += n;
   }
   return cudaSuccess;
@@ -123,11 +150,18 @@ class Upload {
   size_t total_ = 0;
 };
 
-// This host thread's idle events, destroyed when it ends.
+// This host thread's idle events, destroyed when it ends.  An Event that
+// outlives the pool (a member of another thread_local, destroyed after it)
+// destroys its own: dead() stays readable, having no destructor.
 class EventPool {
  public:
   ~EventPool() {
+    dead() = true;
     for (cudaEvent_t e : idle_) cudaEventDestroy(e);
+  }
+  static bool& dead() {
+    thread_local bool gone = false;
+    return gone;
   }
   cudaError_t take(cudaEvent_t& e) {
     if (idle_.empty()) return cudaEventCreate(&e);
@@ -150,9 +184,11 @@ class EventPool {
 // which a worker's trial threads queued on twice a trial.
 struct Event {
   cudaEvent_t e = nullptr;
-  cudaError_t create() { return EventPool::mine().take(e); }
+  cudaError_t create() { return EventPool::dead() ? cudaEventCreate(&e) : EventPool::mine().take(e); }
   ~Event() {
-    if (e) EventPool::mine().give_back(e);
+    if (e == nullptr) return;
+    if (EventPool::dead()) cudaEventDestroy(e);
+    else EventPool::mine().give_back(e);
   }
 };
 
