@@ -1,8 +1,11 @@
 #include "harness/pipeline/concurrent_worker.hpp"
 
 #include <fmt/format.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <utility>
 
@@ -17,6 +20,18 @@ using Clock = WorkerProcess::Clock;
 WorkerTrials::WorkerTrials(BackendKind backend, const RunOptions& opt, size_t hotspots, size_t jobs)
     : backend_(backend), opt_(opt), hotspots_(hotspots), jobs_(std::max<size_t>(1, jobs)) {
   opt_.policy.isolate = false;  // the worker runs them in its own process
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);  // -1: no waking (collect waits for a trial)
+}
+
+WorkerTrials::~WorkerTrials() {
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
+
+void WorkerTrials::wake() {
+  const uint64_t one = 1;
+  if (wake_fd_ >= 0)
+    while (write(wake_fd_, &one, sizeof one) < 0 && errno == EINTR) {
+    }
 }
 
 void WorkerTrials::start(size_t ticket, const TrialSpec& spec) {
@@ -61,7 +76,9 @@ std::vector<ConcurrentTrials::Ended> WorkerTrials::collect() {
   std::string line;
   json j;
   do {  // past a kernel case's phase notes (a worker with --jobs sends none: its lost trials run again alone)
-    if (worker_.receive(line, deadline) != WorkerProcess::Read::Line) return lose_all();
+    const auto got = worker_.receive(line, deadline, wake_fd_);
+    if (got == WorkerProcess::Read::Woken) return {};
+    if (got != WorkerProcess::Read::Line) return lose_all();
     j = json::parse(line, nullptr, false);
   } while (j.is_object() && j.contains("case_phase"));
   const bool has_id = j.is_object() && j.contains("id") && j["id"].is_number_unsigned();

@@ -29,6 +29,12 @@ class WorkerTrials final : public ConcurrentTrials {
   std::vector<Ended> collect() override;
   // Sends {"cancel": ticket} (cmd_worker.cpp) for a trial in flight.
   void cancel(size_t ticket) override;
+  // Thread-safe: makes the collect() that waits return (an eventfd that
+  // the worker's receive polls too).
+  void wake() override;
+  ~WorkerTrials() override;
+  WorkerTrials(const WorkerTrials&) = delete;
+  WorkerTrials& operator=(const WorkerTrials&) = delete;
 
  private:
   // Every trial in flight is lost: the worker is killed (if it still runs).
@@ -40,6 +46,7 @@ class WorkerTrials final : public ConcurrentTrials {
   size_t hotspots_, jobs_;
   std::map<size_t, WorkerProcess::Clock::time_point> in_flight_;  // deadlines by ticket
   std::vector<Ended> lost_;               // lost before collect() was called
+  int wake_fd_ = -1;                      // eventfd: wake() writes, collect() drains
 };
 
 }  // namespace atomstress

@@ -109,6 +109,7 @@ bool await_ready(WorkerProcess& worker, std::string& error) {
       break;
     }
     case WorkerProcess::Read::Died: error = "it " + worker.death() + last_words(worker); return false;
+    case WorkerProcess::Read::Woken:  // never: no wake descriptor was given
     case WorkerProcess::Read::TimedOut:
       error = fmt::format("it was not ready within {} s", std::chrono::duration_cast<std::chrono::seconds>(kStartLimit).count());
       break;
@@ -263,6 +264,7 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
   std::string line_in;
   std::optional<kernel::PhaseNote> phase;
   switch (receive_answer(worker_, line_in, Clock::now(), deadline, phase)) {
+    case WorkerProcess::Read::Woken:  // never: no wake descriptor was given
     case WorkerProcess::Read::TimedOut:
       worker_.kill();
       return deadline_passed(std::move(out), deadline, phase, pid, after_deadline(worker_));

@@ -41,11 +41,16 @@ class ConcurrentTrials {
   // Starts `spec`; `ticket` names it in what collect() returns.
   virtual void start(size_t ticket, const TrialSpec& spec) = 0;
   // Waits until at least one started trial ended and returns those that
-  // did, each once.  Called only with trials in flight.
+  // did, each once.  Called only with trials in flight.  After a wake() it
+  // may return none.
   virtual std::vector<Ended> collect() = 0;
   // Asks a started trial to end early (backend/trial_cancel.hpp): it still
   // comes back from collect(), with whatever outcome it ended with.
   virtual void cancel(size_t ticket) { (void)ticket; }
+  // From another thread: a collect() waiting now (or the next one) returns
+  // at once, with whatever ended (SharedTrials starts its clients' trials
+  // between collects, shared_trials.hpp).
+  virtual void wake() {}
 };
 
 // A runner seen with fewer trials in flight: `inner`'s, at most `most` of

@@ -120,7 +120,7 @@ bool WorkerProcess::send(const std::string& line) {
   return true;
 }
 
-WorkerProcess::Read WorkerProcess::receive(std::string& line, Clock::time_point deadline) {
+WorkerProcess::Read WorkerProcess::receive(std::string& line, Clock::time_point deadline, int wake_fd) {
   // The deadline counts the time the worker could run (counted_wait.hpp).
   CountedWait wait(pid_, deadline - Clock::now());
   waited_for_core_ = Clock::duration{0};
@@ -131,9 +131,16 @@ WorkerProcess::Read WorkerProcess::receive(std::string& line, Clock::time_point 
       return Read::Line;
     }
     if (channel_ < 0) return Read::Died;
-    pollfd fds[2] = {{channel_, POLLIN, 0}, {stderr_, POLLIN, 0}};
-    const int n = poll(fds, stderr_ >= 0 ? 2 : 1, millis_until(wait.next_wake()));
+    // The wake descriptor last (-1 when absent: poll skips a negative fd).
+    pollfd fds[3] = {{channel_, POLLIN, 0}, {stderr_, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    const int n = poll(fds, 3, millis_until(wait.next_wake()));
     if (n < 0 && errno == EINTR) continue;
+    if (wake_fd >= 0 && fds[2].revents && !fds[0].revents) {
+      uint64_t count;
+      while (read(wake_fd, &count, sizeof count) < 0 && errno == EINTR) {
+      }
+      return Read::Woken;
+    }
     if (n == 0 && Clock::now() >= wait.next_wake()) {
       const bool more = wait.go_on();
       waited_for_core_ = wait.uncounted();

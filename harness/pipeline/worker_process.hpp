@@ -18,7 +18,7 @@ namespace atomstress {
 class WorkerProcess {
  public:
   using Clock = std::chrono::steady_clock;
-  enum class Read { Line, Died, TimedOut };
+  enum class Read { Line, Died, TimedOut, Woken };
 
   WorkerProcess() = default;
   WorkerProcess(const WorkerProcess&) = delete;
@@ -38,7 +38,9 @@ class WorkerProcess {
   // came by `deadline` (TimedOut: it is still running).  The time to
   // `deadline` counts only while the worker could run: time it waited for
   // a core (a loaded host) moves the deadline on (counted_wait.hpp).
-  Read receive(std::string& line, Clock::time_point deadline);
+  // `wake_fd` (an eventfd, or -1): when it becomes readable first, it is
+  // drained and the answer is Woken (another thread has work for ours).
+  Read receive(std::string& line, Clock::time_point deadline, int wake_fd = -1);
   // The wall time of the last receive that did not count (the worker waited for a core).
   Clock::duration waited_for_core() const { return waited_for_core_; }
   // SIGKILL, then reap.
