@@ -12,6 +12,9 @@ void add_slice(reports::FuzzEntryResult& e, const reports::FuzzSliceRecord& s) {
   e.seconds += s.seconds;
   e.run_s += s.run_s;
   e.gpu_s += s.gpu_s;
+  e.paired.seconds += s.paired.seconds;
+  e.paired.run_s += s.paired.run_s;
+  e.paired.gpu_s += s.paired.gpu_s;
   e.rounds = std::max(e.rounds, s.round + 1);
   if (s.verdict == Verdict::Pass || e.failed()) return;
   e.verdict = s.verdict;

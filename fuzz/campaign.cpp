@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <optional>
 #include <vector>
@@ -234,6 +235,10 @@ std::optional<std::vector<TrialSpec>> draw_round_specs(const rc::Gen<TrialSpec>&
   rc::detail::TestMetadata md;
   md.id = "atomstress";
   QuietListener quiet;
+  // A property's run uses RapidCheck's process-wide state (its implicit
+  // parameters): campaigns at once draw one at a time.
+  static std::mutex rapidcheck_properties;
+  std::lock_guard lock(rapidcheck_properties);
   auto collect = [&] { specs.push_back(*gen); };
   const auto r = rc::detail::checkProperty(rc::detail::toProperty(collect), md, params, quiet);
   if (r.template is<rc::detail::Error>()) {
@@ -257,7 +262,10 @@ RoundTally run_round_at_once(const CampaignConfig& cfg, ConcurrentTrials& runner
   for (const TrialSpec& s : specs) groups.emplace_back(std::max<uint32_t>(1, cfg.reruns), s);
   properties::Evaluation ev;  // the spec being reported (its runs; their time is the round's `busy`)
   RoundTally t;
-  const RunAlone alone = [&](const TrialSpec& s) { return execute_trial(s, cfg.gen.backend, cfg.run); };
+  const RunAlone alone = [&](const TrialSpec& s) {
+    GpuTurns::Alone hold(cfg.turns);
+    return execute_trial(s, cfg.gen.backend, cfg.run);
+  };
   OrderedSink sink{[&](size_t, Outcome&& out) {
                      ++ev.runs;  // its time goes to `busy`
                      busy.add(out.run_end_s, out.run_ms);
@@ -291,14 +299,18 @@ RoundTally run_round_at_once(const CampaignConfig& cfg, ConcurrentTrials& runner
 // RapidCheck's specs a round draws (fewer where max_specs is near).
 inline constexpr uint64_t kRoundSpecs = 20;
 
-// The thread the packed rounds run on beside RapidCheck's rounds: kept for the
-// process (its worker process, started here at once, is kept with it).
-TrialThreads& packed_lane(BackendKind backend) {
-  static TrialThreads* lane = [backend] {
-    auto* t = new TrialThreads(1);
-    t->submit([backend] { prepare_isolated_worker(backend); });
-    return t;
-  }();
+// The thread the packed rounds run on beside RapidCheck's rounds, one for
+// each campaign at once (CampaignConfig::packed_lane): kept for the process
+// (its worker process, started here at once, is kept with it).
+TrialThreads& packed_lane(BackendKind backend, unsigned index) {
+  static std::mutex mu;
+  static std::map<unsigned, TrialThreads*> lanes;
+  std::lock_guard lock(mu);
+  TrialThreads*& lane = lanes[index];
+  if (lane == nullptr) {
+    lane = new TrialThreads(1);
+    lane->submit([backend] { prepare_isolated_worker(backend); });
+  }
   return *lane;
 }
 
@@ -315,7 +327,7 @@ class PackedRounds {
       : cfg_(cfg), gen_(gen), clock_(clock) {
     auto job = std::make_shared<std::packaged_task<void()>>([this] { run(); });
     done_ = job->get_future();
-    packed_lane(cfg.gen.backend).submit([job] { (*job)(); });
+    packed_lane(cfg.gen.backend, cfg.packed_lane).submit([job] { (*job)(); });
   }
   PackedRounds(const PackedRounds&) = delete;
   PackedRounds& operator=(const PackedRounds&) = delete;
@@ -366,7 +378,11 @@ class PackedRounds {
       }
       if (stop_requested(cfg_) || clock_.elapsed() >= cfg_.budget_s) break;
       const auto specs = draw_packed_specs(cfg_, gen_, round, most);
-      RoundTally t = run_packed_round(cfg_, specs, round, clock_, kernels_);
+      RoundTally t;
+      {
+        GpuTurns::Share share(cfg_.turns);  // beside the other campaign's trials, not its runs alone
+        t = run_packed_round(cfg_, specs, round, clock_, kernels_);
+      }
       const bool failed = t.failed;
       std::lock_guard lock(mu_);
       ended_rounds_.emplace_back(round, std::move(t));
@@ -466,6 +482,7 @@ bool search_at_once(const CampaignConfig& cfg, CampaignResult& res, const Stopwa
     add_launches(busy, packed->kernels());
   }
   add_busy(res, busy);
+  res.search_busy.add_all(busy);
   res.widest_at_once = ramp.widest();
   if (!error.empty()) {
     generator_failed(res, error);
@@ -587,6 +604,9 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
     res.total_s = clock.elapsed();
     return res;  // not shrunk nor measured: the caller discards an interrupted slice
   }
+  // What follows runs alone, with every other campaign's trials held back.
+  std::optional<GpuTurns::Alone> alone;
+  if (res.found && res.verdict != Verdict::Error) alone.emplace(cfg.turns);
   if (from_spec && res.verdict != Verdict::Error) {
     shrink_failure_from_spec(cfg, res);
   } else if (res.found && res.verdict != Verdict::Error) {

@@ -8,7 +8,9 @@
 #include <functional>
 #include <string>
 
+#include "harness/pipeline/gpu_turns.hpp"
 #include "harness/pipeline/ordered_trials.hpp"
+#include "harness/support/busy_time.hpp"
 #include "properties/generators.hpp"
 #include "properties/properties.hpp"
 
@@ -43,6 +45,14 @@ struct CampaignConfig {
   // more, narrowed back after one that kept it busy.  0: the capacity,
   // every round.
   size_t at_once_from = 0;
+  // Other campaigns share the GPU (fuzz's two slices at once, nightly.hpp):
+  // every run alone (a trial that did not pass beside others, and the
+  // shrinking, rate and diagnosis of a found failure) holds the GPU alone,
+  // and each packed round a share (gpu_turns.hpp).  Null: nothing else runs.
+  GpuTurns* turns = nullptr;
+  // The packed rounds' thread (and its worker): one per campaign running
+  // at once, numbered from 0.
+  unsigned packed_lane = 0;
   // Called after each evaluation during the search (not while shrinking):
   // live progress for long campaigns.  Optional.
   std::function<void(uint64_t runs, uint64_t ops)> on_evaluated;
@@ -64,6 +74,10 @@ struct CampaignResult {
   double gpu_ms = 0;             // cuda: the GPU's busy time, those kernels and the device's checking of them
   uint32_t rate_failures = 0, rate_runs = 0;
   size_t widest_at_once = 1;     // the most trials a round ran at once (CampaignConfig::at_once)
+  // The search's runs at once and packed launches, as stamped spans (in
+  // run_ms and gpu_ms): two campaigns run at once count their union.  The
+  // runs alone after it have none (nothing ran beside them).
+  BusyTime search_busy;
   bool flaky = false;            // the shrunk case (and the first) never failed again
   Diagnosis diagnosis;           // the shrunk case's class (pipeline/diagnose.hpp); `why` begins with it
 };

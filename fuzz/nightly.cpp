@@ -4,6 +4,9 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <future>
+#include <optional>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -112,6 +115,31 @@ bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector
 
 }  // namespace
 
+std::vector<std::vector<size_t>> plan_round(const std::vector<const Entry*>& entries, const FuzzState& state,
+                                            bool two_at_once, double pair_busy_at_most) {
+  std::vector<std::vector<size_t>> plan;
+  if (!two_at_once) return plan;
+  auto pairs = [&](size_t i) {
+    const auto it = state.entries.find(entries[i]->name);
+    if (state.round == 0 || it == state.entries.end()) return false;
+    const reports::FuzzEntryResult& r = it->second;
+    return !r.skipped && !r.failed() && r.seconds > 0 && r.gpu_s <= pair_busy_at_most * r.seconds;
+  };
+  std::optional<size_t> waiting;  // a host-bound entry's position, until the next one joins it
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!pairs(i)) {
+      plan.push_back({i});
+    } else if (waiting) {
+      plan[*waiting].push_back(i);
+      waiting.reset();
+    } else {
+      waiting = plan.size();
+      plan.push_back({i});
+    }
+  }
+  return plan;
+}
+
 double slice_seconds(double budget_s, size_t entries) {
   return std::clamp(budget_s / (4.0 * double(std::max<size_t>(entries, 1))), 0.25, 60.0);
 }
@@ -178,13 +206,11 @@ reports::FuzzSliceRecord slice_record(const NightlyConfig& cfg, const FuzzState&
 
 enum class SliceEnd { Done, Interrupted, Failed };
 
-// One entry's time slice of this round: its campaign, its record, a found
-// failure into the corpus.
-SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entry, double slice,
-                   Progress& progress, reports::Printer& out, std::string& error) {
-  auto stopped = [&] { return cfg.stop_signal != nullptr && *cfg.stop_signal != 0; };
-  auto& result = state.entries[entry.name];
-  progress.set_entry(entry.name);
+bool stop_signalled(const NightlyConfig& cfg) { return cfg.stop_signal != nullptr && *cfg.stop_signal != 0; }
+
+// An entry's campaign for this round's slice.
+CampaignConfig slice_campaign(const NightlyConfig& cfg, const FuzzState& state, const Entry& entry, double slice,
+                              Progress& progress) {
   CampaignConfig cc;
   cc.gen = properties::default_config(cfg.backend, {&entry});
   cc.run = cfg.run;
@@ -197,14 +223,17 @@ SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entr
   // From the name, not the position: a slice's specs do not depend on which
   // other entries (or shards) run.
   cc.seed = state.seed * 0x9e3779b97f4a7c15ull + fnv1a64(entry.name) + state.round * 1000003ull;
-  cc.on_evaluated = [&](uint64_t runs, uint64_t ops) { progress.add(runs, ops); };
-  cc.stop = stopped;
-  const auto t = clock::now();
-  const CampaignResult c = run_campaign(cc);
-  const double took = since(t);
-  // A slice cut by a signal is discarded: --resume runs it again.
-  if (stopped()) return SliceEnd::Interrupted;
-  state.elapsed_s += took;
+  cc.on_evaluated = [&progress](uint64_t runs, uint64_t ops) { progress.add(runs, ops); };
+  cc.stop = [&cfg] { return stop_signalled(cfg); };
+  return cc;
+}
+
+// A slice's campaign has ended (`took` seconds): its record, a found
+// failure into the corpus.  `paired`: what it shared with a slice beside it.
+SliceEnd finish_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entry, const CampaignResult& c,
+                      double took, double budget_s, const reports::PairedTime& paired, Progress& progress,
+                      reports::Printer& out, std::string& error) {
+  auto& result = state.entries[entry.name];
   if (c.verdict == Verdict::Error) {
     // The entry cannot run here (no spec applies): skipped, the rest go on.
     result.skipped = true;
@@ -212,8 +241,9 @@ SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entr
     progress.print("SKIP  " + std::string(entry.name) + ": " + c.why);
     return SliceEnd::Done;
   }
-  const reports::FuzzSliceRecord s = slice_record(cfg, state, entry, result, c, took, cc.budget_s);
-  if (stopped()) return SliceEnd::Interrupted;
+  reports::FuzzSliceRecord s = slice_record(cfg, state, entry, result, c, took, budget_s);
+  s.paired = paired;
+  if (stop_signalled(cfg)) return SliceEnd::Interrupted;
   add_slice(result, s);
   out.record(s);
   // A log that cannot be appended to (a full disk) ends the run now.
@@ -240,6 +270,79 @@ SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entr
   return SliceEnd::Done;
 }
 
+// One entry's time slice of this round.  With slices at once (a position
+// with one active entry left), the first slice's view of the worker.
+SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entry, double slice,
+                   Progress& progress, reports::Printer& out, std::string& error) {
+  progress.set_entry(entry.name);
+  CampaignConfig cc = slice_campaign(cfg, state, entry, slice, progress);
+  if (cfg.slices) {
+    cc.at_once = cfg.slices->runners[0];
+    cc.turns = cfg.slices->turns;
+  }
+  const auto t = clock::now();
+  const CampaignResult c = run_campaign(cc);
+  const double took = since(t);
+  // A slice cut by a signal is discarded: --resume runs it again.
+  if (stop_signalled(cfg)) return SliceEnd::Interrupted;
+  state.elapsed_s += took;
+  return finish_slice(cfg, state, entry, c, took, cc.budget_s, {}, progress, out, error);
+}
+
+// What two slices run at once from the same moment both counted, halved
+// (FuzzSliceRecord::paired): the shorter one's wall time, and where their
+// searches' runs at once overlapped (the runs alone after a search held
+// the GPU alone: nothing overlapped them).
+reports::PairedTime shared_half(const CampaignResult& a, const CampaignResult& b, double took_a, double took_b) {
+  BusyTime both;
+  both.add_all(a.search_busy);
+  both.add_all(b.search_busy);
+  reports::PairedTime p;
+  p.seconds = std::min(took_a, took_b) / 2;
+  p.run_s = std::max(0.0, a.search_busy.ms() + b.search_busy.ms() - both.ms()) / 2000;
+  p.gpu_s = std::max(0.0, a.search_busy.gpu_ms() + b.search_busy.gpu_ms() - both.gpu_ms()) / 2000;
+  return p;
+}
+
+// Two entries' slices at once (NightlyConfig::slices): `second`'s
+// campaign on the kept lane, `first`'s here; then both finished in entry
+// order.
+SliceEnd run_slices_at_once(const NightlyConfig& cfg, FuzzState& state, const Entry& first, const Entry& second,
+                            double slice, Progress& progress, reports::Printer& out, std::string& error) {
+  const SlicesAtOnce& at = *cfg.slices;
+  progress.set_entry(std::string(first.name) + " + " + second.name);
+  CampaignConfig cc[2] = {slice_campaign(cfg, state, first, slice, progress),
+                          slice_campaign(cfg, state, second, slice, progress)};
+  for (unsigned i = 0; i < 2; ++i) {
+    cc[i].at_once = at.runners[i];
+    cc[i].turns = at.turns;
+    cc[i].packed_lane = i;
+  }
+  CampaignResult c[2];
+  double took[2] = {0, 0};
+  const auto t = clock::now();
+  auto job = std::make_shared<std::packaged_task<void()>>([&] {
+    c[1] = run_campaign(cc[1]);
+    took[1] = since(t);
+  });
+  auto done = job->get_future();
+  at.lane->submit([job] { (*job)(); });
+  c[0] = run_campaign(cc[0]);
+  took[0] = since(t);
+  done.get();  // (an exception of the second campaign's is rethrown here)
+  const double wall = since(t);
+  if (stop_signalled(cfg)) return SliceEnd::Interrupted;
+  state.elapsed_s += wall;
+  const reports::PairedTime paired = shared_half(c[0], c[1], took[0], took[1]);
+  const Entry* entries[2] = {&first, &second};
+  for (unsigned i = 0; i < 2; ++i)
+    if (const SliceEnd end = finish_slice(cfg, state, *entries[i], c[i], took[i], cc[i].budget_s, paired, progress,
+                                          out, error);
+        end != SliceEnd::Done)
+      return end;
+  return SliceEnd::Done;
+}
+
 // The run's end: an entry the budget never reached is not a pass; every
 // entry's result; the time split.  1 when one failed.
 int report_results(const NightlyConfig& cfg, FuzzState& state, reports::Printer& out) {
@@ -248,14 +351,15 @@ int report_results(const NightlyConfig& cfg, FuzzState& state, reports::Printer&
   double fuzzed_s = 0, ran_s = 0, gpu_s = 0;
   for (const Entry* e : cfg.entries) {
     const auto& r = state.entries[e->name];
-    fuzzed_s += r.seconds;
-    ran_s += r.run_s;
-    gpu_s += r.gpu_s;
+    fuzzed_s += r.seconds - r.paired.seconds;
+    ran_s += r.run_s - r.paired.run_s;
+    gpu_s += r.gpu_s - r.paired.gpu_s;
     out.record(r);
     if (r.failed()) status = 1;
   }
   out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend, cfg.run.policy.gpu_share,
-                                             cfg.trials_at_once, gpu_s, cfg.at_once_from));
+                                             cfg.trials_at_once, gpu_s, cfg.at_once_from,
+                                             cfg.slices ? 2 : 1));
   return status;
 }
 
@@ -290,15 +394,29 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
     const auto& r = state.entries[e->name];
     return !r.skipped && !r.failed();
   };
+  for (const auto& position : state.plan)
+    for (const size_t i : position)
+      if (i >= cfg.entries.size()) {
+        error = fmt::format("malformed state file '{}': its plan names entry {} of {}", cfg.state_path, i,
+                            cfg.entries.size());
+        return 2;
+      }
+  // A round's positions (plan_round): made as it begins, kept on --resume.
+  auto positions = [&] { return state.plan.empty() ? cfg.entries.size() : state.plan.size(); };
   while (state.elapsed_s < state.budget_s && std::any_of(cfg.entries.begin(), cfg.entries.end(), active)) {
-    while (state.next < cfg.entries.size() && state.elapsed_s < state.budget_s) {
+    if (state.next == 0) state.plan = plan_round(cfg.entries, state, cfg.slices != nullptr, cfg.pair_busy_at_most);
+    while (state.next < positions() && state.elapsed_s < state.budget_s) {
       if (stopped()) return report_interrupted(cfg, state, progress, out);
-      const Entry& entry = *cfg.entries[state.next];
-      if (!active(&entry)) {
+      std::vector<const Entry*> now;
+      for (const size_t i : state.plan.empty() ? std::vector<size_t>{state.next} : state.plan[state.next])
+        if (active(cfg.entries[i])) now.push_back(cfg.entries[i]);
+      if (now.empty()) {
         ++state.next;
         continue;
       }
-      const SliceEnd end = run_slice(cfg, state, entry, slice, progress, out, error);
+      const SliceEnd end = now.size() == 1
+                               ? run_slice(cfg, state, *now[0], slice, progress, out, error)
+                               : run_slices_at_once(cfg, state, *now[0], *now[1], slice, progress, out, error);
       if (end == SliceEnd::Interrupted) return report_interrupted(cfg, state, progress, out);
       if (end == SliceEnd::Failed) return 2;
       // Logged before saved: a kill in between repeats this slice on
@@ -306,7 +424,7 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
       ++state.next;
       if (!save()) return 2;
     }
-    if (state.next >= cfg.entries.size()) {
+    if (state.next >= positions()) {
       state.next = 0;
       ++state.round;
     }

@@ -13,11 +13,29 @@
 
 #include "fuzz/corpus.hpp"
 #include "fuzz/state.hpp"
+#include "harness/pipeline/gpu_turns.hpp"
 #include "harness/pipeline/ordered_trials.hpp"
+#include "harness/pipeline/trial_threads.hpp"
 #include "harness/pipeline/run_trial.hpp"
 #include "reports/printer.hpp"
 
 namespace atomstress::fuzz {
+
+// Two entries' slices at once (fuzz --slices-at-once 2): two host-bound
+// entries' slices (plan_round), each a campaign of its own on the one trial
+// worker (shared_trials.hpp), so that the GPU, which one such slice leaves
+// idle most of its time (an algorithm over a fast atomic: microseconds of
+// kernel around milliseconds of host work), runs the other's kernels in
+// the gaps and twice the host threads feed it.  Every run alone holds the
+// GPU alone (gpu_turns.hpp).  The pair is logged in entry order once both
+// have ended and saved together (a kill repeats both); the budget counts
+// their wall time once, and each record carries half of what the two
+// counted twice (FuzzSliceRecord::paired).
+struct SlicesAtOnce {
+  ConcurrentTrials* runners[2] = {nullptr, nullptr};  // each slice's own view of the worker
+  GpuTurns* turns = nullptr;
+  TrialThreads* lane = nullptr;  // the second slice's thread, kept for the run (and its worker with it)
+};
 
 struct NightlyConfig {
   std::vector<const Entry*> entries;  // this shard's, in name order
@@ -31,6 +49,13 @@ struct NightlyConfig {
   // capacity where a round left the GPU idle (CampaignConfig::at_once_from;
   // 0: the capacity, fixed).
   uint32_t at_once_from = 0;
+  // 2: two slices at once (above; `slices` not null), its runners in place
+  // of at_once.  1: one slice after another.
+  uint32_t slices_at_once = 1;
+  const SlicesAtOnce* slices = nullptr;
+  // Which entries pair (plan_round): those whose slices kept the GPU busy at
+  // most this share of their time (fuzz --pair-busy-at-most).
+  double pair_busy_at_most = 0.5;
   uint32_t reruns = 2, rate_runs = 10;
   double progress_s = 10;
   std::string corpus_dir;  // empty: no corpus
@@ -52,6 +77,20 @@ inline constexpr int kInterrupted = -1;
 // The length of one entry's slice per round: a quarter of its fair share,
 // so every entry is revisited at least four times, between 0.25 s and 60 s.
 double slice_seconds(double budget_s, size_t entries);
+
+// A round's slice positions (FuzzState::plan; empty: one entry each, in
+// name order), each the entries (indexes in name order) whose slices run
+// at once.  With two at once: round 0 one entry each (every entry's busy
+// share measured alone); in later rounds an entry whose slices so far kept
+// the GPU busy at most `pair_busy_at_most` of their time (host-bound: an
+// algorithm over a fast atomic) runs beside the next such entry in name
+// order, and every other entry alone.  Not any entry beside any other
+// (measured on an H200, docs/speed.md): a host-bound slice beside one whose
+// kernels fill the GPU waited for them, its trials at a quarter of their
+// rate alone, and two slices that fill the GPU beside each other each ran
+// further past their budget.
+std::vector<std::vector<size_t>> plan_round(const std::vector<const Entry*>& entries, const FuzzState& state,
+                                            bool two_at_once, double pair_busy_at_most);
 
 // Runs (or, from a resumed `state`, continues) the campaign.  0: no failure;
 // 1: a failure found or a corpus case still failing; 2: `error` says why

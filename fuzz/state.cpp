@@ -52,6 +52,7 @@ bool save_state(const std::string& path, const FuzzState& s, std::string& error)
   nlohmann::json j = {{"format", "atomstress-fuzz-state-1"}, {"args", s.args}, {"seed", s.seed},
                       {"budget_s", s.budget_s}, {"elapsed_s", s.elapsed_s}, {"round", s.round},
                       {"next", s.next}, {"replayed", s.replayed}, {"finished", s.finished}};
+  if (!s.plan.empty()) j["plan"] = s.plan;  // (a run one slice at a time has none)
   auto entries = nlohmann::json::array();
   for (const auto& [name, e] : s.entries) entries.push_back(to_json(e));
   j["entries"] = entries;
@@ -83,6 +84,20 @@ std::optional<FuzzState> load_state(const std::string& path, std::string& error)
     s.next = unsigned_field<size_t>(j, "next", 1'000'000);
     s.replayed = bool_field(j, "replayed");
     s.finished = bool_field(j, "finished");
+    if (j.contains("plan")) {
+      const auto& plan = j.at("plan");
+      if (!plan.is_array()) throw std::runtime_error("plan is not a list");
+      for (const auto& position : plan) {
+        if (!position.is_array() || position.empty() || position.size() > 2)
+          throw std::runtime_error("plan holds " + position.dump() + ", not a list of one or two entries");
+        s.plan.emplace_back();
+        for (const auto& i : position) {
+          if (!i.is_number_unsigned() || i.get<uint64_t>() >= 1'000'000)
+            throw std::runtime_error("plan holds " + i.dump() + ", not an entry's index");
+          s.plan.back().push_back(i.get<size_t>());
+        }
+      }
+    }
     const auto& entries = j.at("entries");
     if (!entries.is_array()) throw std::runtime_error("entries is not a list");
     for (const auto& je : entries) {

@@ -18,7 +18,12 @@ struct FuzzState {
   uint64_t seed = 1;
   double budget_s = 0, elapsed_s = 0;
   uint32_t round = 0;
-  size_t next = 0;  // position in the round's entry order of the next slice
+  size_t next = 0;  // the round's position (in `plan`) of the next slice
+  // The round's positions, each the entries (indexes in name order) whose
+  // slices run at once (nightly.hpp plan_round); made when the round
+  // begins, kept so that --resume goes on with the same plan.  Empty: one
+  // entry per position, in name order.
+  std::vector<std::vector<size_t>> plan;
   bool replayed = false;  // the corpus has been replayed
   bool finished = false;
   std::map<std::string, reports::FuzzEntryResult> entries;

@@ -94,12 +94,17 @@ class FuzzCollector : public Printer {
   // `gpu_s` (cuda, one lane): the GPU's busy
   // time, those kernels and the device's checking of their trials; where it
   // adds to the code under test's, the line gives both.
+  // `slices_at_once` (fuzz --slices-at-once): that many entries' slices
+  // ran at once; the times are then the union over them (PairedTime).
   static std::string busy_line(double fuzzed_s, double ran_s, BackendKind backend, unsigned gpu_lanes = 1,
-                               unsigned at_once = 1, double gpu_s = 0, unsigned at_once_from = 0) {
-    const std::string at = at_once_from > 0 && at_once_from < at_once
-                               ? fmt::format(", {} to {} trials at once", at_once_from, at_once)
-                           : at_once > 1 ? fmt::format(", up to {} trials at once", at_once)
-                                         : "";
+                               unsigned at_once = 1, double gpu_s = 0, unsigned at_once_from = 0,
+                               unsigned slices_at_once = 1) {
+    const std::string trials = at_once_from > 0 && at_once_from < at_once
+                                   ? fmt::format(", {} to {} trials at once", at_once_from, at_once)
+                               : at_once > 1 ? fmt::format(", up to {} trials at once", at_once)
+                                             : "";
+    const std::string at =
+        slices_at_once > 1 ? fmt::format("{} in each of {} slices at once", trials, slices_at_once) : trials;
     auto share = [&](double s) { return fuzzed_s > 0 ? 100 * s / fuzzed_s : 0.0; };
     if (backend == BackendKind::Cuda && gpu_lanes <= 1 && gpu_s > ran_s)
       return fmt::format(
@@ -128,19 +133,20 @@ class FuzzCollector : public Printer {
   std::string busy() const {
     double fuzzed = 0, ran = 0, gpu = 0;
     for (const auto& e : entries_) {
-      fuzzed += e.seconds;
-      ran += e.run_s;
-      gpu += e.gpu_s;
+      fuzzed += e.seconds - e.paired.seconds;
+      ran += e.run_s - e.paired.run_s;
+      gpu += e.gpu_s - e.paired.gpu_s;
     }
     // A run of several lanes on each GPU (fuzz --jobs): the lanes' kernels
     // were time-sliced, so their summed time is no GPU's busy share.
-    unsigned lanes = 1, at_once = 1, from = 0;
+    unsigned lanes = 1, at_once = 1, from = 0, slices = 1;
     for (const auto& [key, value] : header_.options) {
+      if (key == "slices_at_once") slices = unsigned(std::max(1, std::atoi(value.c_str())));
       if (key == "jobs") lanes = unsigned(std::max(1, std::atoi(value.c_str())));
       if (key == "trials_at_once") at_once = unsigned(std::max(1, std::atoi(value.c_str())));
       if (key == "trials_at_once_from") from = unsigned(std::max(0, std::atoi(value.c_str())));
     }
-    return busy_line(fuzzed, ran, header_.backend, lanes, at_once, gpu, from);
+    return busy_line(fuzzed, ran, header_.backend, lanes, at_once, gpu, from, slices);
   }
   // Seconds with one decimal, for the tables.
   static std::string fixed(double v) {

@@ -25,22 +25,35 @@ json to_json(const ReplayRecord& r) {
           {"ops", r.ops}, {"class", to_string(r.cls)}};
 }
 
+namespace {
+
+// Only where a slice ran beside another: other logs read as before.
+void put_paired(json& j, const PairedTime& p) {
+  if (p.any()) j["paired"] = {{"seconds", p.seconds}, {"run_s", p.run_s}, {"gpu_s", p.gpu_s}};
+}
+
+}  // namespace
+
 json to_json(const FuzzSliceRecord& s) {
-  return {{"impl", s.impl}, {"backend", to_string(s.backend)}, {"round", s.round}, {"seconds", s.seconds},
+  json j = {{"impl", s.impl}, {"backend", to_string(s.backend)}, {"round", s.round}, {"seconds", s.seconds},
           {"run_s", s.run_s}, {"gpu_s", s.gpu_s},
           {"trials", s.trials}, {"ops", s.ops}, {"at_once", s.at_once}, {"verdict", to_string(s.verdict)}, {"why", s.why},
           {"token", s.token}, {"spec", s.spec}, {"time_to_catch_s", s.time_to_catch_s},
           {"rate_failures", s.rate_failures}, {"rate_runs", s.rate_runs}, {"bare_failures", s.bare_failures},
           {"bare_runs", s.bare_runs}, {"flaky", s.flaky}, {"class", to_string(s.cls)}};
+  put_paired(j, s.paired);
+  return j;
 }
 
 json to_json(const FuzzEntryResult& e) {
-  return {{"impl", e.impl}, {"backend", to_string(e.backend)}, {"verdict", to_string(e.verdict)},
+  json j = {{"impl", e.impl}, {"backend", to_string(e.backend)}, {"verdict", to_string(e.verdict)},
           {"skipped", e.skipped}, {"skip_why", e.skip_why}, {"origin", e.origin}, {"why", e.why},
           {"token", e.token}, {"spec", e.spec}, {"time_to_catch_s", e.time_to_catch_s},
           {"seconds", e.seconds}, {"run_s", e.run_s}, {"gpu_s", e.gpu_s}, {"trials", e.trials}, {"ops", e.ops}, {"rounds", e.rounds},
           {"rate_failures", e.rate_failures}, {"rate_runs", e.rate_runs}, {"bare_failures", e.bare_failures},
           {"bare_runs", e.bare_runs}, {"flaky", e.flaky}, {"class", to_string(e.cls)}};
+  put_paired(j, e.paired);
+  return j;
 }
 
 namespace {
@@ -75,6 +88,18 @@ void get_backend(const json& j, BackendKind& out, std::string& error) {
 // Logs written before classes have none: read as None.
 void get_class(const json& j, FailureClass& out, std::string& error) {
   if (j.contains("class")) json_fields::read_enum(j, "class", out, parse_failure_class, error);
+}
+// What a slice shared with the slice beside it; none in other logs.
+void get_paired(const json& j, PairedTime& out, std::string& error) {
+  if (!j.contains("paired") || !error.empty()) return;
+  const json& p = j["paired"];
+  if (!p.is_object()) {
+    error = "'paired' is not an object";
+    return;
+  }
+  get(p, "seconds", out.seconds, error);
+  get(p, "run_s", out.run_s, error);
+  get(p, "gpu_s", out.gpu_s, error);
 }
 
 }  // namespace
@@ -125,6 +150,7 @@ bool from_json(const json& j, FuzzSliceRecord& s, std::string& error) {
   if (j.contains("run_s")) get(j, "run_s", s.run_s, error);  // (logs of earlier versions have none)
   if (j.contains("gpu_s")) get(j, "gpu_s", s.gpu_s, error);
   if (j.contains("at_once")) get(j, "at_once", s.at_once, error);
+  get_paired(j, s.paired, error);
   get(j, "trials", s.trials, error);
   get(j, "ops", s.ops, error);
   get_verdict(j, s.verdict, error);
@@ -157,6 +183,7 @@ bool from_json(const json& j, FuzzEntryResult& e, std::string& error) {
   get(j, "seconds", e.seconds, error);
   if (j.contains("run_s")) get(j, "run_s", e.run_s, error);
   if (j.contains("gpu_s")) get(j, "gpu_s", e.gpu_s, error);
+  get_paired(j, e.paired, error);
   get(j, "trials", e.trials, error);
   get(j, "ops", e.ops, error);
   get(j, "rounds", e.rounds, error);

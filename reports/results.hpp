@@ -103,6 +103,12 @@ struct ReplayRecord {
 
 // `fuzz`: one entry's time slice of one round; a found failure (shrunk,
 // with its failure rate) when verdict is not Pass.
+// Time that two slices at once both counted: each carries half (FuzzSliceRecord::paired).
+struct PairedTime {
+  double seconds = 0, run_s = 0, gpu_s = 0;
+  bool any() const { return seconds > 0 || run_s > 0 || gpu_s > 0; }
+};
+
 struct FuzzSliceRecord {
   std::string impl;
   BackendKind backend = BackendKind::Cpu;
@@ -112,6 +118,11 @@ struct FuzzSliceRecord {
   double gpu_s = 0;  // cuda: the GPU's busy time, those kernels and the device's checking of their trials
   uint64_t trials = 0, ops = 0;
   uint32_t at_once = 1;  // the most trials one of its rounds ran at once (fuzz --trials-at-once)
+  // Run beside another entry's slice (fuzz --slices-at-once 2): half of
+  // the wall time, of the code under test's time and of the GPU's busy
+  // time that the two slices both counted.  A run's totals take these off
+  // each slice's seconds, run_s and gpu_s, so that the overlap counts once.
+  PairedTime paired;
   Verdict verdict = Verdict::Pass;
   std::string why, token, spec;
   double time_to_catch_s = 0;  // the entry's fuzzing time until the catch, over all rounds
@@ -134,6 +145,7 @@ struct FuzzEntryResult {
   double time_to_catch_s = 0, seconds = 0;
   double run_s = 0;  // of `seconds`, the code under test's running time on the GPU (cuda) or the host's threads
   double gpu_s = 0;  // cuda: the GPU's busy time, those kernels and the device's checking of their trials
+  PairedTime paired;  // its slices' (FuzzSliceRecord::paired), summed
   uint64_t trials = 0, ops = 0;
   uint32_t rounds = 0, rate_failures = 0, rate_runs = 0;
   uint32_t bare_failures = 0, bare_runs = 0;  // a stressed shrunk case's rate without its stress

@@ -26,6 +26,7 @@
 #include "fuzz/aggregate.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
+#include "fuzz/nightly.hpp"
 #include "fuzz/round_pair.hpp"
 #include "reports/records_json.hpp"
 #include "fuzz/shard.hpp"
@@ -369,6 +370,137 @@ TEST(Fuzz, TrialsAtOnceRunInTheWorkerAndCatchWhatOneAtATimeCatches) {
     EXPECT_EQ(b.status, 2) << bad << "\n" << b.out;
     EXPECT_EQ(count(b.out, "\n"), 1u) << bad << "\n" << b.out;
   }
+}
+
+// The slices' JSON records of a log, in order: (impl, paired seconds; -1 without "paired").
+std::vector<std::pair<std::string, double>> slices_in_log(const fs::path& log) {
+  std::vector<std::pair<std::string, double>> slices;
+  std::istringstream in(slurp(log));
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || j.value("record", "") != "slice") continue;
+    slices.emplace_back(j.value("impl", ""), j.contains("paired") ? j["paired"].value("seconds", -1.0) : -1.0);
+  }
+  return slices;
+}
+
+TEST(Fuzz, TwoSlicesAtOnceCatchWhatOneAtATimeCatches) {
+  // --slices-at-once 2: from round 1 on, the entries whose slices left the
+  // GPU (here: the host's threads) idle pair up, each pair's trials at once
+  // on the one worker, logged in entry order with what the two counted
+  // twice (SharedTrials.* and GpuTurns.* test the sharing and the turns).
+  // --pair-busy-at-most 100 pairs every entry.  End to end: the same bugs
+  // caught, round 0 alone, the later pairs in the log, its state's plan,
+  // and the time line says so.
+  const fs::path d = scratch("slices_at_once");
+  const std::string impls = "buggy.plain_rmw.add.i32,buggy.inc_gt.u32,native.add.i32,cas.add.f32,native.add.u32";
+  const auto r = run("fuzz --backend cpu --trials-at-once 2 --slices-at-once 2 --pair-busy-at-most 100 --time 8s "
+                     "--impl '" + impls + "' --corpus " + (d / "c").string() + " --json " + (d / "f.jsonl").string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  for (const char* caught : {"buggy.plain_rmw.add.i32", "buggy.inc_gt.u32"})
+    EXPECT_NE(r.out.find(std::string("FAIL  ") + caught), std::string::npos) << caught << "\n" << r.out;
+  for (const char* passed : {"PASS  native.add.i32", "PASS  cas.add.f32", "PASS  native.add.u32"})
+    EXPECT_NE(r.out.find(passed), std::string::npos) << passed << "\n" << r.out;
+  EXPECT_NE(r.out.find("%, up to 2 trials at once in each of 2 slices at once)"), std::string::npos) << r.out;
+  const std::string log = slurp(d / "f.jsonl");
+  EXPECT_NE(log.find("\"slices_at_once\":\"2\""), std::string::npos);
+  // Round 0 one at a time in name order; the buggy entries fail there.
+  // Round 1: of the three left, cas.add.f32 beside native.add.i32 (the next
+  // in name order), native.add.u32 alone.
+  const auto slices = slices_in_log(d / "f.jsonl");
+  ASSERT_GE(slices.size(), 8u) << log;
+  const std::vector<std::string> round0 = {"buggy.inc_gt.u32", "buggy.plain_rmw.add.i32", "cas.add.f32",
+                                           "native.add.i32", "native.add.u32"};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(slices[i].first, round0[i]) << i << "\n" << log;
+    EXPECT_EQ(slices[i].second, -1) << i << ": round 0 runs one slice at a time";
+  }
+  EXPECT_EQ(slices[5].first, "cas.add.f32") << log;
+  EXPECT_EQ(slices[6].first, "native.add.i32") << log;
+  EXPECT_GT(slices[5].second, 0) << "a pair's slices overlap\n" << log;
+  EXPECT_DOUBLE_EQ(slices[5].second, slices[6].second);
+  EXPECT_EQ(slices[7].first, "native.add.u32") << log;
+  EXPECT_EQ(slices[7].second, -1) << "alone: its partner would have been a failed entry";
+  // The state keeps the round's plan for --resume (indexes in name order).
+  const auto state = nlohmann::json::parse(slurp(d / "c" / "fuzz-state.json"));
+  EXPECT_EQ(state.at("plan"), nlohmann::json::parse("[[0],[1],[2,3],[4]]")) << state.dump();
+  // Both slices need the worker's trials at once; bad values.
+  for (const char* bad : {"--slices-at-once 2 --trials-at-once 1", "--slices-at-once 2 --isolate off",
+                          "--slices-at-once 3", "--slices-at-once -1", "--slices-at-once x",
+                          "--pair-busy-at-most 101", "--pair-busy-at-most 0.5"}) {
+    const auto b = run(std::string("fuzz --backend cpu --time 1s --impl native.add.i32 ") + bad);
+    EXPECT_EQ(b.status, 2) << bad << "\n" << b.out;
+    EXPECT_EQ(count(b.out, "\n"), 1u) << bad << "\n" << b.out;
+  }
+}
+
+// A round's plan: one entry at a time in round 0 and without slices at
+// once; later, the entries whose slices left the GPU idle pair up in name
+// order, the others alone, and neither a failed nor a skipped entry pairs.
+TEST(Fuzz, SlicesAtOncePairTheEntriesThatLeftTheGpuIdle) {
+  using atomstress::fuzz::plan_round;
+  using P = std::vector<std::vector<size_t>>;
+  std::vector<atomstress::Entry> store(7);
+  std::vector<const atomstress::Entry*> entries;
+  const char* names[] = {"a", "b", "c", "d", "e", "f", "g"};
+  for (size_t i = 0; i < store.size(); ++i) {
+    store[i].name = names[i];
+    entries.push_back(&store[i]);
+  }
+  atomstress::fuzz::FuzzState state;
+  // a, c, e, f idle (busy 20%, 50%, 10%, 30%); b, d busy; g never ran.
+  const double busy[] = {0.2, 0.9, 0.5, 0.7, 0.1, 0.3, -1};
+  for (size_t i = 0; i < 6; ++i) {
+    auto& r = state.entries[names[i]];
+    r.impl = names[i];
+    r.seconds = 2;
+    r.gpu_s = 2 * busy[i];
+  }
+  EXPECT_EQ(plan_round(entries, state, true, 0.5), (P{{0}, {1}, {2}, {3}, {4}, {5}, {6}}))
+      << "round 0: every entry measured alone";
+  state.round = 1;
+  EXPECT_EQ(plan_round(entries, state, false, 0.5), P{}) << "one slice at a time";
+  EXPECT_EQ(plan_round(entries, state, true, 0.5), (P{{0, 2}, {1}, {3}, {4, 5}, {6}}));
+  EXPECT_EQ(plan_round(entries, state, true, 0.25), (P{{0, 4}, {1}, {2}, {3}, {5}, {6}}));
+  EXPECT_EQ(plan_round(entries, state, true, 1.0), (P{{0, 1}, {2, 3}, {4, 5}, {6}}));
+  state.entries["c"].verdict = atomstress::Verdict::Fail;
+  state.entries["e"].skipped = true;
+  EXPECT_EQ(plan_round(entries, state, true, 0.5), (P{{0, 5}, {1}, {2}, {3}, {4}, {6}}));
+}
+
+// Two slices at once: a run's time counts what both counted once.
+TEST(Fuzz, PairedSlicesCountTheirOverlapOnceInTheTimeLine) {
+  using atomstress::BackendKind;
+  using atomstress::reports::FuzzCollector;
+  EXPECT_EQ(FuzzCollector::busy_line(10, 5, BackendKind::Cuda, 1, 12, 8, 4, 2),
+            "time: 10.0 s fuzzed; the code under test ran 5.0 s of it (50%), the GPU was busy 8.0 s with it and the "
+            "device's checking of its trials (80%: the GPU's busy share, 4 to 12 trials at once in each of 2 slices "
+            "at once)");
+  atomstress::reports::FuzzSliceRecord s;
+  s.impl = "native.add.i32";
+  s.seconds = 4;
+  s.run_s = 1;
+  s.gpu_s = 3;
+  s.paired = {1.5, 0.25, 0.5};
+  const auto j = atomstress::reports::to_json(s);
+  atomstress::reports::FuzzSliceRecord back;
+  std::string error;
+  ASSERT_TRUE(atomstress::reports::from_json(j, back, error)) << error;
+  EXPECT_EQ(back.paired.seconds, 1.5);
+  EXPECT_EQ(back.paired.run_s, 0.25);
+  EXPECT_EQ(back.paired.gpu_s, 0.5);
+  atomstress::reports::FuzzEntryResult e;
+  atomstress::fuzz::add_slice(e, s);
+  atomstress::fuzz::add_slice(e, s);
+  EXPECT_EQ(e.paired.seconds, 3.0);
+  EXPECT_EQ(atomstress::reports::to_json(e)["paired"]["gpu_s"], 1.0);
+  // Unpaired records are written as before: no "paired".
+  EXPECT_FALSE(atomstress::reports::to_json(atomstress::reports::FuzzSliceRecord{}).contains("paired"));
+  auto bad = j;
+  bad["paired"]["seconds"] = -1;
+  EXPECT_FALSE(atomstress::reports::from_json(bad, back, error));
+  EXPECT_NE(error.find("'seconds'"), std::string::npos) << error;
 }
 
 TEST(Fuzz, AKilledJobsRunResumesWithItsLanes) {

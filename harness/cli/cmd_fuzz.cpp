@@ -27,6 +27,8 @@
 #include "harness/cli/fuzz_lanes.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/concurrent_worker.hpp"
+#include "harness/pipeline/shared_trials.hpp"
+#include "harness/pipeline/trial_threads.hpp"
 #include "reports/fuzz_text_printer.hpp"
 
 #include <fmt/format.h>
@@ -82,6 +84,8 @@ struct FuzzOptions {
   uint32_t lane_device = 0, lane_jobs = 1;
   uint32_t jobs = 1;  // --jobs: lanes per device
   uint32_t trials_at_once = 0;  // --trials-at-once (0: fuzz_trials_at_once decides)
+  uint32_t slices_at_once = 0;  // --slices-at-once (0: fuzz_slices_at_once decides)
+  uint32_t pair_busy_percent = 50;  // --pair-busy-at-most
   double time_s = 90, progress_s = 10;
   uint64_t seed = 1;
   uint32_t reruns = 2, rate_runs = 10;
@@ -121,6 +125,14 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "(expansion, judging, the round trip) overlaps another's kernels; a trial that fails beside others runs "
       "again alone and that run is its verdict (0: automatic: on cuda 4, up to 12 after a round that left the GPU "
       "idle half its time or more; 1 on cpu, with --jobs lanes and with --isolate off)")(
+      "slices-at-once", bounded<uint32_t>(&o.slices_at_once, 0, 2)->default_value(0),
+      "entries' slices at once in each lane, 1 or 2: with 2, from the second round on, two entries whose slices "
+      "left the GPU idle (see --pair-busy-at-most) run their slices at once, their trials on the one worker; a run "
+      "alone (a failure's, its shrinking) holds the GPU alone (0: automatic: 2 on cuda where trials run at once, "
+      "else 1)")(
+      "pair-busy-at-most", bounded<uint32_t>(&o.pair_busy_percent, 0, 100)->default_value(50),
+      "with --slices-at-once 2: the entries whose slices so far kept the GPU busy at most this percentage of their "
+      "time pair up, 0 to 100")(
       "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices or --jobs run")(
       "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
       "lane-jobs", bounded<uint32_t>(&o.lane_jobs, 1, kMaxLanesPerDevice)->default_value(1), "internal: lanes on that device")(
@@ -259,6 +271,10 @@ reports::RunHeader fuzz_header(const FuzzOptions& o, const fuzz::NightlyConfig& 
   if (o.jobs > 1) h.options.emplace_back("jobs", std::to_string(o.jobs));
   if (cfg.trials_at_once > 1) h.options.emplace_back("trials_at_once", std::to_string(cfg.trials_at_once));
   if (cfg.at_once_from != 0) h.options.emplace_back("trials_at_once_from", std::to_string(cfg.at_once_from));
+  if (cfg.slices_at_once > 1) {
+    h.options.emplace_back("slices_at_once", std::to_string(cfg.slices_at_once));
+    h.options.emplace_back("pair_busy_at_most", std::to_string(o.pair_busy_percent));
+  }
   if (!o.lane.empty()) h.options.emplace_back("lane", fmt::format("{} (device {})", o.lane, o.lane_device));
   // RapidCheck's "Using configuration" line: in the log, not on stderr
   // (unless RC_PARAMS asked RapidCheck for something).
@@ -350,6 +366,43 @@ bool fuzz_trials_at_once(const FuzzOptions& o, BackendKind backend, uint32_t& n,
   return true;
 }
 
+// --slices-at-once: as asked, else 2 on cuda where a lane alone on its GPU
+// runs trials at once (the pair's trials share its worker), else 1.  False
+// with `error` for 2 without trials at once.
+bool fuzz_slices_at_once(const FuzzOptions& o, BackendKind backend, uint32_t trials_at_once, uint32_t& n,
+                         std::string& error) {
+  if (o.slices_at_once > 1 && trials_at_once <= 1) {
+    error = "--slices-at-once 2 runs both slices' trials at once in the trial worker: it needs --trials-at-once 2 or "
+            "more (and --isolate on)";
+    return false;
+  }
+  const bool alone_on_gpu = backend == BackendKind::Cuda && o.jobs <= 1 && o.lane_jobs <= 1;
+  n = o.slices_at_once != 0 ? o.slices_at_once : alone_on_gpu && trials_at_once > 1 ? 2 : 1;
+  return true;
+}
+
+// What two slices at once share (fuzz::SlicesAtOnce), kept for the run: one
+// worker seen by each slice through a client of its own, the GPU's turns,
+// and the second slice's thread.
+struct SliceSharing {
+  GpuTurns turns;
+  std::optional<SharedTrials> shared;
+  std::unique_ptr<ConcurrentTrials> runners[2];
+  std::optional<TrialThreads> lane;
+  fuzz::SlicesAtOnce view;
+  SliceSharing(ConcurrentTrials& worker, size_t each) {
+    shared.emplace(worker, turns);
+    for (unsigned i = 0; i < 2; ++i) view.runners[i] = (runners[i] = shared->client(each)).get();
+    view.turns = &turns;
+    view.lane = &lane.emplace(1);
+  }
+  ~SliceSharing() {
+    lane.reset();  // its thread (and its worker) first: nothing of the pair runs after
+    for (auto& r : runners) r.reset();
+    shared.reset();
+  }
+};
+
 // The campaign itself, reported through the terminal and the report files.
 int run_campaign_here(const FuzzOptions& o, fuzz::NightlyConfig& cfg, fuzz::FuzzState& state,
                       const std::vector<fuzz::CorpusCase>& corpus, const fuzz::Shard& shard, bool resumed,
@@ -368,7 +421,10 @@ int run_campaign_here(const FuzzOptions& o, fuzz::NightlyConfig& cfg, fuzz::Fuzz
   cfg.stop_signal = &g_stop_signal;
   // Kept for the whole run: its worker (a CUDA context) starts once.
   std::optional<WorkerTrials> at_once;
-  if (cfg.trials_at_once > 1) cfg.at_once = &at_once.emplace(cfg.backend, cfg.run, 0, cfg.trials_at_once);
+  std::optional<SliceSharing> sharing;  // declared after the worker: ended before it
+  if (cfg.trials_at_once > 1)
+    cfg.at_once = &at_once.emplace(cfg.backend, cfg.run, 0, size_t(cfg.trials_at_once) * cfg.slices_at_once);
+  if (cfg.slices_at_once > 1) cfg.slices = &sharing.emplace(*at_once, cfg.trials_at_once).view;
   const int status = fuzz::run_nightly(cfg, state, corpus, printers, error);
   if (status == 2) {
     printers.finish();  // keep what was recorded
@@ -444,7 +500,10 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   if (backend == BackendKind::Cuda) cfg.run.policy.gpu_share = o.lane_jobs;
   cfg.reruns = o.reruns;
   cfg.rate_runs = o.rate_runs;
-  if (!fuzz_trials_at_once(o, backend, cfg.trials_at_once, cfg.at_once_from, error)) return usage_error(error);
+  if (!fuzz_trials_at_once(o, backend, cfg.trials_at_once, cfg.at_once_from, error) ||
+      !fuzz_slices_at_once(o, backend, cfg.trials_at_once, cfg.slices_at_once, error))
+    return usage_error(error);
+  cfg.pair_busy_at_most = o.pair_busy_percent / 100.0;
   cfg.progress_s = o.progress_s;
   cfg.corpus_dir = o.corpus;
   cfg.state_path = state_path_of(o, shard);
