@@ -327,7 +327,12 @@ SliceEnd run_slices_at_once(const NightlyConfig& cfg, FuzzState& state, const En
   });
   auto done = job->get_future();
   at.lane->submit([job] { (*job)(); });
-  c[0] = run_campaign(cc[0]);
+  try {
+    c[0] = run_campaign(cc[0]);
+  } catch (...) {
+    done.wait();  // the second campaign uses this frame's configs and results
+    throw;
+  }
   took[0] = since(t);
   done.get();  // (an exception of the second campaign's is rethrown here)
   const double wall = since(t);

@@ -520,6 +520,37 @@ TEST(Fuzz, AKilledJobsRunResumesWithItsLanes) {
   EXPECT_EQ(entries_in_log(log), (std::set<std::string>{"native.add.i32", "cas.add.f32", "native.add.u32"}));
 }
 
+// A run of two slices at once killed past round 0 resumes with the plan its
+// state kept: the log goes on from what was recorded, every entry ends.
+TEST(Fuzz, AKilledRunOfSlicesAtOnceResumesWithItsPlan) {
+  const fs::path d = scratch("slices_resume");
+  const std::string corpus = (d / "c").string(), log = (d / "all.jsonl").string();
+  ASSERT_TRUE(run_and_kill({"fuzz", "--backend", "cpu", "--trials-at-once", "2", "--slices-at-once", "2",
+                            "--pair-busy-at-most", "100", "--time", "6s", "--impl",
+                            "native.add.i32,cas.add.f32,native.add.u32,native.add.u64", "--corpus", corpus, "--json",
+                            log},
+                           4));
+  const std::string before = slurp(log);
+  const auto state = nlohmann::json::parse(slurp(d / "c" / "fuzz-state.json"));
+  ASSERT_GE(state.at("round").get<int>(), 1) << "killed in round 0: " << state.dump();
+  EXPECT_EQ(state.at("plan"), nlohmann::json::parse("[[0,1],[2,3]]")) << state.dump();
+  const auto r = run("fuzz --resume --corpus " + corpus);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(slurp(log).substr(0, before.size()), before);
+  EXPECT_NE(r.out.find("in each of 2 slices at once)"), std::string::npos) << r.out;
+  EXPECT_EQ(entries_in_log(log),
+            (std::set<std::string>{"native.add.i32", "cas.add.f32", "native.add.u32", "native.add.u64"}));
+  // A plan that names an entry the run does not have is a malformed state.
+  auto bad = nlohmann::json::parse(slurp(d / "c" / "fuzz-state.json"));
+  bad["finished"] = false;
+  bad["next"] = 1;
+  bad["plan"] = nlohmann::json::parse("[[0,1],[2,9]]");
+  std::ofstream(d / "c" / "fuzz-state.json") << bad.dump();
+  const auto m = run("fuzz --resume --corpus " + corpus);
+  EXPECT_EQ(m.status, 2) << m.out;
+  EXPECT_NE(m.out.find("its plan names entry 9 of 4"), std::string::npos) << m.out;
+}
+
 TEST(Fuzz, AKilledDevicesRunTakesItsLanesDownAndResumes) {
   const fs::path d = scratch("lanes_resume");
   const std::string corpus = (d / "c").string(), log = (d / "all.jsonl").string();
