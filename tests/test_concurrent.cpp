@@ -23,6 +23,7 @@
 #include "harness/pipeline/in_order_reports.hpp"
 #include "harness/pipeline/isolated.hpp"
 #include "harness/pipeline/ordered_trials.hpp"
+#include "random_endings.hpp"
 #include "run_program.hpp"
 
 using namespace atomstress;
@@ -82,12 +83,7 @@ class FakeTrials : public ConcurrentTrials {
   }
   std::vector<Ended> collect() override {
     EXPECT_FALSE(flight_.empty());
-    std::shuffle(flight_.begin(), flight_.end(), rng_);
-    const size_t n = 1 + rng_() % flight_.size();
-    std::vector<Ended> ended;
-    for (size_t i = 0; i < n; ++i) ended.push_back({flight_[i].first, concurrent_outcome(flight_[i].second)});
-    flight_.erase(flight_.begin(), flight_.begin() + n);
-    return ended;
+    return atomstress::testing::end_some(flight_, rng_, concurrent_outcome);
   }
   bool idle() const { return flight_.empty(); }
   size_t most = 0;  // the most trials in flight at once
@@ -96,7 +92,7 @@ class FakeTrials : public ConcurrentTrials {
  private:
   size_t capacity_;
   std::mt19937 rng_;
-  std::vector<std::pair<size_t, TrialSpec>> flight_;
+  atomstress::testing::InFlight flight_;
 };
 
 struct Report {

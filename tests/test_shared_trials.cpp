@@ -17,6 +17,7 @@
 #include "harness/pipeline/gpu_turns.hpp"
 #include "harness/pipeline/ordered_trials.hpp"
 #include "harness/pipeline/shared_trials.hpp"
+#include "random_endings.hpp"
 
 using namespace atomstress;
 using namespace std::chrono_literals;
@@ -56,12 +57,7 @@ class FakeWorker final : public ConcurrentTrials {
     if (flight_.empty()) return {};
     changed_.wait_for(lock, std::chrono::microseconds(rng_() % 300), [&] { return woken_; });
     if (std::exchange(woken_, false) && rng_() % 2) return {};
-    std::shuffle(flight_.begin(), flight_.end(), rng_);
-    const size_t n = 1 + rng_() % flight_.size();
-    std::vector<Ended> ended;
-    for (size_t i = 0; i < n; ++i) ended.push_back({flight_[i].first, concurrent_outcome(flight_[i].second)});
-    flight_.erase(flight_.begin(), flight_.begin() + n);
-    return ended;
+    return atomstress::testing::end_some(flight_, rng_, concurrent_outcome);
   }
   void wake() override {
     std::lock_guard lock(mu_);
@@ -85,7 +81,7 @@ class FakeWorker final : public ConcurrentTrials {
   std::mutex mu_;
   std::condition_variable changed_;
   std::mt19937 rng_;
-  std::vector<std::pair<size_t, TrialSpec>> flight_;
+  atomstress::testing::InFlight flight_;
   std::vector<size_t> cancels_;
   size_t most_ = 0;
   bool woken_ = false;

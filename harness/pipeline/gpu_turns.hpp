@@ -27,34 +27,23 @@ class GpuTurns {
   size_t shares() const;
 
   // Scoped holds; a null GpuTurns holds nothing (nothing else shares the GPU).
-  class Share {
+  template <void (GpuTurns::*Begin)(), void (GpuTurns::*End)()>
+  class Hold {
    public:
-    explicit Share(GpuTurns* t) : t_(t) {
-      if (t_) t_->share_begin();
+    explicit Hold(GpuTurns* t) : t_(t) {
+      if (t_) (t_->*Begin)();
     }
-    ~Share() {
-      if (t_) t_->share_end();
+    ~Hold() {
+      if (t_) (t_->*End)();
     }
-    Share(const Share&) = delete;
-    Share& operator=(const Share&) = delete;
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
 
    private:
     GpuTurns* t_;
   };
-  class Alone {
-   public:
-    explicit Alone(GpuTurns* t) : t_(t) {
-      if (t_) t_->alone_begin();
-    }
-    ~Alone() {
-      if (t_) t_->alone_end();
-    }
-    Alone(const Alone&) = delete;
-    Alone& operator=(const Alone&) = delete;
-
-   private:
-    GpuTurns* t_;
-  };
+  using Share = Hold<&GpuTurns::share_begin, &GpuTurns::share_end>;
+  using Alone = Hold<&GpuTurns::alone_begin, &GpuTurns::alone_end>;
 
  private:
   mutable std::mutex mu_;
