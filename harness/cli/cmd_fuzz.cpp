@@ -383,24 +383,18 @@ bool fuzz_slices_at_once(const FuzzOptions& o, BackendKind backend, uint32_t tri
 
 // What two slices at once share (fuzz::SlicesAtOnce), kept for the run: one
 // worker seen by each slice through a client of its own, the GPU's turns,
-// and the second slice's thread.
+// and the second slice's thread.  Members end in reverse: that thread (and
+// its worker) first, the turns last.
 struct SliceSharing {
   GpuTurns turns;
-  std::optional<SharedTrials> shared;
+  SharedTrials shared;
   std::unique_ptr<ConcurrentTrials> runners[2];
-  std::optional<TrialThreads> lane;
+  TrialThreads lane{1};
   fuzz::SlicesAtOnce view;
-  SliceSharing(ConcurrentTrials& worker, size_t each) {
-    shared.emplace(worker, turns);
-    for (unsigned i = 0; i < 2; ++i) view.runners[i] = (runners[i] = shared->client(each)).get();
-    view.turns = &turns;
-    view.lane = &lane.emplace(1);
-  }
-  ~SliceSharing() {
-    lane.reset();  // its thread (and its worker) first: nothing of the pair runs after
-    for (auto& r : runners) r.reset();
-    shared.reset();
-  }
+  SliceSharing(ConcurrentTrials& worker, size_t each)
+      : shared(worker, turns),
+        runners{shared.client(each), shared.client(each)},
+        view{{runners[0].get(), runners[1].get()}, &turns, &lane} {}
 };
 
 // The campaign itself, reported through the terminal and the report files.
