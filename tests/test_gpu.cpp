@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "harness/backend/cuda/array_fills.hpp"
 #include "harness/backend/cuda/util.cuh"
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/registry/bits.hpp"
@@ -369,6 +370,98 @@ TEST(StagedCopies, EveryByteReachesTheDeviceAndComesBack) {
     ASSERT_EQ(cudaFree(d.p), cudaSuccess);
     ASSERT_EQ(cudaFree(d2.p), cudaSuccess);
   }
+}
+
+// Several arrays in one staged copy (copy_all_to_*: one driver call per
+// batch that fits the staging buffer) land each at its own place, across
+// chunks, past the most parts a batch holds, and while the next batch
+// refills the staging buffer at once.
+TEST(StagedCopies, ManyArraysInOneCopyEachReachTheirPlaceBothWays) {
+  const size_t chunk = cuda::kStagingChunk;
+  std::vector<size_t> sizes = {0, 1, 7, 16, chunk - 3, 5, chunk + 13, 2 * chunk};
+  for (size_t i = 0; i < 2 * cuda::staged::kMostParts; ++i) sizes.push_back(1 + i * 3);
+  std::mt19937_64 rng(11);
+  const size_t k = sizes.size();
+  std::vector<std::vector<unsigned char>> sent(k), next(k), back(k);
+  std::vector<cuda::DevBuf> d(k), d2(k);
+  std::vector<cuda::Transfer> up, up2, down;
+  for (size_t i = 0; i < k; ++i) {
+    sent[i].resize(sizes[i]);
+    next[i].resize(sizes[i]);
+    back[i].assign(sizes[i], 0);
+    for (auto& c : sent[i]) c = static_cast<unsigned char>(rng());
+    for (auto& c : next[i]) c = static_cast<unsigned char>(rng());
+    ASSERT_EQ(d[i].ensure(sizes[i] + 1), cudaSuccess);
+    ASSERT_EQ(d2[i].ensure(sizes[i] + 1), cudaSuccess);
+    up.push_back(cuda::from_host(sent[i], d[i].p));
+    up2.push_back(cuda::from_host(next[i], d2[i].p));
+    down.push_back(cuda::to_host(d[i].p, back[i]));
+  }
+  ASSERT_EQ(cuda::copy_all_to_device(up), cudaSuccess);
+  ASSERT_EQ(cuda::copy_all_to_device(up2), cudaSuccess);
+  for (size_t i = 0; i < k; ++i) {
+    std::vector<unsigned char> read(sizes[i]);
+    ASSERT_EQ(cudaMemcpy(read.data(), d[i].p, sizes[i], cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(read, sent[i]) << "array " << i << " of " << sizes[i] << " bytes";
+    ASSERT_EQ(cudaMemcpy(read.data(), d2[i].p, sizes[i], cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(read, next[i]) << "array " << i << " of " << sizes[i] << " bytes, sent second";
+  }
+  ASSERT_EQ(cuda::copy_all_to_host(down), cudaSuccess);
+  for (size_t i = 0; i < k; ++i) EXPECT_EQ(back[i], sent[i]) << "array " << i << " back";
+  EXPECT_FALSE(cuda::staged::batching_refused()) << "the driver refused cudaMemcpyBatchAsync";
+  for (size_t i = 0; i < k; ++i) ASSERT_EQ(cudaMemset(d[i].p, int(i + 1), sizes[i]), cudaSuccess);
+  ASSERT_EQ(cuda::copy_all_to_host(down), cudaSuccess);
+  for (size_t i = 0; i < k; ++i)
+    EXPECT_EQ(back[i], std::vector<unsigned char>(sizes[i], static_cast<unsigned char>(i + 1))) << "array " << i;
+  for (size_t i = 0; i < k; ++i) {
+    ASSERT_EQ(cudaFree(d[i].p), cudaSuccess);
+    ASSERT_EQ(cudaFree(d2[i].p), cudaSuccess);
+  }
+}
+
+// A trial's arrays zeroed, filled and restored by one kernel
+// (array_fills.hpp) in place of memsets and a device copy: every byte of
+// each array, aligned or not, and not one byte beyond.
+TEST(ArrayFills, EachArrayGetsItsBytesAndNothingAroundIt) {
+  const size_t guard = 64;
+  std::mt19937_64 rng(13);
+  for (size_t offset : {size_t(0), size_t(1), size_t(3), size_t(16)})
+    for (size_t bytes : {size_t(0), size_t(1), size_t(15), size_t(16), size_t(17), size_t(4101), size_t(3) << 20}) {
+      const size_t whole = bytes + 2 * guard;
+      std::vector<unsigned char> source(whole), before(whole);
+      for (auto& c : source) c = static_cast<unsigned char>(rng());
+      for (auto& c : before) c = static_cast<unsigned char>(rng());
+      cuda::DevBuf src, zero, ff, copy;
+      for (cuda::DevBuf* b : {&src, &zero, &ff, &copy}) {
+        ASSERT_EQ(b->ensure(whole), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(b->p, b == &src ? source.data() : before.data(), whole, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+      }
+      auto at = [&](cuda::DevBuf& b, size_t from) { return b.as<unsigned char>() + guard + from; };
+      const cuda::ArrayFill fills[] = {{at(zero, offset), nullptr, bytes, 0},
+                                       {at(ff, offset), nullptr, bytes, 0xff},
+                                       {at(copy, offset), at(src, 3 - offset % 4), bytes, 0}};
+      std::string error;
+      ASSERT_TRUE(cuda::queue_array_fills(fills, error)) << error;
+      ASSERT_EQ(cudaStreamSynchronize(cudaStreamPerThread), cudaSuccess);
+      auto expect = [&](cuda::DevBuf& b, auto byte, const char* what) {
+        std::vector<unsigned char> got(whole);
+        ASSERT_EQ(cudaMemcpy(got.data(), b.p, whole, cudaMemcpyDeviceToHost), cudaSuccess);
+        for (size_t i = 0; i < whole; ++i) {
+          const bool inside = i >= guard + offset && i < guard + offset + bytes;
+          const unsigned char want = inside ? byte(i - guard - offset) : before[i];
+          ASSERT_EQ(got[i], want) << what << ": byte " << i << ", " << bytes << " bytes at offset " << offset;
+        }
+      };
+      expect(zero, [](size_t) { return 0; }, "zeroed");
+      expect(ff, [](size_t) { return 0xff; }, "filled");
+      expect(copy, [&](size_t i) { return source[guard + 3 - offset % 4 + i]; }, "copied");
+      for (cuda::DevBuf* b : {&src, &zero, &ff, &copy}) ASSERT_EQ(cudaFree(b->p), cudaSuccess);
+    }
+  const cuda::ArrayFill too_many[cuda::kMostArrayFills + 1] = {};
+  std::string error;
+  EXPECT_FALSE(cuda::queue_array_fills(too_many, error));
+  EXPECT_NE(error.find("more than"), std::string::npos) << error;
 }
 
 // A thread's events are reused (creating one takes the context's lock) and

@@ -30,6 +30,10 @@ struct Workload {
   // expand_shape's workload: sizes only, the arrays live on the device
   // (cuda/resident.hpp) until copied back.
   bool arrays_elsewhere = false;
+  // Non-zero: the mark of the device expansion that made addr, a and b
+  // (expand_arrays_on_device); the trial's device buffers still hold them
+  // while their mark is this one, and a run copies them up again otherwise.
+  uint64_t device_inputs = 0;
   uint64_t ops() const { return arrays_elsewhere ? spec.ops() : addr.size(); }
   // Op o is the (o / threads)-th operation of thread (o % threads).
   uint64_t thread_of(uint64_t op) const { return op % spec.threads(); }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "harness/backend/cuda/array_fills.hpp"
 #include "harness/backend/cuda/util.cuh"
 #include "harness/backend/gpu_checked.hpp"
 #include "harness/registry/value_kind.hpp"
@@ -62,7 +63,8 @@ bool judge_chain_on_device(const HostChain& chain, DeviceJudge& judge, DeviceVer
   cuda::StreamTimer timer;  // the GPU's time on it, the copy in included
   AS_CUDA_TRY(timer.start());
   AS_CUDA_TRY(B.upload.send());
-  AS_CUDA_TRY(cudaMemsetAsync(B.b.p, 0, n * 8 + 8));
+  const cuda::ArrayFill zeroed[] = {{B.b.p, nullptr, n * 8 + 8, 0}};
+  if (!cuda::queue_array_fills(zeroed, error)) return false;
   DeviceEdgeArgs args;
   args.old = B.upload.device<uint64_t>(kOld);
   args.a = B.upload.device<uint64_t>(kArg);

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "harness/backend/cuda/array_fills.hpp"
 #include "harness/backend/cuda/pack_expansion.hpp"
 #include "harness/backend/cuda/run_program.cuh"
 #include "harness/backend/cuda/util.cuh"
@@ -132,6 +133,7 @@ __global__ void states_kernel(uint64_t elems, const uint64_t* init, const void* 
 
 bool expand_inputs(const Workload& w, unsigned elem_bytes, std::string& error) {
   auto& B = trial_buffers();
+  B.inputs_mark = 0;  // (key, x and y are written below)
   auto& T = tables();
   const uint64_t n = w.ops(), elems = w.mem_elems();
   AS_CUDA_TRY(B.init.ensure(elems * 8 + 8));
@@ -180,7 +182,8 @@ bool check_resident(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, s
   AS_CUDA_TRY(S.summary.ensure(sizeof(Summary)));
   StreamTimer timer;  // the GPU's time on the checking
   AS_CUDA_TRY(timer.start());
-  AS_CUDA_TRY(cudaMemsetAsync(S.summary.p, 0, sizeof(Summary)));
+  const ArrayFill zeroed[] = {{S.summary.p, nullptr, sizeof(Summary), 0}};
+  if (!queue_array_fills(zeroed, error)) return false;
   auto* sum = S.summary.as<Summary>();
   if (n) {
     summary_kernel<<<blocks_for(n), kThreads>>>(n, B.retries.as<uint32_t>(), B.gave.as<uint8_t>(),
@@ -189,7 +192,8 @@ bool check_resident(const Workload& w, DeviceJudge& judge, DeviceVerdict& out, s
   }
   if (e.domain == Domain::IncDec && n) {
     AS_CUDA_TRY(S.max_lim.ensure(elems * 8 + 8));
-    AS_CUDA_TRY(cudaMemset(S.max_lim.p, 0, elems * 8));
+    const ArrayFill no_limits[] = {{S.max_lim.p, nullptr, elems * 8, 0}};
+    if (!queue_array_fills(no_limits, error)) return false;
     wrap_limits_kernel<<<blocks_for(n), kThreads>>>(n, B.key.as<uint32_t>(), B.x.as<uint64_t>(),
                                                     S.max_lim.as<unsigned long long>());
     AS_CUDA_TRY(cudaGetLastError());
@@ -244,10 +248,9 @@ bool copy_inputs_back(Workload& w, std::string& error) {
   w.a.resize(w.ops());
   w.b.resize(w.ops());
   w.init.resize(w.mem_elems());
-  AS_CUDA_TRY(copy_to_host(w.addr, B.key.p));
-  AS_CUDA_TRY(copy_to_host(w.a, B.x.p));
-  AS_CUDA_TRY(copy_to_host(w.b, B.y.p));
-  AS_CUDA_TRY(copy_to_host(w.init, B.init.p));
+  const Transfer inputs[] = {to_host(B.key.p, w.addr), to_host(B.x.p, w.a), to_host(B.y.p, w.b),
+                             to_host(B.init.p, w.init)};
+  AS_CUDA_TRY(copy_all_to_host(inputs));
   w.arrays_elsewhere = false;
   return true;
 }
@@ -261,11 +264,10 @@ bool copy_back_resident(Workload& w, History& h, std::string& error) {
   h.retries.resize(n);
   h.gave_up.resize(n);
   h.cycles.clear();
-  AS_CUDA_TRY(copy_to_host(h.old, B.old.p));
-  AS_CUDA_TRY(copy_to_host(h.retries, B.retries.p));
-  AS_CUDA_TRY(copy_to_host(h.gave_up, B.gave.p));
   std::vector<unsigned char> mem(elems * bytes);
-  AS_CUDA_TRY(copy_to_host(mem, B.mem.p));
+  const Transfer history[] = {to_host(B.old.p, h.old), to_host(B.retries.p, h.retries),
+                              to_host(B.gave.p, h.gave_up), to_host(B.mem.p, mem)};
+  AS_CUDA_TRY(copy_all_to_host(history));
   h.final_mem.assign(elems, 0);
   for (uint64_t i = 0; i < elems; ++i) std::memcpy(&h.final_mem[i], mem.data() + i * bytes, bytes);  // little-endian
   h.home = HistoryHome::Host;
@@ -284,7 +286,9 @@ bool expand_arrays_on_device(Workload& w, std::string& error) {
   AS_CUDA_TRY(B.x.ensure(n * 8 + 8));
   AS_CUDA_TRY(B.y.ensure(n * 8 + 8));
   AS_CUDA_TRY(B.pristine.ensure(elems * 8 + 16));  // (written `bytes` wide; 8 covers any width)
-  return cuda::expand_inputs(w, bytes, error) && cuda::copy_inputs_back(w, error);
+  if (!cuda::expand_inputs(w, bytes, error) || !cuda::copy_inputs_back(w, error)) return false;
+  w.device_inputs = cuda::mark_inputs(B);
+  return true;
 }
 
 }  // namespace atomstress

@@ -15,14 +15,16 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <chrono>
 #include <vector>
 
 #include "harness/backend/backend.hpp"
-#include "harness/backend/trial_cancel.hpp"
+#include "harness/backend/cuda/array_fills.hpp"
 #include "harness/backend/cuda/resident.hpp"
 #include "harness/backend/cuda/stress.cuh"
 #include "harness/backend/cuda/util.cuh"
+#include "harness/backend/trial_cancel.hpp"
 #include "harness/prim/call_scope.cuh"
 #include "harness/registry/bits.hpp"
 
@@ -77,8 +79,26 @@ namespace cuda {
 struct TrialBuffers {
   DevBuf key, x, y, mem, pristine, out, old, retries, cycles, gave, rs;
   DevBuf init;  // the resident path: initial values as 64-bit patterns (resident.hpp)
+  // Whose inputs key, x and y hold (Workload::device_inputs; 0: none
+  // known), and where they were then (a buffer that grew lost them).
+  uint64_t inputs_mark = 0;
+  const void* marked_at[3] = {};
 };
 TrialBuffers& trial_buffers();
+// Key, x and y hold a device expansion's inputs, under a mark unique in
+// the process (a workload run on another thread never matches).
+inline uint64_t mark_inputs(TrialBuffers& B) {
+  static std::atomic<uint64_t> last{0};
+  B.inputs_mark = ++last;
+  B.marked_at[0] = B.key.p;
+  B.marked_at[1] = B.x.p;
+  B.marked_at[2] = B.y.p;
+  return B.inputs_mark;
+}
+inline bool holds_inputs(const TrialBuffers& B, uint64_t mark) {
+  return mark != 0 && B.inputs_mark == mark && B.marked_at[0] == B.key.p && B.marked_at[1] == B.x.p &&
+         B.marked_at[2] == B.y.p;
+}
 // The host-mapped word a stopped user loop writes before it traps
 // (prim::RetryShared::stop_note), allocated once per host thread; null with `error` set when
 // the device cannot map host memory.
@@ -148,15 +168,20 @@ bool prepare_launch(const Workload& w, const Setup& s, const RunOptions& opt, bo
   } else {
     mem.resize(L.words);
     for (uint64_t i = 0; i < L.words; ++i) mem[i] = from_bits<M>(s.mem_init[i]);
-    AS_CUDA_TRY(copy_to_device(B.key.p, key.data(), n * 4));
-    AS_CUDA_TRY(copy_to_device(B.x.p, w.a.data(), n * 8));
-    AS_CUDA_TRY(copy_to_device(B.y.p, w.b.data(), n * 8));
-    AS_CUDA_TRY(copy_to_device(B.pristine.p, mem.data(), L.words * sizeof(M)));
+    // Inputs expanded on the device for the host are there still: only
+    // what the family's setup made goes up.
+    const bool expanded_here = holds_inputs(B, w.device_inputs);
+    const bool key_here = expanded_here && s.key.empty();
+    const Transfer inputs[] = {{key.data(), B.key.p, key_here ? 0 : n * 4},
+                               {w.a.data(), B.x.p, expanded_here ? 0 : n * 8},
+                               {w.b.data(), B.y.p, expanded_here ? 0 : n * 8},
+                               {mem.data(), B.pristine.p, L.words * sizeof(M)}};
+    if (!key_here) B.inputs_mark = 0;
+    AS_CUDA_TRY(copy_all_to_device(inputs));
   }
   // On this thread's stream, before the launch that reads them.
-  AS_CUDA_TRY(cudaMemsetAsync(B.old.p, 0, n * 8));
-  AS_CUDA_TRY(cudaMemsetAsync(B.retries.p, 0, n * 4));
-  AS_CUDA_TRY(cudaMemsetAsync(B.gave.p, 0, n));
+  const ArrayFill zeroed[] = {{B.old.p, nullptr, n * 8, 0}, {B.retries.p, nullptr, n * 4, 0}, {B.gave.p, nullptr, n, 0}};
+  if (!queue_array_fills(zeroed, error)) return false;
   Args& g = L.g;
   g.threads = spec.threads();
   g.per_thread = spec.ops_per_thread;
@@ -209,8 +234,9 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
   Event e0, e1;
   AS_CUDA_TRY(e0.create());
   AS_CUDA_TRY(e1.create());
-  AS_CUDA_TRY(cudaMemcpyAsync(B.mem.p, B.pristine.p, L.words * sizeof(M), cudaMemcpyDeviceToDevice));
-  AS_CUDA_TRY(cudaMemsetAsync(B.out.p, 0xff, L.out_slots * 4 + 4));
+  const ArrayFill restored[] = {{B.mem.p, B.pristine.p, L.words * sizeof(M), 0},
+                                {B.out.p, nullptr, L.out_slots * 4 + 4, 0xff}};
+  if (!queue_array_fills(restored, error)) return false;
   reinterpret_cast<volatile unsigned int*>(L.note)[0] = 0;
   reinterpret_cast<volatile unsigned int*>(L.note)[1] = 0;
   if (!arm_stress(L.stress, error)) return false;
@@ -247,11 +273,14 @@ bool launch_program(ProgramLaunch& L, const RunOptions& opt, bool flush, History
 
 // What the last launch left in RetryShared: whether its code made a
 // block-scope call, and whether a loop gave up.
+inline void note_retry_shared(const prim::RetryShared& after, History& h) {
+  h.block_scope_calls = after.block_scope_calls != 0;
+  h.loop_stopped = after.abort_flag != 0;
+}
 inline bool read_retry_shared(History& h, std::string& error) {
   prim::RetryShared rs_after{};
   AS_CUDA_TRY(copy_to_host(&rs_after, trial_buffers().rs.p, sizeof rs_after));
-  h.block_scope_calls = rs_after.block_scope_calls != 0;
-  h.loop_stopped = rs_after.abort_flag != 0;
+  note_retry_shared(rs_after, h);
   return true;
 }
 
@@ -276,16 +305,14 @@ bool run_recorded(const Workload& w, const Setup& s, const RunOptions& opt, Hist
   h.gave_up.resize(n);
   h.out.resize(s.out_slots);
   h.cycles.clear();
-  AS_CUDA_TRY(cuda::copy_to_host(h.old, B.old.p));
-  AS_CUDA_TRY(cuda::copy_to_host(h.retries, B.retries.p));
-  AS_CUDA_TRY(cuda::copy_to_host(h.gave_up, B.gave.p));
-  if (P::records_cycles) {
-    h.cycles.resize(n);
-    AS_CUDA_TRY(cuda::copy_to_host(h.cycles, B.cycles.p));
-  }
-  AS_CUDA_TRY(cuda::copy_to_host(h.out, B.out.p));
-  AS_CUDA_TRY(cuda::copy_to_host(mem, B.mem.p));
-  if (!cuda::read_retry_shared(h, error)) return false;
+  if (P::records_cycles) h.cycles.resize(n);
+  prim::RetryShared rs_after{};
+  const cuda::Transfer history[] = {
+      cuda::to_host(B.old.p, h.old),   cuda::to_host(B.retries.p, h.retries), cuda::to_host(B.gave.p, h.gave_up),
+      cuda::to_host(B.cycles.p, h.cycles), cuda::to_host(B.out.p, h.out),   cuda::to_host(B.mem.p, mem),
+      {B.rs.p, &rs_after, sizeof rs_after}};
+  AS_CUDA_TRY(cuda::copy_all_to_host(history));
+  cuda::note_retry_shared(rs_after, h);
   h.final_mem.resize(words);
   for (uint64_t i = 0; i < words; ++i) h.final_mem[i] = to_bits<M>(mem[i]);
   return true;

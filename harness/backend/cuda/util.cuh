@@ -6,10 +6,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -68,26 +70,116 @@ inline Staging& staging() {
   thread_local Staging s;  // no destructor: threads live as long as the worker, and it is never freed
   return s;
 }
+// One array's copy, host to device or device to host (copy_all_to_*).
+struct Transfer {
+  const void* src;
+  void* dst;
+  size_t bytes;
+};
+
+namespace staged {
+// A piece of a Transfer at `staged` bytes into the staging buffer.
+struct Part {
+  const unsigned char* src;
+  unsigned char* dst;
+  size_t bytes, staged;
+};
+inline constexpr size_t kMostParts = 16;
+// Cuts the transfers into batches that each fit the staging chunk (each
+// part 16-byte aligned in it) and hands each batch, in order, to
+// batch(parts, count, staged_bytes).
+template <class Batch>
+cudaError_t for_each_batch(std::span<const Transfer> transfers, Batch&& batch) {
+  Part parts[kMostParts];
+  size_t count = 0, used = 0;
+  for (const Transfer& t : transfers)
+    for (size_t done = 0; done < t.bytes;) {
+      if (used == kStagingChunk || count == kMostParts) {
+        if (const cudaError_t e = batch(parts, count, used); e != cudaSuccess) return e;
+        count = used = 0;
+      }
+      const size_t n = std::min(t.bytes - done, kStagingChunk - used);
+      parts[count++] = {static_cast<const unsigned char*>(t.src) + done, static_cast<unsigned char*>(t.dst) + done, n,
+                        used};
+      used = std::min(kStagingChunk, (used + n + 15) / 16 * 16);
+      done += n;
+    }
+  return count == 0 ? cudaSuccess : batch(parts, count, used);
+}
+// Set once the driver refused a batch of copies (queue_copies).
+inline std::atomic<bool>& batching_refused() {
+  static std::atomic<bool> refused{false};
+  return refused;
+}
+// One driver call for a batch's copies between the staging buffer and the
+// device: each copy call takes the context's lock for writing, and a
+// worker's trial threads queued on it (cuda-gdb samples, H200: half of a
+// host-bound slice's trial threads waited in cuMemcpy*Async's
+// pthread_rwlock_wrlock), so a trial's arrays go in one call, not one each.
+inline cudaError_t queue_copies(const Part* parts, size_t count, unsigned char* staging, bool to_device) {
+  void* dsts[kMostParts];
+  const void* srcs[kMostParts];
+  size_t sizes[kMostParts];
+  for (size_t i = 0; i < count; ++i) {
+    dsts[i] = to_device ? static_cast<void*>(parts[i].dst) : staging + parts[i].staged;
+    srcs[i] = to_device ? static_cast<const void*>(staging + parts[i].staged) : parts[i].src;
+    sizes[i] = parts[i].bytes;
+  }
+  const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  if (count > 1 && !batching_refused()) {
+    cudaMemcpyAttributes in_order{};
+    in_order.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    size_t from_first = 0;
+    const cudaError_t e = cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &in_order, &from_first, 1, cudaStreamPerThread);
+    if (e != cudaErrorNotSupported && e != cudaErrorInvalidValue && e != cudaErrorCallRequiresNewerDriver) return e;
+    // A driver without batches: copy by copy from now on, said once.
+    (void)cudaGetLastError();
+    if (!batching_refused().exchange(true))
+      std::fprintf(stderr, "atomstress: note: cudaMemcpyBatchAsync refused (%s); a trial's arrays are copied one by one\n",
+                   cudaGetErrorString(e));
+  }
+  for (size_t i = 0; i < count; ++i)
+    if (const cudaError_t e = cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], kind, cudaStreamPerThread); e != cudaSuccess)
+      return e;
+  return cudaSuccess;
+}
+}  // namespace staged
+
 // Queued on the thread's stream, after the work already queued there: work
-// queued after it sees the bytes.  Returns once `src` may be reused (it
-// waits only for the staging buffer's previous copy, and between chunks).
-inline cudaError_t copy_to_device(void* dst, const void* src, size_t bytes) {
+// queued after it sees the bytes.  Returns once the sources may be reused
+// (it waits only for the staging buffer's previous copy, and between
+// chunks).  Each transfer: host `src`, device `dst`.
+inline cudaError_t copy_all_to_device(std::span<const Transfer> transfers) {
   Staging& s = staging();
-  for (size_t done = 0; done < bytes;) {
-    const size_t n = std::min(bytes - done, kStagingChunk);
+  return staged::for_each_batch(transfers, [&s](const staged::Part* parts, size_t count, size_t used) {
     cudaError_t e = s.wait_drained();
-    if (e == cudaSuccess) e = s.buffer.ensure(std::min(bytes, kStagingChunk));
+    if (e == cudaSuccess) e = s.buffer.ensure(used);
     if (e == cudaSuccess && s.drained == nullptr) e = cudaEventCreateWithFlags(&s.drained, cudaEventDisableTiming);
     if (e != cudaSuccess) return e;
-    std::memcpy(s.buffer.p, static_cast<const unsigned char*>(src) + done, n);
-    e = cudaMemcpyAsync(static_cast<unsigned char*>(dst) + done, s.buffer.p, n, cudaMemcpyHostToDevice,
-                        cudaStreamPerThread);
+    for (size_t i = 0; i < count; ++i) std::memcpy(s.buffer.as<unsigned char>() + parts[i].staged, parts[i].src, parts[i].bytes);
+    e = staged::queue_copies(parts, count, s.buffer.as<unsigned char>(), true);
     if (e == cudaSuccess) e = cudaEventRecord(s.drained, cudaStreamPerThread);
+    if (e == cudaSuccess) s.in_use = true;
+    return e;
+  });
+}
+// Waits for the thread's stream up to the copies: every host `dst` holds
+// its bytes.  Each transfer: device `src`, host `dst`.
+inline cudaError_t copy_all_to_host(std::span<const Transfer> transfers) {
+  Staging& s = staging();
+  return staged::for_each_batch(transfers, [&s](const staged::Part* parts, size_t count, size_t used) {
+    cudaError_t e = s.wait_drained();
+    if (e == cudaSuccess) e = s.buffer.ensure(used);
+    if (e == cudaSuccess) e = staged::queue_copies(parts, count, s.buffer.as<unsigned char>(), false);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
     if (e != cudaSuccess) return e;
-    s.in_use = true;
-    done += n;
-  }
-  return cudaSuccess;
+    for (size_t i = 0; i < count; ++i) std::memcpy(parts[i].dst, s.buffer.as<unsigned char>() + parts[i].staged, parts[i].bytes);
+    return cudaSuccess;
+  });
+}
+inline cudaError_t copy_to_device(void* dst, const void* src, size_t bytes) {
+  const Transfer t{src, dst, bytes};
+  return copy_all_to_device({&t, 1});
 }
 // A copy to the device that has landed when it returns: for a word another
 // stream may write next (a cancel's abort flag, trial_cancel.hpp), which a
@@ -96,22 +188,18 @@ inline cudaError_t copy_to_device_landed(void* dst, const void* src, size_t byte
   const cudaError_t e = copy_to_device(dst, src, bytes);
   return e == cudaSuccess ? staging().wait_drained() : e;
 }
-// Waits for the thread's stream up to the copy: `dst` holds the bytes.
 inline cudaError_t copy_to_host(void* dst, const void* src, size_t bytes) {
-  Staging& s = staging();
-  for (size_t done = 0; done < bytes;) {
-    const size_t n = std::min(bytes - done, kStagingChunk);
-    cudaError_t e = s.wait_drained();
-    if (e == cudaSuccess) e = s.buffer.ensure(std::min(bytes, kStagingChunk));
-    if (e == cudaSuccess)
-      e = cudaMemcpyAsync(s.buffer.p, static_cast<const unsigned char*>(src) + done, n, cudaMemcpyDeviceToHost,
-                          cudaStreamPerThread);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
-    if (e != cudaSuccess) return e;
-    std::memcpy(static_cast<unsigned char*>(dst) + done, s.buffer.p, n);
-    done += n;
-  }
-  return cudaSuccess;
+  const Transfer t{src, dst, bytes};
+  return copy_all_to_host({&t, 1});
+}
+// A host vector's bytes, to or from a device array of its length.
+template <class T>
+Transfer from_host(const std::vector<T>& src, void* device) {
+  return {src.data(), device, src.size() * sizeof(T)};
+}
+template <class T>
+Transfer to_host(const void* device, std::vector<T>& dst) {
+  return {device, dst.data(), dst.size() * sizeof(T)};
 }
 // One device array into a host vector of its length.
 template <class T>
