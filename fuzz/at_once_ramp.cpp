@@ -4,11 +4,11 @@
 
 namespace atomstress::fuzz {
 
-AtOnceRamp::AtOnceRamp(size_t low, size_t high)
+AtOnceRamp::AtOnceRamp(size_t low, size_t high, size_t start)
     : low_(std::max<size_t>(1, std::min(low, high))),
       high_(std::max<size_t>(1, high)),
-      width_(low_),
-      widest_(low_) {}
+      width_(std::clamp(start, low_, high_)),
+      widest_(width_) {}
 
 void AtOnceRamp::after_round(double wall_ms, double gpu_busy_ms) {
   if (wall_ms <= 0) return;  // nothing measured

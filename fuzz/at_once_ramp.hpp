@@ -16,10 +16,16 @@
 
 namespace atomstress::fuzz {
 
+// The most trials at once a fuzz run takes (--trials-at-once, a state file's
+// at_once_next).
+inline constexpr unsigned kMostTrialsAtOnce = 64;
+
 class AtOnceRamp {
  public:
-  // From `low` trials at once, up to `high` (low == high: fixed).
-  AtOnceRamp(size_t low, size_t high);
+  // Between `low` trials at once and `high` (low == high: fixed), from
+  // `start` (0: from `low`; an entry's next slice starts where its last
+  // ended, fuzz/nightly.cpp).
+  AtOnceRamp(size_t low, size_t high, size_t start = 0);
   size_t width() const { return width_; }
   // The widest it has been.
   size_t widest() const { return widest_; }

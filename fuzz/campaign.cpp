@@ -448,7 +448,7 @@ bool search_at_once(const CampaignConfig& cfg, CampaignResult& res, const Stopwa
   auto packed_failed_by = [&](uint64_t round) { return packed && packed->failed_round() <= round; };
   BusyTime busy;
   const size_t capacity = cfg.at_once->capacity();
-  AtOnceRamp ramp(cfg.at_once_from != 0 ? cfg.at_once_from : capacity, capacity);
+  AtOnceRamp ramp(cfg.at_once_from != 0 ? cfg.at_once_from : capacity, capacity, cfg.at_once_start);
   std::string error;
   uint64_t round = 0;
   for (;; ++round) {
@@ -484,6 +484,7 @@ bool search_at_once(const CampaignConfig& cfg, CampaignResult& res, const Stopwa
   add_busy(res, busy);
   res.search_busy.add_all(busy);
   res.widest_at_once = ramp.widest();
+  res.next_at_once = ramp.width();
   if (!error.empty()) {
     generator_failed(res, error);
     return false;

@@ -45,6 +45,11 @@ struct CampaignConfig {
   // more, narrowed back after one that kept it busy.  0: the capacity,
   // every round.
   size_t at_once_from = 0;
+  // The first round's width where the ramp is on, between at_once_from and
+  // the capacity: the width this entry's last slice ended at (0: at_once_from).
+  // Each slice ramped from at_once_from again: a host-bound slice of a
+  // third of a second spent a third of it below its width (H200).
+  size_t at_once_start = 0;
   // Other campaigns share the GPU (fuzz's two slices at once, nightly.hpp):
   // every run alone (a trial that did not pass beside others, and the
   // shrinking, rate and diagnosis of a found failure) holds the GPU alone,
@@ -74,6 +79,7 @@ struct CampaignResult {
   double gpu_ms = 0;             // cuda: the GPU's busy time, those kernels and the device's checking of them
   uint32_t rate_failures = 0, rate_runs = 0;
   size_t widest_at_once = 1;     // the most trials a round ran at once (CampaignConfig::at_once)
+  size_t next_at_once = 0;       // the width a next round would have run at (0: not at once)
   // The search's runs at once and packed launches, as stamped spans (in
   // run_ms and gpu_ms): two campaigns run at once count their union.  The
   // runs alone after it have none (nothing ran beside them).

@@ -220,6 +220,8 @@ CampaignConfig slice_campaign(const NightlyConfig& cfg, const FuzzState& state, 
   cc.pack = default_pack(cfg.backend);
   cc.at_once = cfg.at_once;
   cc.at_once_from = cfg.at_once_from;
+  if (const auto it = state.at_once_next.find(entry.name); it != state.at_once_next.end() && cfg.at_once_from != 0)
+    cc.at_once_start = it->second;
   // From the name, not the position: a slice's specs do not depend on which
   // other entries (or shards) run.
   cc.seed = state.seed * 0x9e3779b97f4a7c15ull + fnv1a64(entry.name) + state.round * 1000003ull;
@@ -245,6 +247,7 @@ SliceEnd finish_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& e
   s.paired = paired;
   if (stop_signalled(cfg)) return SliceEnd::Interrupted;
   add_slice(result, s);
+  if (c.next_at_once != 0 && cfg.at_once_from != 0) state.at_once_next[entry.name] = uint32_t(c.next_at_once);
   out.record(s);
   // A log that cannot be appended to (a full disk) ends the run now.
   if (error = out.error(); !error.empty()) return SliceEnd::Failed;

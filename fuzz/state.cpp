@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "fuzz/at_once_ramp.hpp"
 #include "harness/support/atomic_file.hpp"
 #include "harness/support/timestamp.hpp"
 #include "reports/records_json.hpp"
@@ -53,6 +54,7 @@ bool save_state(const std::string& path, const FuzzState& s, std::string& error)
                       {"budget_s", s.budget_s}, {"elapsed_s", s.elapsed_s}, {"round", s.round},
                       {"next", s.next}, {"replayed", s.replayed}, {"finished", s.finished}};
   if (!s.plan.empty()) j["plan"] = s.plan;  // (a run one slice at a time has none)
+  if (!s.at_once_next.empty()) j["at_once_next"] = s.at_once_next;  // (nor one of fixed widths)
   auto entries = nlohmann::json::array();
   for (const auto& [name, e] : s.entries) entries.push_back(to_json(e));
   j["entries"] = entries;
@@ -96,6 +98,16 @@ std::optional<FuzzState> load_state(const std::string& path, std::string& error)
             throw std::runtime_error("plan holds " + i.dump() + ", not an entry's index");
           s.plan.back().push_back(i.get<size_t>());
         }
+      }
+    }
+    if (j.contains("at_once_next")) {
+      const auto& widths = j.at("at_once_next");
+      if (!widths.is_object()) throw std::runtime_error("at_once_next is not an object");
+      for (const auto& [name, w] : widths.items()) {
+        if (!w.is_number_unsigned() || w.get<uint64_t>() == 0 || w.get<uint64_t>() > kMostTrialsAtOnce)
+          throw std::runtime_error("at_once_next holds " + w.dump() + " for '" + name + "', not a number of trials from 1 to " +
+                                   std::to_string(kMostTrialsAtOnce));
+        s.at_once_next[name] = w.get<uint32_t>();
       }
     }
     const auto& entries = j.at("entries");

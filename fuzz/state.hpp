@@ -27,6 +27,9 @@ struct FuzzState {
   bool replayed = false;  // the corpus has been replayed
   bool finished = false;
   std::map<std::string, reports::FuzzEntryResult> entries;
+  // By entry: how many trials at once its next slice's first round runs
+  // (the width its last slice ended at: CampaignConfig::at_once_start).
+  std::map<std::string, uint32_t> at_once_next;
 };
 
 bool save_state(const std::string& path, const FuzzState& s, std::string& error);

@@ -204,6 +204,48 @@ TEST(CampaignAtOnce, TheWidthGrowsAfterAnIdleRoundAndShrinksAfterABusyOne) {
   EXPECT_EQ(fuzz::AtOnceRamp(9, 5).width(), 5u) << "a start past the top starts at the top";
 }
 
+// An entry's next slice starts at the width its last one ended at
+// (CampaignConfig::at_once_start, kept in the fuzz state), still between the
+// ramp's floor and its top, and narrows from there after busy rounds.
+TEST(CampaignAtOnce, ASliceStartsAtTheWidthItsEntrysLastSliceEndedAt) {
+  EXPECT_EQ(fuzz::AtOnceRamp(4, 12, 8).width(), 8u);
+  EXPECT_EQ(fuzz::AtOnceRamp(4, 12, 0).width(), 4u) << "no start: the floor";
+  EXPECT_EQ(fuzz::AtOnceRamp(4, 12, 2).width(), 4u) << "never below the floor";
+  EXPECT_EQ(fuzz::AtOnceRamp(4, 12, 40).width(), 12u) << "never past the top";
+  fuzz::AtOnceRamp r(4, 12, 12);
+  r.after_round(100, 95);
+  EXPECT_EQ(r.width(), 6u);
+  r.after_round(100, 95);
+  EXPECT_EQ(r.width(), 4u);
+  EXPECT_EQ(r.widest(), 12u);
+
+  auto stamped = [](double ms) {
+    return [ms](Outcome out) -> std::optional<Outcome> {
+      out.run_end_s = steady_seconds();
+      out.run_ms = ms;
+      return out;
+    };
+  };
+  fuzz::CampaignConfig cfg = campaign_of("native.add.i32", 100);  // five rounds
+  InProcessTrials busy(8, in_process(), stamped(60000));
+  cfg.at_once = &busy;
+  cfg.at_once_from = 2;
+  cfg.at_once_start = 8;
+  const auto b = fuzz::run_campaign(cfg);
+  EXPECT_FALSE(b.found) << b.why;
+  EXPECT_EQ(busy.most, 8u) << "the first round runs at the start";
+  EXPECT_EQ(b.widest_at_once, 8u);
+  EXPECT_EQ(b.next_at_once, 2u) << "busy rounds narrowed it to the floor, where the next slice starts";
+  InProcessTrials idle(8, in_process(), stamped(1e-4));
+  cfg.at_once = &idle;
+  cfg.at_once_start = 0;
+  const auto a = fuzz::run_campaign(cfg);
+  EXPECT_FALSE(a.found) << a.why;
+  EXPECT_EQ(a.next_at_once, 8u) << "idle rounds widened it to the top, where the next slice starts";
+  cfg.at_once = nullptr;
+  EXPECT_EQ(fuzz::run_campaign(cfg).next_at_once, 0u) << "one after another: no width";
+}
+
 // A campaign whose rounds leave the GPU idle widens to the runner's
 // capacity, and still evaluates the specs one after another would, in
 // their order; one whose rounds keep it busy stays at its start.

@@ -469,6 +469,25 @@ TEST(Fuzz, SlicesAtOncePairTheEntriesThatLeftTheGpuIdle) {
   EXPECT_EQ(plan_round(entries, state, true, 0.5), (P{{0, 5}, {1}, {2}, {3}, {4}, {6}}));
 }
 
+// The width each entry's next slice starts at is kept in the state file,
+// so a resumed run goes on where its slices were; a run of fixed widths
+// writes none.
+TEST(Fuzz, TheStateKeepsTheWidthEachEntrysNextSliceStartsAt) {
+  const fs::path d = scratch("at_once_next");
+  atomstress::fuzz::FuzzState s;
+  s.args = {"fuzz", "--time", "1s"};
+  s.budget_s = 1;
+  s.at_once_next = {{"native.add.i32", 12}, {"sum.block@native.add.f32", 4}};
+  std::string error;
+  ASSERT_TRUE(atomstress::fuzz::save_state((d / "state.json").string(), s, error)) << error;
+  const auto back = atomstress::fuzz::load_state((d / "state.json").string(), error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->at_once_next, s.at_once_next);
+  s.at_once_next.clear();
+  ASSERT_TRUE(atomstress::fuzz::save_state((d / "fixed.json").string(), s, error)) << error;
+  EXPECT_EQ(slurp(d / "fixed.json").find("at_once_next"), std::string::npos);
+}
+
 // Two slices at once: a run's time counts what both counted once.
 TEST(Fuzz, PairedSlicesCountTheirOverlapOnceInTheTimeLine) {
   using atomstress::BackendKind;
@@ -1227,7 +1246,9 @@ TEST(Nightly, Defect09_StateFileValuesAreValidated) {
   const auto good = nlohmann::json::parse(slurp(state));
   const std::vector<std::pair<std::string, nlohmann::json>> edits = {
       {"budget_s", -5}, {"budget_s", 1e300}, {"elapsed_s", -100}, {"round", -3},
-      {"seed", -1}, {"args", nlohmann::json::array()}, {"budget_s", 500}, {"next", 7}};
+      {"seed", -1}, {"args", nlohmann::json::array()}, {"budget_s", 500}, {"next", 7},
+      {"at_once_next", nlohmann::json{{"native.add.i32", 0}}}, {"at_once_next", nlohmann::json{{"native.add.i32", 65}}},
+      {"at_once_next", nlohmann::json{{"native.add.i32", -4}}}, {"at_once_next", "wide"}};
   for (const auto& [key, value] : edits) {
     auto j = good;
     j[key] = value;

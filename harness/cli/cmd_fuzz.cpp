@@ -16,6 +16,7 @@
 
 #include "harness/support/atomic_file.hpp"
 #include "harness/support/timestamp.hpp"
+#include "fuzz/at_once_ramp.hpp"
 #include "fuzz/campaign.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/duration.hpp"
@@ -120,7 +121,7 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "campaigns at once on each device, 1 to 16: that many lanes per device, each on its share of the entries, "
       "so one lane's host work (generation, expansion, judging, shrinking) overlaps another's kernels; the GPU "
       "time-slices them, so each lane's watchdogs are that many times longer")(
-      "trials-at-once", bounded<uint32_t>(&o.trials_at_once, 0, 64)->default_value(0),
+      "trials-at-once", bounded<uint32_t>(&o.trials_at_once, 0, fuzz::kMostTrialsAtOnce)->default_value(0),
       "trials at once in each lane's worker, 0 to 64, each on its own CUDA stream, so that one trial's host work "
       "(expansion, judging, the round trip) overlaps another's kernels; a trial that fails beside others runs "
       "again alone and that run is its verdict (0: automatic: on cuda 4, up to 12 after a round that left the GPU "
