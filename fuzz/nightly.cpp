@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <future>
 #include <optional>
@@ -116,32 +117,63 @@ bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector
 }  // namespace
 
 std::vector<std::vector<size_t>> plan_round(const std::vector<const Entry*>& entries, const FuzzState& state,
-                                            bool two_at_once, double pair_busy_at_most) {
+                                            uint32_t at_once, double pair_busy_at_most) {
   std::vector<std::vector<size_t>> plan;
-  if (!two_at_once) return plan;
+  if (at_once < 2) return plan;
   auto pairs = [&](size_t i) {
     const auto it = state.entries.find(entries[i]->name);
     if (state.round == 0 || it == state.entries.end()) return false;
     const reports::FuzzEntryResult& r = it->second;
     return !r.skipped && !r.failed() && r.seconds > 0 && r.gpu_s <= pair_busy_at_most * r.seconds;
   };
-  std::optional<size_t> waiting;  // a host-bound entry's position, until the next one joins it
+  constexpr size_t kNone = SIZE_MAX;
+  size_t filling = kNone;  // a host-bound group's position, until `at_once` entries joined it
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!pairs(i)) {
       plan.push_back({i});
-    } else if (waiting) {
-      plan[*waiting].push_back(i);
-      waiting.reset();
-    } else {
-      waiting = plan.size();
-      plan.push_back({i});
+      continue;
     }
+    if (filling == kNone) {
+      filling = plan.size();
+      plan.push_back({});
+    }
+    plan[filling].push_back(i);
+    if (plan[filling].size() == at_once) filling = kNone;
   }
   return plan;
 }
 
 double slice_seconds(double budget_s, size_t entries) {
   return std::clamp(budget_s / (4.0 * double(std::max<size_t>(entries, 1))), 0.25, 60.0);
+}
+
+double measuring_slice_seconds(double slice) { return std::max(0.25, slice / 4); }
+
+std::vector<reports::PairedTime> shared_parts(const std::vector<CampaignResult>& c, const std::vector<double>& took) {
+  const size_t n = c.size();
+  std::vector<reports::PairedTime> parts(n);
+  std::vector<size_t> by_end(n);
+  for (size_t i = 0; i < n; ++i) by_end[i] = i;
+  std::sort(by_end.begin(), by_end.end(), [&](size_t a, size_t b) { return took[a] < took[b]; });
+  double from = 0, shared = 0;  // shared: what each still running has counted twice so far
+  for (size_t k = 0; k < n; ++k) {
+    const size_t covering = n - k;
+    shared += (took[by_end[k]] - from) * double(covering - 1) / double(covering);
+    from = took[by_end[k]];
+    parts[by_end[k]].seconds = shared;
+  }
+  BusyTime all;
+  double run_ms = 0, gpu_ms = 0;
+  for (const CampaignResult& r : c) {
+    all.add_all(r.search_busy);
+    run_ms += r.search_busy.ms();
+    gpu_ms += r.search_busy.gpu_ms();
+  }
+  for (reports::PairedTime& p : parts) {
+    p.run_s = std::max(0.0, run_ms - all.ms()) / (1000.0 * double(n));
+    p.gpu_s = std::max(0.0, gpu_ms - all.gpu_ms()) / (1000.0 * double(n));
+  }
+  return parts;
 }
 
 namespace {
@@ -292,59 +324,50 @@ SliceEnd run_slice(const NightlyConfig& cfg, FuzzState& state, const Entry& entr
   return finish_slice(cfg, state, entry, c, took, cc.budget_s, {}, progress, out, error);
 }
 
-// What two slices run at once from the same moment both counted, halved
-// (FuzzSliceRecord::paired): the shorter one's wall time, and where their
-// searches' runs at once overlapped (the runs alone after a search held
-// the GPU alone: nothing overlapped them).
-reports::PairedTime shared_half(const CampaignResult& a, const CampaignResult& b, double took_a, double took_b) {
-  BusyTime both;
-  both.add_all(a.search_busy);
-  both.add_all(b.search_busy);
-  reports::PairedTime p;
-  p.seconds = std::min(took_a, took_b) / 2;
-  p.run_s = std::max(0.0, a.search_busy.ms() + b.search_busy.ms() - both.ms()) / 2000;
-  p.gpu_s = std::max(0.0, a.search_busy.gpu_ms() + b.search_busy.gpu_ms() - both.gpu_ms()) / 2000;
-  return p;
-}
-
-// Two entries' slices at once (NightlyConfig::slices): `second`'s
-// campaign on the kept lane, `first`'s here; then both finished in entry
+// Entries' slices at once (NightlyConfig::slices): the first one's
+// campaign here, the others' on the kept lane; then all finished in entry
 // order.
-SliceEnd run_slices_at_once(const NightlyConfig& cfg, FuzzState& state, const Entry& first, const Entry& second,
+SliceEnd run_slices_at_once(const NightlyConfig& cfg, FuzzState& state, const std::vector<const Entry*>& group,
                             double slice, Progress& progress, reports::Printer& out, std::string& error) {
   const SlicesAtOnce& at = *cfg.slices;
-  progress.set_entry(std::string(first.name) + " + " + second.name);
-  CampaignConfig cc[2] = {slice_campaign(cfg, state, first, slice, progress),
-                          slice_campaign(cfg, state, second, slice, progress)};
-  for (unsigned i = 0; i < 2; ++i) {
+  const size_t n = group.size();
+  std::string names = group[0]->name;
+  for (size_t i = 1; i < n; ++i) names += std::string(" + ") + group[i]->name;
+  progress.set_entry(names);
+  std::vector<CampaignConfig> cc;
+  for (size_t i = 0; i < n; ++i) {
+    cc.push_back(slice_campaign(cfg, state, *group[i], slice, progress));
     cc[i].at_once = at.runners[i];
     cc[i].turns = at.turns;
-    cc[i].packed_lane = i;
+    cc[i].packed_lane = unsigned(i);
   }
-  CampaignResult c[2];
-  double took[2] = {0, 0};
+  std::vector<CampaignResult> c(n);
+  std::vector<double> took(n, 0.0);
   const auto t = clock::now();
-  auto job = std::make_shared<std::packaged_task<void()>>([&] {
-    c[1] = run_campaign(cc[1]);
-    took[1] = since(t);
-  });
-  auto done = job->get_future();
-  at.lane->submit([job] { (*job)(); });
+  std::vector<std::future<void>> others;
+  for (size_t i = 1; i < n; ++i) {
+    auto job = std::make_shared<std::packaged_task<void()>>([&, i] {
+      c[i] = run_campaign(cc[i]);
+      took[i] = since(t);
+    });
+    others.push_back(job->get_future());
+    at.lane->submit([job] { (*job)(); });
+  }
   try {
     c[0] = run_campaign(cc[0]);
   } catch (...) {
-    done.wait();  // the second campaign uses this frame's configs and results
+    for (auto& o : others) o.wait();  // the other campaigns use this frame's configs and results
     throw;
   }
   took[0] = since(t);
-  done.get();  // (an exception of the second campaign's is rethrown here)
+  for (auto& o : others) o.wait();
+  for (auto& o : others) o.get();  // (an exception of another campaign's is rethrown here)
   const double wall = since(t);
   if (stop_signalled(cfg)) return SliceEnd::Interrupted;
   state.elapsed_s += wall;
-  const reports::PairedTime paired = shared_half(c[0], c[1], took[0], took[1]);
-  const Entry* entries[2] = {&first, &second};
-  for (unsigned i = 0; i < 2; ++i)
-    if (const SliceEnd end = finish_slice(cfg, state, *entries[i], c[i], took[i], cc[i].budget_s, paired, progress,
+  const std::vector<reports::PairedTime> parts = shared_parts(c, took);
+  for (size_t i = 0; i < n; ++i)
+    if (const SliceEnd end = finish_slice(cfg, state, *group[i], c[i], took[i], cc[i].budget_s, parts[i], progress,
                                           out, error);
         end != SliceEnd::Done)
       return end;
@@ -367,7 +390,7 @@ int report_results(const NightlyConfig& cfg, FuzzState& state, reports::Printer&
   }
   out.note(reports::FuzzCollector::busy_line(fuzzed_s, ran_s, cfg.backend, cfg.run.policy.gpu_share,
                                              cfg.trials_at_once, gpu_s, cfg.at_once_from,
-                                             cfg.slices ? 2 : 1));
+                                             cfg.slices ? cfg.slices->count : 1));
   return status;
 }
 
@@ -412,7 +435,10 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
   // A round's positions (plan_round): made as it begins, kept on --resume.
   auto positions = [&] { return state.plan.empty() ? cfg.entries.size() : state.plan.size(); };
   while (state.elapsed_s < state.budget_s && std::any_of(cfg.entries.begin(), cfg.entries.end(), active)) {
-    if (state.next == 0) state.plan = plan_round(cfg.entries, state, cfg.slices != nullptr, cfg.pair_busy_at_most);
+    if (state.next == 0)
+      state.plan = plan_round(cfg.entries, state, cfg.slices ? cfg.slices->count : 1, cfg.pair_busy_at_most);
+    // Round 0 measures each entry alone for the plan: shorter slices.
+    const double this_slice = cfg.slices && state.round == 0 ? measuring_slice_seconds(slice) : slice;
     while (state.next < positions() && state.elapsed_s < state.budget_s) {
       if (stopped()) return report_interrupted(cfg, state, progress, out);
       std::vector<const Entry*> now;
@@ -422,9 +448,8 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
         ++state.next;
         continue;
       }
-      const SliceEnd end = now.size() == 1
-                               ? run_slice(cfg, state, *now[0], slice, progress, out, error)
-                               : run_slices_at_once(cfg, state, *now[0], *now[1], slice, progress, out, error);
+      const SliceEnd end = now.size() == 1 ? run_slice(cfg, state, *now[0], this_slice, progress, out, error)
+                                           : run_slices_at_once(cfg, state, now, this_slice, progress, out, error);
       if (end == SliceEnd::Interrupted) return report_interrupted(cfg, state, progress, out);
       if (end == SliceEnd::Failed) return 2;
       // Logged before saved: a kill in between repeats this slice on

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/campaign.hpp"
 #include "fuzz/corpus.hpp"
 #include "fuzz/state.hpp"
 #include "harness/pipeline/gpu_turns.hpp"
@@ -21,20 +22,22 @@
 
 namespace atomstress::fuzz {
 
-// Two entries' slices at once (fuzz --slices-at-once 2): two host-bound
+// Entries' slices at once (fuzz --slices-at-once 2 or 3): host-bound
 // entries' slices (plan_round), each a campaign of its own on the one trial
 // worker (shared_trials.hpp), so that the GPU, which one such slice leaves
 // idle most of its time (an algorithm over a fast atomic: microseconds of
-// kernel around milliseconds of host work), runs the other's kernels in
-// the gaps and twice the host threads feed it.  Every run alone holds the
-// GPU alone (gpu_turns.hpp).  The pair is logged in entry order once both
-// have ended and saved together (a kill repeats both); the budget counts
-// their wall time once, and each record carries half of what the two
-// counted twice (FuzzSliceRecord::paired).
+// kernel around milliseconds of host work), runs the others' kernels in
+// the gaps and more host threads feed it.  Every run alone holds the GPU
+// alone (gpu_turns.hpp).  The group is logged in entry order once all have
+// ended and saved together (a kill repeats them all); the budget counts
+// their wall time once, and each record carries its part of what they
+// counted more than once (FuzzSliceRecord::paired).
+inline constexpr uint32_t kMostSlicesAtOnce = 3;
 struct SlicesAtOnce {
-  ConcurrentTrials* runners[2] = {nullptr, nullptr};  // each slice's own view of the worker
+  uint32_t count = 0;  // slices at once, 2 to kMostSlicesAtOnce
+  ConcurrentTrials* runners[kMostSlicesAtOnce] = {};  // each slice's own view of the worker
   GpuTurns* turns = nullptr;
-  TrialThreads* lane = nullptr;  // the second slice's thread, kept for the run (and its worker with it)
+  TrialThreads* lane = nullptr;  // the other slices' threads, kept for the run (and its worker with it)
 };
 
 struct NightlyConfig {
@@ -49,8 +52,8 @@ struct NightlyConfig {
   // capacity where a round left the GPU idle (CampaignConfig::at_once_from;
   // 0: the capacity, fixed).
   uint32_t at_once_from = 0;
-  // 2: two slices at once (above; `slices` not null), its runners in place
-  // of at_once.  1: one slice after another.
+  // 2 or 3: that many slices at once (above; `slices` not null), its
+  // runners in place of at_once.  1: one slice after another.
   uint32_t slices_at_once = 1;
   const SlicesAtOnce* slices = nullptr;
   // Which entries pair (plan_round): those whose slices kept the GPU busy at
@@ -78,19 +81,36 @@ inline constexpr int kInterrupted = -1;
 // so every entry is revisited at least four times, between 0.25 s and 60 s.
 double slice_seconds(double budget_s, size_t entries);
 
+// With slices at once, round 0's slices (each entry measured alone, the
+// plan's input) are a quarter of `slice`, at least 0.25 s: alone, a
+// host-bound entry's slice leaves the GPU idle (a quarter of a 500 s
+// catalogue run at 69% busy, H200), and its class is plain well before.
+double measuring_slice_seconds(double slice);
+
 // A round's slice positions (FuzzState::plan; empty: one entry each, in
 // name order), each the entries (indexes in name order) whose slices run
-// at once.  With two at once: round 0 one entry each (every entry's busy
-// share measured alone); in later rounds an entry whose slices so far kept
-// the GPU busy at most `pair_busy_at_most` of their time (host-bound: an
-// algorithm over a fast atomic) runs beside the next such entry in name
-// order, and every other entry alone.  Not any entry beside any other
+// at once.  With `at_once` (2 or 3) at once: round 0 one entry each (every
+// entry's busy share measured alone); in later rounds an entry whose slices
+// so far kept the GPU busy at most `pair_busy_at_most` of their time
+// (host-bound: an algorithm over a fast atomic) runs beside the next such
+// entries in name order, up to `at_once` of them, and every other entry
+// alone.  Not any entry beside any other
 // (measured on an H200, docs/speed.md): a host-bound slice beside one whose
 // kernels fill the GPU waited for them, its trials at a quarter of their
 // rate alone, and two slices that fill the GPU beside each other each ran
 // further past their budget.
 std::vector<std::vector<size_t>> plan_round(const std::vector<const Entry*>& entries, const FuzzState& state,
-                                            bool two_at_once, double pair_busy_at_most);
+                                            uint32_t at_once, double pair_busy_at_most);
+
+// What slices run at once from the same moment counted more than once,
+// each slice's part of it (FuzzSliceRecord::paired), so that their records
+// add up to the union: of their wall times, each stretch that k of them
+// covered, (k - 1) / k of it in each of the k; of where their searches'
+// runs at once overlapped, an equal part in each (the runs alone after a
+// search held the GPU alone: nothing overlapped them).  For two: half the
+// shorter one's wall time, half their overlap.
+std::vector<reports::PairedTime> shared_parts(const std::vector<CampaignResult>& c,
+                                              const std::vector<double>& took);
 
 // Runs (or, from a resumed `state`, continues) the campaign.  0: no failure;
 // 1: a failure found or a corpus case still failing; 2: `error` says why

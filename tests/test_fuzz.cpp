@@ -427,12 +427,40 @@ TEST(Fuzz, TwoSlicesAtOnceCatchWhatOneAtATimeCatches) {
   EXPECT_EQ(state.at("plan"), nlohmann::json::parse("[[0],[1],[2,3],[4]]")) << state.dump();
   // Both slices need the worker's trials at once; bad values.
   for (const char* bad : {"--slices-at-once 2 --trials-at-once 1", "--slices-at-once 2 --isolate off",
-                          "--slices-at-once 3", "--slices-at-once -1", "--slices-at-once x",
+                          "--slices-at-once 4", "--slices-at-once -1", "--slices-at-once x",
                           "--pair-busy-at-most 101", "--pair-busy-at-most 0.5"}) {
     const auto b = run(std::string("fuzz --backend cpu --time 1s --impl native.add.i32 ") + bad);
     EXPECT_EQ(b.status, 2) << bad << "\n" << b.out;
     EXPECT_EQ(count(b.out, "\n"), 1u) << bad << "\n" << b.out;
   }
+}
+
+// --slices-at-once 3, end to end: round 0 alone, then the three entries
+// left (every one pairs at 100%) at once, each record carrying its part of
+// what the three counted more than once.
+TEST(Fuzz, ThreeSlicesAtOnceCatchWhatOneAtATimeCatches) {
+  const fs::path d = scratch("three_slices_at_once");
+  const std::string impls = "buggy.plain_rmw.add.i32,native.add.i32,cas.add.f32,native.add.u32";
+  const auto r = run("fuzz --backend cpu --trials-at-once 2 --slices-at-once 3 --pair-busy-at-most 100 --time 8s "
+                     "--impl '" + impls + "' --corpus " + (d / "c").string() + " --json " + (d / "f.jsonl").string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("FAIL  buggy.plain_rmw.add.i32"), std::string::npos) << r.out;
+  for (const char* passed : {"PASS  native.add.i32", "PASS  cas.add.f32", "PASS  native.add.u32"})
+    EXPECT_NE(r.out.find(passed), std::string::npos) << passed << "\n" << r.out;
+  EXPECT_NE(r.out.find("%, up to 2 trials at once in each of 3 slices at once)"), std::string::npos) << r.out;
+  const std::string log = slurp(d / "f.jsonl");
+  EXPECT_NE(log.find("\"slices_at_once\":\"3\""), std::string::npos);
+  const auto slices = slices_in_log(d / "f.jsonl");
+  ASSERT_GE(slices.size(), 7u) << log;
+  const std::vector<std::string> names = {"buggy.plain_rmw.add.i32", "cas.add.f32", "native.add.i32",
+                                          "native.add.u32", "cas.add.f32", "native.add.i32", "native.add.u32"};
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(slices[i].first, names[i]) << i << "\n" << log;
+    if (i < 4) EXPECT_EQ(slices[i].second, -1) << i << ": round 0 runs one slice at a time";
+    else EXPECT_GT(slices[i].second, 0) << i << ": the three slices overlap\n" << log;
+  }
+  const auto state = nlohmann::json::parse(slurp(d / "c" / "fuzz-state.json"));
+  EXPECT_EQ(state.at("plan"), nlohmann::json::parse("[[0],[1,2,3]]")) << state.dump();
 }
 
 // A round's plan: one entry at a time in round 0 and without slices at
@@ -457,16 +485,87 @@ TEST(Fuzz, SlicesAtOncePairTheEntriesThatLeftTheGpuIdle) {
     r.seconds = 2;
     r.gpu_s = 2 * busy[i];
   }
-  EXPECT_EQ(plan_round(entries, state, true, 0.5), (P{{0}, {1}, {2}, {3}, {4}, {5}, {6}}))
+  EXPECT_EQ(plan_round(entries, state, 2, 0.5), (P{{0}, {1}, {2}, {3}, {4}, {5}, {6}}))
       << "round 0: every entry measured alone";
   state.round = 1;
-  EXPECT_EQ(plan_round(entries, state, false, 0.5), P{}) << "one slice at a time";
-  EXPECT_EQ(plan_round(entries, state, true, 0.5), (P{{0, 2}, {1}, {3}, {4, 5}, {6}}));
-  EXPECT_EQ(plan_round(entries, state, true, 0.25), (P{{0, 4}, {1}, {2}, {3}, {5}, {6}}));
-  EXPECT_EQ(plan_round(entries, state, true, 1.0), (P{{0, 1}, {2, 3}, {4, 5}, {6}}));
+  EXPECT_EQ(plan_round(entries, state, 1, 0.5), P{}) << "one slice at a time";
+  EXPECT_EQ(plan_round(entries, state, 2, 0.5), (P{{0, 2}, {1}, {3}, {4, 5}, {6}}));
+  EXPECT_EQ(plan_round(entries, state, 2, 0.25), (P{{0, 4}, {1}, {2}, {3}, {5}, {6}}));
+  EXPECT_EQ(plan_round(entries, state, 2, 1.0), (P{{0, 1}, {2, 3}, {4, 5}, {6}}));
   state.entries["c"].verdict = atomstress::Verdict::Fail;
   state.entries["e"].skipped = true;
-  EXPECT_EQ(plan_round(entries, state, true, 0.5), (P{{0, 5}, {1}, {2}, {3}, {4}, {6}}));
+  EXPECT_EQ(plan_round(entries, state, 2, 0.5), (P{{0, 5}, {1}, {2}, {3}, {4}, {6}}));
+}
+
+// Three at once: the entries that left the GPU idle group by three in
+// name order, the last group with those left; the others alone.
+TEST(Fuzz, ThreeSlicesAtOnceGroupTheEntriesThatLeftTheGpuIdle) {
+  using atomstress::fuzz::plan_round;
+  using P = std::vector<std::vector<size_t>>;
+  std::vector<atomstress::Entry> store(7);
+  std::vector<const atomstress::Entry*> entries;
+  const char* names[] = {"a", "b", "c", "d", "e", "f", "g"};
+  for (size_t i = 0; i < store.size(); ++i) {
+    store[i].name = names[i];
+    entries.push_back(&store[i]);
+  }
+  atomstress::fuzz::FuzzState state;
+  const double busy[] = {0.2, 0.9, 0.5, 0.7, 0.1, 0.3, -1};  // a, c, e, f idle; g never ran
+  for (size_t i = 0; i < 6; ++i) {
+    auto& r = state.entries[names[i]];
+    r.impl = names[i];
+    r.seconds = 2;
+    r.gpu_s = 2 * busy[i];
+  }
+  EXPECT_EQ(plan_round(entries, state, 3, 0.5), (P{{0}, {1}, {2}, {3}, {4}, {5}, {6}})) << "round 0: alone";
+  state.round = 1;
+  EXPECT_EQ(plan_round(entries, state, 3, 0.5), (P{{0, 2, 4}, {1}, {3}, {5}, {6}}));
+  EXPECT_EQ(plan_round(entries, state, 3, 1.0), (P{{0, 1, 2}, {3, 4, 5}, {6}}));
+  EXPECT_EQ(plan_round(entries, state, 3, 0.25), (P{{0, 4}, {1}, {2}, {3}, {5}, {6}}));
+  state.entries["a"].verdict = atomstress::Verdict::Fail;
+  EXPECT_EQ(plan_round(entries, state, 3, 0.5), (P{{0}, {1}, {2, 4, 5}, {3}, {6}}));
+}
+
+// Round 0 measures each entry alone in a quarter of a slice, never below
+// the shortest slice.
+TEST(Fuzz, TheMeasuringRoundsSlicesAreAQuarterOfASlice) {
+  using atomstress::fuzz::measuring_slice_seconds;
+  EXPECT_DOUBLE_EQ(measuring_slice_seconds(40), 10);
+  EXPECT_DOUBLE_EQ(measuring_slice_seconds(2), 0.5);
+  EXPECT_DOUBLE_EQ(measuring_slice_seconds(0.5), 0.25);
+  EXPECT_DOUBLE_EQ(measuring_slice_seconds(0.25), 0.25);
+}
+
+// Slices at once: their records' parts of what they counted more than
+// once add up so that the run counts their wall time and their runs'
+// union once.
+TEST(Fuzz, SlicesAtOnceCountWhatTheyShareOnce) {
+  using atomstress::fuzz::CampaignResult;
+  using atomstress::fuzz::shared_parts;
+  std::vector<CampaignResult> two(2);
+  auto p = shared_parts(two, {2, 5});
+  EXPECT_DOUBLE_EQ(p[0].seconds, 1) << "two: half the shorter one's time";
+  EXPECT_DOUBLE_EQ(p[1].seconds, 1);
+  EXPECT_DOUBLE_EQ(p[0].run_s, 0);
+  // Three of 1, 3 and 2 s: [0, 1] counted three times, [1, 2] twice.
+  std::vector<CampaignResult> three(3);
+  three[0].search_busy.add(1.0, 1000);  // runs over [0, 1] s,
+  three[1].search_busy.add(1.5, 1000);  // [0.5, 1.5] s
+  three[2].search_busy.add(4.0, 1000);  // and [3, 4] s: 3 s counted, a union of 2.5 s
+  const std::vector<double> took = {1, 3, 2};
+  p = shared_parts(three, took);
+  EXPECT_NEAR(p[0].seconds, 2.0 / 3, 1e-12);
+  EXPECT_NEAR(p[2].seconds, 2.0 / 3 + 0.5, 1e-12);
+  EXPECT_NEAR(p[1].seconds, 2.0 / 3 + 0.5, 1e-12);
+  double counted = 0, run = 0, gpu = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    counted += took[i] - p[i].seconds;
+    run += three[i].search_busy.ms() / 1000 - p[i].run_s;
+    gpu += three[i].search_busy.gpu_ms() / 1000 - p[i].gpu_s;
+  }
+  EXPECT_NEAR(counted, 3, 1e-12) << "the longest one's wall time";
+  EXPECT_NEAR(run, 2.5, 1e-9) << "the runs' union";
+  EXPECT_NEAR(gpu, 2.5, 1e-9);
 }
 
 // The width each entry's next slice starts at is kept in the state file,

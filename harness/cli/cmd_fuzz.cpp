@@ -126,14 +126,14 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "(expansion, judging, the round trip) overlaps another's kernels; a trial that fails beside others runs "
       "again alone and that run is its verdict (0: automatic: on cuda 4, up to 12 after a round that left the GPU "
       "idle half its time or more; 1 on cpu, with --jobs lanes and with --isolate off)")(
-      "slices-at-once", bounded<uint32_t>(&o.slices_at_once, 0, 2)->default_value(0),
-      "entries' slices at once in each lane, 1 or 2: with 2, from the second round on, two entries whose slices "
-      "left the GPU idle (see --pair-busy-at-most) run their slices at once, their trials on the one worker; a run "
-      "alone (a failure's, its shrinking) holds the GPU alone (0: automatic: 2 on cuda where trials run at once, "
-      "else 1)")(
+      "slices-at-once", bounded<uint32_t>(&o.slices_at_once, 0, fuzz::kMostSlicesAtOnce)->default_value(0),
+      "entries' slices at once in each lane, 1 to 3: with 2 or 3, the first round measures each entry alone in "
+      "slices a quarter as long; from the second round on, up to that many entries whose slices left the GPU idle "
+      "(see --pair-busy-at-most) run their slices at once, their trials on the one worker; a run alone (a "
+      "failure's, its shrinking) holds the GPU alone (0: automatic: 3 on cuda where trials run at once, else 1)")(
       "pair-busy-at-most", bounded<uint32_t>(&o.pair_busy_percent, 0, 100)->default_value(50),
-      "with --slices-at-once 2: the entries whose slices so far kept the GPU busy at most this percentage of their "
-      "time pair up, 0 to 100")(
+      "with --slices-at-once 2 or 3: the entries whose slices so far kept the GPU busy at most this percentage of "
+      "their time run their slices at once, 0 to 100")(
       "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices or --jobs run")(
       "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
       "lane-jobs", bounded<uint32_t>(&o.lane_jobs, 1, kMaxLanesPerDevice)->default_value(1), "internal: lanes on that device")(
@@ -340,6 +340,10 @@ unsigned lanes_per_device(unsigned asked, size_t entries, size_t devices) {
 // it stays at 4.
 inline constexpr uint32_t kAutoAtOnceFrom = 4, kAutoAtOnceMost = 12;
 
+// --slices-at-once's automatic count on cuda (docs/speed.md, "Three
+// host-bound slices at once").
+inline constexpr uint32_t kAutoSlicesAtOnce = 3;
+
 // --trials-at-once: as asked (fixed), else on cuda for a lane alone on its
 // GPU kAutoAtOnceFrom widening to kAutoAtOnceMost (a round's trials leave
 // the GPU idle while the host expands and judges them; more at once overlap
@@ -367,35 +371,39 @@ bool fuzz_trials_at_once(const FuzzOptions& o, BackendKind backend, uint32_t& n,
   return true;
 }
 
-// --slices-at-once: as asked, else 2 on cuda where a lane alone on its GPU
-// runs trials at once (the pair's trials share its worker), else 1.  False
-// with `error` for 2 without trials at once.
+// --slices-at-once: as asked, else kAutoSlicesAtOnce on cuda where a lane
+// alone on its GPU runs trials at once (the slices' trials share its
+// worker), else 1.  False with `error` for 2 or 3 without trials at once.
 bool fuzz_slices_at_once(const FuzzOptions& o, BackendKind backend, uint32_t trials_at_once, uint32_t& n,
                          std::string& error) {
   if (o.slices_at_once > 1 && trials_at_once <= 1) {
-    error = "--slices-at-once 2 runs both slices' trials at once in the trial worker: it needs --trials-at-once 2 or "
-            "more (and --isolate on)";
+    error = fmt::format("--slices-at-once {} runs the slices' trials at once in the trial worker: it needs "
+                        "--trials-at-once 2 or more (and --isolate on)",
+                        o.slices_at_once);
     return false;
   }
   const bool alone_on_gpu = backend == BackendKind::Cuda && o.jobs <= 1 && o.lane_jobs <= 1;
-  n = o.slices_at_once != 0 ? o.slices_at_once : alone_on_gpu && trials_at_once > 1 ? 2 : 1;
+  n = o.slices_at_once != 0 ? o.slices_at_once : alone_on_gpu && trials_at_once > 1 ? kAutoSlicesAtOnce : 1;
   return true;
 }
 
-// What two slices at once share (fuzz::SlicesAtOnce), kept for the run: one
+// What slices at once share (fuzz::SlicesAtOnce), kept for the run: one
 // worker seen by each slice through a client of its own, the GPU's turns,
-// and the second slice's thread.  Members end in reverse: that thread (and
-// its worker) first, the turns last.
+// and the other slices' threads.  Members end in reverse: those threads
+// (and the worker's clients) first, the turns last.
 struct SliceSharing {
   GpuTurns turns;
   SharedTrials shared;
-  std::unique_ptr<ConcurrentTrials> runners[2];
-  TrialThreads lane{1};
+  std::unique_ptr<ConcurrentTrials> runners[fuzz::kMostSlicesAtOnce];
+  TrialThreads lane;
   fuzz::SlicesAtOnce view;
-  SliceSharing(ConcurrentTrials& worker, size_t each)
-      : shared(worker, turns),
-        runners{shared.client(each), shared.client(each)},
-        view{{runners[0].get(), runners[1].get()}, &turns, &lane} {}
+  SliceSharing(ConcurrentTrials& worker, size_t each, uint32_t slices)
+      : shared(worker, turns), lane(slices - 1), view{.count = slices, .turns = &turns, .lane = &lane} {
+    for (uint32_t i = 0; i < slices; ++i) {
+      runners[i] = shared.client(each);
+      view.runners[i] = runners[i].get();
+    }
+  }
 };
 
 // The campaign itself, reported through the terminal and the report files.
@@ -419,7 +427,8 @@ int run_campaign_here(const FuzzOptions& o, fuzz::NightlyConfig& cfg, fuzz::Fuzz
   std::optional<SliceSharing> sharing;  // declared after the worker: ended before it
   if (cfg.trials_at_once > 1)
     cfg.at_once = &at_once.emplace(cfg.backend, cfg.run, 0, size_t(cfg.trials_at_once) * cfg.slices_at_once);
-  if (cfg.slices_at_once > 1) cfg.slices = &sharing.emplace(*at_once, cfg.trials_at_once).view;
+  if (cfg.slices_at_once > 1)
+    cfg.slices = &sharing.emplace(*at_once, cfg.trials_at_once, cfg.slices_at_once).view;
   const int status = fuzz::run_nightly(cfg, state, corpus, printers, error);
   if (status == 2) {
     printers.finish();  // keep what was recorded
