@@ -149,6 +149,32 @@ double slice_seconds(double budget_s, size_t entries) {
 
 double measuring_slice_seconds(double slice) { return std::max(0.25, slice / 4); }
 
+bool plan_fits(const std::vector<std::vector<size_t>>& plan, size_t entries, uint32_t slices_at_once,
+               const std::string& state_path, std::string& error) {
+  const size_t most = std::max<uint32_t>(slices_at_once, 1);
+  std::vector<bool> named(entries, false);
+  for (const auto& position : plan) {
+    if (position.size() > most) {
+      error = fmt::format("malformed state file '{}': its plan runs {} slices at once where this run runs {}",
+                          state_path, position.size(), most);
+      return false;
+    }
+    for (const size_t i : position) {
+      if (i >= entries) {
+        error = fmt::format("malformed state file '{}': its plan names entry {} of {}", state_path, i,
+                            entries);
+        return false;
+      }
+      if (named[i]) {
+        error = fmt::format("malformed state file '{}': its plan names entry {} twice", state_path, i);
+        return false;
+      }
+      named[i] = true;
+    }
+  }
+  return true;
+}
+
 std::vector<reports::PairedTime> shared_parts(const std::vector<CampaignResult>& c, const std::vector<double>& took) {
   const size_t n = c.size();
   std::vector<reports::PairedTime> parts(n);
@@ -394,6 +420,7 @@ int report_results(const NightlyConfig& cfg, FuzzState& state, reports::Printer&
   return status;
 }
 
+
 }  // namespace
 
 int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<CorpusCase>& corpus,
@@ -425,13 +452,8 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
     const auto& r = state.entries[e->name];
     return !r.skipped && !r.failed();
   };
-  for (const auto& position : state.plan)
-    for (const size_t i : position)
-      if (i >= cfg.entries.size()) {
-        error = fmt::format("malformed state file '{}': its plan names entry {} of {}", cfg.state_path, i,
-                            cfg.entries.size());
-        return 2;
-      }
+  if (!plan_fits(state.plan, cfg.entries.size(), cfg.slices ? cfg.slices->count : 1, cfg.state_path, error))
+    return 2;
   // A round's positions (plan_round): made as it begins, kept on --resume.
   auto positions = [&] { return state.plan.empty() ? cfg.entries.size() : state.plan.size(); };
   while (state.elapsed_s < state.budget_s && std::any_of(cfg.entries.begin(), cfg.entries.end(), active)) {

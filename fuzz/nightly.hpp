@@ -102,6 +102,13 @@ double measuring_slice_seconds(double slice);
 std::vector<std::vector<size_t>> plan_round(const std::vector<const Entry*>& entries, const FuzzState& state,
                                             uint32_t at_once, double pair_busy_at_most);
 
+// A resumed round's plan (a state file may be edited or damaged): every
+// entry it names is this run's, named once, in positions of at most as
+// many slices as `slices_at_once` (a run's).  False with `error`
+// (one line) when not.
+bool plan_fits(const std::vector<std::vector<size_t>>& plan, size_t entries, uint32_t slices_at_once,
+               const std::string& state_path, std::string& error);
+
 // What slices run at once from the same moment counted more than once,
 // each slice's part of it (FuzzSliceRecord::paired), so that their records
 // add up to the union: of their wall times, each stretch that k of them

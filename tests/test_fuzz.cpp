@@ -1347,7 +1347,11 @@ TEST(Nightly, Defect09_StateFileValuesAreValidated) {
       {"budget_s", -5}, {"budget_s", 1e300}, {"elapsed_s", -100}, {"round", -3},
       {"seed", -1}, {"args", nlohmann::json::array()}, {"budget_s", 500}, {"next", 7},
       {"at_once_next", nlohmann::json{{"native.add.i32", 0}}}, {"at_once_next", nlohmann::json{{"native.add.i32", 65}}},
-      {"at_once_next", nlohmann::json{{"native.add.i32", -4}}}, {"at_once_next", "wide"}};
+      {"at_once_next", nlohmann::json{{"native.add.i32", -4}}}, {"at_once_next", "wide"},
+      // A plan of more slices at once than the run runs (it ran one at a
+      // time), one naming an entry twice, one naming an entry it has not.
+      {"plan", nlohmann::json::parse("[[0,0]]")}, {"plan", nlohmann::json::parse("[[0],[0]]")},
+      {"plan", nlohmann::json::parse("[[5]]")}};
   for (const auto& [key, value] : edits) {
     auto j = good;
     j[key] = value;

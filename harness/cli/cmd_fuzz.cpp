@@ -406,6 +406,17 @@ struct SliceSharing {
   }
 };
 
+// A resumed state's position (FuzzState::next) and round plan fit this
+// run's entries and slices at once; else `error` (one line).
+bool resumed_state_fits(const fuzz::NightlyConfig& cfg, const fuzz::FuzzState& state, std::string& error) {
+  if (state.next > cfg.entries.size()) {
+    error = fmt::format("malformed state file '{}': next {} is past its {} entries", cfg.state_path, state.next,
+                        cfg.entries.size());
+    return false;
+  }
+  return fuzz::plan_fits(state.plan, cfg.entries.size(), cfg.slices_at_once, cfg.state_path, error);
+}
+
 // The campaign itself, reported through the terminal and the report files.
 int run_campaign_here(const FuzzOptions& o, fuzz::NightlyConfig& cfg, fuzz::FuzzState& state,
                       const std::vector<fuzz::CorpusCase>& corpus, const fuzz::Shard& shard, bool resumed,
@@ -511,9 +522,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   cfg.progress_s = o.progress_s;
   cfg.corpus_dir = o.corpus;
   cfg.state_path = state_path_of(o, shard);
-  if (resumed && state.next > cfg.entries.size())
-    return usage_error(fmt::format("malformed state file '{}': next {} is past its {} entries", cfg.state_path,
-                                   state.next, cfg.entries.size()));
+  if (resumed && !resumed_state_fits(cfg, state, error)) return usage_error(error);
   std::vector<fuzz::CorpusCase> corpus;
   if (!prepare_outputs(o, cfg, resumed, command_line, corpus, lock, error)) return usage_error(error);
   cfg.header = fuzz_header(o, cfg, state, shard, resumed, command_line);
