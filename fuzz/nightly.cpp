@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <future>
-#include <optional>
 #include <memory>
 
 #include <fmt/format.h>
@@ -144,10 +143,10 @@ std::vector<std::vector<size_t>> plan_round(const std::vector<const Entry*>& ent
 }
 
 double slice_seconds(double budget_s, size_t entries) {
-  return std::clamp(budget_s / (4.0 * double(std::max<size_t>(entries, 1))), 0.25, 60.0);
+  return std::clamp(budget_s / (4.0 * double(std::max<size_t>(entries, 1))), kShortestSlice, 60.0);
 }
 
-double measuring_slice_seconds(double slice) { return std::max(0.25, slice / 4); }
+double measuring_slice_seconds(double slice) { return std::max(kShortestSlice, slice / 4); }
 
 bool plan_fits(const std::vector<std::vector<size_t>>& plan, size_t entries, uint32_t slices_at_once,
                const std::string& state_path, std::string& error) {
@@ -419,7 +418,6 @@ int report_results(const NightlyConfig& cfg, FuzzState& state, reports::Printer&
                                              cfg.slices ? cfg.slices->count : 1));
   return status;
 }
-
 
 }  // namespace
 

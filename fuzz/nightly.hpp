@@ -78,11 +78,13 @@ struct NightlyConfig {
 inline constexpr int kInterrupted = -1;
 
 // The length of one entry's slice per round: a quarter of its fair share,
-// so every entry is revisited at least four times, between 0.25 s and 60 s.
+// so every entry is revisited at least four times, between kShortestSlice
+// (0.25 s) and 60 s.
+inline constexpr double kShortestSlice = 0.25;
 double slice_seconds(double budget_s, size_t entries);
 
 // With slices at once, round 0's slices (each entry measured alone, the
-// plan's input) are a quarter of `slice`, at least 0.25 s: alone, a
+// plan's input) are a quarter of `slice`, at least kShortestSlice: alone, a
 // host-bound entry's slice leaves the GPU idle (a quarter of a 500 s
 // catalogue run at 69% busy, H200), and its class is plain well before.
 double measuring_slice_seconds(double slice);

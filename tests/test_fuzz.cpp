@@ -463,28 +463,40 @@ TEST(Fuzz, ThreeSlicesAtOnceCatchWhatOneAtATimeCatches) {
   EXPECT_EQ(state.at("plan"), nlohmann::json::parse("[[0],[1,2,3]]")) << state.dump();
 }
 
+// Seven entries a to g for plan_round, with the slices so far of a to f:
+// a, c, e, f idle (busy 20%, 50%, 10%, 30% of their time); b, d busy
+// (90%, 70%); g never ran.
+struct PlanningEntries {
+  std::vector<atomstress::Entry> store = std::vector<atomstress::Entry>(7);
+  std::vector<const atomstress::Entry*> entries;
+  atomstress::fuzz::FuzzState state;
+  PlanningEntries() {
+    const char* names[] = {"a", "b", "c", "d", "e", "f", "g"};
+    const double busy[] = {0.2, 0.9, 0.5, 0.7, 0.1, 0.3};
+    for (size_t i = 0; i < store.size(); ++i) {
+      store[i].name = names[i];
+      entries.push_back(&store[i]);
+    }
+    for (size_t i = 0; i < 6; ++i) {
+      auto& r = state.entries[names[i]];
+      r.impl = names[i];
+      r.seconds = 2;
+      r.gpu_s = 2 * busy[i];
+    }
+  }
+  PlanningEntries(const PlanningEntries&) = delete;  // `entries` points into `store`
+  PlanningEntries& operator=(const PlanningEntries&) = delete;
+};
+
 // A round's plan: one entry at a time in round 0 and without slices at
 // once; later, the entries whose slices left the GPU idle pair up in name
 // order, the others alone, and neither a failed nor a skipped entry pairs.
 TEST(Fuzz, SlicesAtOncePairTheEntriesThatLeftTheGpuIdle) {
   using atomstress::fuzz::plan_round;
   using P = std::vector<std::vector<size_t>>;
-  std::vector<atomstress::Entry> store(7);
-  std::vector<const atomstress::Entry*> entries;
-  const char* names[] = {"a", "b", "c", "d", "e", "f", "g"};
-  for (size_t i = 0; i < store.size(); ++i) {
-    store[i].name = names[i];
-    entries.push_back(&store[i]);
-  }
-  atomstress::fuzz::FuzzState state;
-  // a, c, e, f idle (busy 20%, 50%, 10%, 30%); b, d busy; g never ran.
-  const double busy[] = {0.2, 0.9, 0.5, 0.7, 0.1, 0.3, -1};
-  for (size_t i = 0; i < 6; ++i) {
-    auto& r = state.entries[names[i]];
-    r.impl = names[i];
-    r.seconds = 2;
-    r.gpu_s = 2 * busy[i];
-  }
+  PlanningEntries seven;
+  const auto& entries = seven.entries;
+  auto& state = seven.state;
   EXPECT_EQ(plan_round(entries, state, 2, 0.5), (P{{0}, {1}, {2}, {3}, {4}, {5}, {6}}))
       << "round 0: every entry measured alone";
   state.round = 1;
@@ -502,21 +514,9 @@ TEST(Fuzz, SlicesAtOncePairTheEntriesThatLeftTheGpuIdle) {
 TEST(Fuzz, ThreeSlicesAtOnceGroupTheEntriesThatLeftTheGpuIdle) {
   using atomstress::fuzz::plan_round;
   using P = std::vector<std::vector<size_t>>;
-  std::vector<atomstress::Entry> store(7);
-  std::vector<const atomstress::Entry*> entries;
-  const char* names[] = {"a", "b", "c", "d", "e", "f", "g"};
-  for (size_t i = 0; i < store.size(); ++i) {
-    store[i].name = names[i];
-    entries.push_back(&store[i]);
-  }
-  atomstress::fuzz::FuzzState state;
-  const double busy[] = {0.2, 0.9, 0.5, 0.7, 0.1, 0.3, -1};  // a, c, e, f idle; g never ran
-  for (size_t i = 0; i < 6; ++i) {
-    auto& r = state.entries[names[i]];
-    r.impl = names[i];
-    r.seconds = 2;
-    r.gpu_s = 2 * busy[i];
-  }
+  PlanningEntries seven;
+  const auto& entries = seven.entries;
+  auto& state = seven.state;
   EXPECT_EQ(plan_round(entries, state, 3, 0.5), (P{{0}, {1}, {2}, {3}, {4}, {5}, {6}})) << "round 0: alone";
   state.round = 1;
   EXPECT_EQ(plan_round(entries, state, 3, 0.5), (P{{0, 2, 4}, {1}, {3}, {5}, {6}}));
