@@ -219,7 +219,7 @@ gtest_discover_tests(atomstress_kernel_tests TEST_PREFIX "kernel." DISCOVERY_MOD
 atomstress_add_suite(atomstress_kernel_examples SOURCES examples/kernels/last_block_reduction.cu
   examples/kernels/warp_aggregated_append.cu examples/kernels/shared_histogram.cu examples/kernels/hash_table.cu
   examples/kernels/block_lock.cu examples/kernels/compaction.cu examples/kernels/half_scatter_add.cu
-  examples/kernels/unbounded.cu GPU_ONLY)
+  examples/kernels/unbounded.cu examples/kernels/float_scatter_add.cu examples/kernels/geometry_bugs.cu GPU_ONLY)
 add_test(NAME kernel_example COMMAND ${PROJECT_SOURCE_DIR}/tests/kernel_example.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(kernel_example PROPERTIES LABELS host TIMEOUT 1200)
 # atomstress's own kernel path checked on the GPU (tests/kernel_harness_entries.cu).

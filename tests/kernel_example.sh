@@ -24,7 +24,7 @@ echo "$list"
 for e in last_block_sum warp_append shared_hist hash_find_or_insert block_lock compact half_scatter_add; do
   grep -qE "^kernels\.$e " <<<"$list" || { echo "kernel_example: $e is not listed" >&2; fail=1; }
 done
-[ "$(grep -c '^kernels\.' <<<"$list")" -eq 17 ] || { echo "kernel_example: expected 17 kernel entries" >&2; fail=1; }
+[ "$(grep -c '^kernels\.' <<<"$list")" -eq 26 ] || { echo "kernel_example: expected 26 kernel entries" >&2; fail=1; }
 verbose=$("$suite" list -v --impl 'kernels.shared_hist')
 grep -q "gpu only (a CUDA kernel: kernel entries run on the cuda backend only)" <<<"$verbose" \
   || { echo "$verbose"; echo "kernel_example: list -v does not say gpu only" >&2; fail=1; }
@@ -40,7 +40,7 @@ set -e
 echo "$out"
 [ "$status" -eq 0 ] || { echo "kernel_example: check on the cpu backend exited $status, expected 0 (all skipped)" >&2; fail=1; }
 skips=$(grep -cE "^SKIP +kernels\." <<<"$out" || true)
-[ "$skips" -eq 17 ] || { echo "kernel_example: expected 17 SKIP lines, got $skips" >&2; fail=1; }
+[ "$skips" -eq 26 ] || { echo "kernel_example: expected 26 SKIP lines, got $skips" >&2; fail=1; }
 grep -qE "^SKIP +kernels\.compact .*a CUDA kernel" <<<"$out" || grep -A1 -E "^SKIP +kernels\.compact " <<<"$out" | grep -q "a CUDA kernel" \
   || { echo "kernel_example: the SKIP does not give its reason" >&2; fail=1; }
 grep -qE "^(PASS|FAIL|HANG|CRASH|ERROR) +kernels\." <<<"$out" && { echo "kernel_example: a kernel entry ran on the cpu backend" >&2; fail=1; }

@@ -20,7 +20,7 @@
 #include "examples/kernels/half_word.cuh"
 #include "fuzz/selftest.hpp"
 #include "harness/kernel/draws.hpp"
-#include "harness/kernel/float_sum.hpp"
+#include "harness/check/float_sum.hpp"
 #include "harness/kernel/guarded.hpp"
 #include "harness/kernel/kernel_case.hpp"
 #include "harness/kernel/kernel_entry.hpp"
@@ -592,4 +592,54 @@ TEST(KernelTwins, ATwinOnlyASanitizerSeesSaysSoAndIsNotCountedAsMissed) {
   };
   EXPECT_NE(pass_line(e).find("note: its bug shows only under --sanitize memcheck"), std::string::npos) << pass_line(e);
   EXPECT_EQ(pass_line(plain).find("note:"), std::string::npos) << pass_line(plain);
+}
+
+// The one float-sum rule and the GPU's flushing adds (check/float_sum.hpp):
+// native float atomicAdd flushes subnormal operands and results, so a
+// correct scatter-add may lose exactly its subnormals; FloatAdds::StrictIeee
+// asks for them kept.  A normal value lost is wrong either way.
+namespace {
+std::optional<KernelFailure> scatter_f(VK kind, uint64_t got, uint64_t init, std::vector<uint64_t> values,
+                                       FloatAdds adds) {
+  const std::vector<uint64_t> keys(values.size(), 0);
+  const Scattered in{"src", VK::U64, keys, values};
+  const std::vector<uint64_t> g{got}, i{init};
+  return check_scatter_sums("self", kind, g, i, in, std::nullopt, adds);
+}
+}  // namespace
+
+TEST(FloatSumRule, TheGpusFlushedSubnormalsPassAndStrictIeeeRefusesThem) {
+  // self[0] = 2^-126 (the smallest normal) plus 2^-149 (the smallest
+  // subnormal): the GPU's add flushes the operand and keeps 2^-126.
+  EXPECT_FALSE(scatter_f(VK::F32, 0x00800000, 0x00800000, {0x1}, FloatAdds::AsTheGpu));
+  const auto strict = scatter_f(VK::F32, 0x00800000, 0x00800000, {0x1}, FloatAdds::StrictIeee);
+  ASSERT_TRUE(strict);
+  EXPECT_NE(strict->message.find("exact: no partial sum rounds"), std::string::npos) << strict->message;
+  // Only subnormals, into zero: the GPU gives 0, IEEE the exact sum.
+  EXPECT_FALSE(scatter_f(VK::F32, 0, 0, {0x1, 0x2, 0x80000003, 0x7fffff}, FloatAdds::AsTheGpu));
+  EXPECT_TRUE(scatter_f(VK::F32, 0, 0, {0x1, 0x2, 0x80000003, 0x7fffff}, FloatAdds::StrictIeee));
+  EXPECT_FALSE(scatter_f(VK::F32, 0x7fffff, 0, {0x1, 0x7ffffe}, FloatAdds::AsTheGpu));  // or kept: both pass
+  // The rule says why it allows more.
+  const auto far = scatter_f(VK::F32, 0x3f800000, 0, {0x1, 0x2}, FloatAdds::AsTheGpu);
+  ASSERT_TRUE(far);
+  EXPECT_NE(far->message.find("subnormals flushed as the GPU's float atomicAdd flushes them"), std::string::npos)
+      << far->message;
+  // A normal term lost is wrong under either rule: nothing near it is subnormal.
+  EXPECT_TRUE(scatter_f(VK::F32, 0, 0, {0x00800000}, FloatAdds::AsTheGpu));
+  EXPECT_TRUE(scatter_f(VK::F32, 0x3f800000, 0x3f800000, {0x3f800000}, FloatAdds::AsTheGpu));
+  // double's native add keeps subnormals: no flushing to allow.
+  EXPECT_FALSE(gpu_atomic_add_flushes(VK::F64));
+  EXPECT_TRUE(scatter_f(VK::F64, 0, 0, {0x1, 0x2}, FloatAdds::AsTheGpu));
+}
+
+TEST(FloatSumRule, ATreesDepthTightensTheBound) {
+  // 1000 terms of 1 + 2^-20: in any order the bound grows with the 1000
+  // additions; a tree of depth 12 (a built-in form) allows far less.
+  const uint64_t term = to_bits<float>(1.0f + 0x1p-20f);
+  FloatSum flat(VK::F32, 0), tree(VK::F32, 0, {FloatAdds::AsTheGpu, 12});
+  for (int i = 0; i < 1000; ++i) flat.add(term), tree.add(term);
+  const uint64_t off = to_bits<float>(1000.0f);  // 1000 * 2^-20 below the exact sum
+  EXPECT_TRUE(flat.accepts(off));
+  EXPECT_FALSE(tree.accepts(off));
+  EXPECT_LT(tree.judge(off).limit, flat.judge(off).limit);
 }

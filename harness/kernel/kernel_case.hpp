@@ -257,27 +257,40 @@ class KernelCase {
   }
   // A float reduction into result[0]: its initial value plus the sum of
   // `values` (a buffer of this case), within an order-independent bound.
+  // `adds`: FloatAdds::AsTheGpu (the default) accepts the subnormals the
+  // GPU's float atomicAdd flushes; FloatAdds::StrictIeee, for code that must
+  // keep them, does not.
   template <class T>
-  void expect_sum(const Buffer<T>& result, const Buffer<T>& values, std::optional<double> bound = std::nullopt) {
+  void expect_sum(const Buffer<T>& result, const Buffer<T>& values, std::optional<double> bound = std::nullopt,
+                  FloatAdds adds = FloatAdds::AsTheGpu) {
     static_assert(is_float_element_v<T>, "expect_sum is for float reductions (use expect_equal for integers)");
     const std::vector<T> got = read(result);
     if (got.empty()) return fail("expect_sum: " + name_of(result) + " has no element");
     judge(kernel::check_sum(name_of(result), value_kind_of<T>(), to_bits(got[0]), slots_[result.slot()].initial[0],
-                            slots_[values.slot()].initial, bound));
+                            slots_[values.slot()].initial, bound, adds));
+  }
+  template <class T>
+  void expect_sum(const Buffer<T>& result, const Buffer<T>& values, FloatAdds adds) {
+    expect_sum(result, values, std::nullopt, adds);
   }
   // A scatter-add (index_add, scatter_add, a float histogram): each
   // out[j] is its initial value plus the sum of the values[i] whose key is
   // j (both buffers of this case), each element within the bound of its own
   // sum (in T's precision: __half's 11 bits, bfloat16's 8), or `bound`.
+  // `adds` as for expect_sum.
   template <class T, class K>
   void expect_scatter_sum(const Buffer<T>& out, const Buffer<K>& keys, const Buffer<T>& values,
-                          std::optional<double> bound = std::nullopt) {
+                          std::optional<double> bound = std::nullopt, FloatAdds adds = FloatAdds::AsTheGpu) {
     static_assert(is_float_element_v<T>, "expect_scatter_sum is for float sums (expect_counts counts integers)");
     const std::string values_name = name_of(values);
     const kernel::Scattered in{values_name, value_kind_of<K>(), slots_[keys.slot()].initial,
                                slots_[values.slot()].initial};
     judge(kernel::check_scatter_sums(name_of(out), value_kind_of<T>(), bits_of<T>(read(out)),
-                                     slots_[out.slot()].initial, in, bound));
+                                     slots_[out.slot()].initial, in, bound, adds));
+  }
+  template <class T, class K>
+  void expect_scatter_sum(const Buffer<T>& out, const Buffer<K>& keys, const Buffer<T>& values, FloatAdds adds) {
+    expect_scatter_sum(out, keys, values, std::nullopt, adds);
   }
   // A map: the slots (table_keys[i], table_values[i]), or a lookup's
   // answers, against what was inserted; empty_key marks a free slot.

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/kernel/float_sum.hpp"
+#include "harness/check/float_sum.hpp"
 
 #include <algorithm>
 #include <unordered_map>
@@ -148,8 +148,9 @@ std::optional<KernelFailure> check_counts(std::string_view buffer, VK bin_kind, 
 }
 
 std::optional<KernelFailure> check_sum(std::string_view buffer, VK kind, uint64_t got_bits, uint64_t init,
-                                       std::span<const uint64_t> values, std::optional<double> bound) {
-  FloatSum sum(kind, init);
+                                       std::span<const uint64_t> values, std::optional<double> bound,
+                                       FloatAdds adds) {
+  FloatSum sum(kind, init, {adds});
   for (uint64_t v : values) sum.add(v);
   const SumJudgement j = sum.judge(got_bits, bound);
   if (j.ok) return std::nullopt;
@@ -186,8 +187,8 @@ std::string first_contributors(const Contributors& c, size_t j, VK kind, const S
   if (c.count(j) > kShown) s += ", ...";
   return s;
 }
-FloatSum element_sum(const Contributors& c, size_t j, VK kind, uint64_t init, const Scattered& in) {
-  FloatSum sum(kind, init);
+FloatSum element_sum(const Contributors& c, size_t j, VK kind, uint64_t init, const Scattered& in, FloatAdds adds) {
+  FloatSum sum(kind, init, {adds});
   for (size_t x = c.start[j]; x < c.start[j + 1]; ++x) sum.add(in.values[c.order[x]]);
   return sum;
 }
@@ -195,7 +196,7 @@ FloatSum element_sum(const Contributors& c, size_t j, VK kind, uint64_t init, co
 
 std::optional<KernelFailure> check_scatter_sums(std::string_view buffer, VK kind, std::span<const uint64_t> got,
                                                 std::span<const uint64_t> init, const Scattered& in,
-                                                std::optional<double> bound) {
+                                                std::optional<double> bound, FloatAdds adds) {
   for (size_t i = 0; i < in.keys.size(); ++i)
     if (in.keys[i] >= got.size())
       return make(buffer, -1, "", "",
@@ -206,7 +207,7 @@ std::optional<KernelFailure> check_scatter_sums(std::string_view buffer, VK kind
                                                 in.values.size(), buffer));
   const Contributors c = contributors_of(in.keys, got.size());
   auto init_at = [&](size_t j) { return j < init.size() ? init[j] : 0; };
-  auto sum_at = [&](size_t j) { return element_sum(c, j, kind, init_at(j), in); };
+  auto sum_at = [&](size_t j) { return element_sum(c, j, kind, init_at(j), in, adds); };
   size_t wrong = 0, first = got.size();
   for (size_t j = 0; j < got.size(); ++j) {
     if (sum_at(j).accepts(got[j], bound)) continue;

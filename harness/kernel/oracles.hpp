@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/check/finding.hpp"
+#include "harness/check/float_sum.hpp"
 #include "harness/registry/value_kind.hpp"
 
 namespace atomstress::kernel {
@@ -48,23 +49,23 @@ std::optional<KernelFailure> check_permutation(std::string_view buffer, VK kind,
 // at the bins' width); a key outside the bins is the kernel's input error.
 std::optional<KernelFailure> check_counts(std::string_view buffer, VK bin_kind, std::span<const uint64_t> bins,
                                           std::span<const uint64_t> keys, std::span<const uint64_t> init);
-// A float reduction: `got` (one value) against init + sum(values), within
-// an order-independent bound (sum_error_bound: per-step rounding in the
-// kind's own precision, p = 11 for __half, 8 for bfloat16, 24, 53; zero
-// when every partial sum is representable) or `bound` when given.  NaN, inf
-// and -inf as IEEE says whatever the order: a NaN or +inf + -inf gives NaN,
-// else an infinity wins; an infinity from overflow only where some order's
+using atomstress::FloatAdds;
+using atomstress::FloatSum;
+using atomstress::SumJudgement;
+using atomstress::sum_error_bound;
+
+// A float reduction: `got` (one value) against init + sum(values), by the
+// one float-sum rule (check/float_sum.hpp): within an order-independent
+// bound (per-step rounding in the kind's own precision, p = 11 for __half, 8
+// for bfloat16, 24, 53; zero when every partial sum is representable) or
+// `bound` when given; with FloatAdds::AsTheGpu (the default) also the
+// flushing of subnormals that the GPU's float atomicAdd does.  NaN, inf and
+// -inf as IEEE says whatever the order: a NaN or +inf + -inf gives NaN, else
+// an infinity wins; an infinity from overflow only where some order's
 // partial sum can reach the format's overflow threshold.
 std::optional<KernelFailure> check_sum(std::string_view buffer, VK kind, uint64_t got, uint64_t init,
-                                       std::span<const uint64_t> values, std::optional<double> bound = std::nullopt);
-
-// The bound of check_sum for `additions` rounded additions in `kind`, with
-// `reach` the largest magnitude an exact partial sum can have in any order
-// and `lsb` the exponent of the lowest set bit over the terms (every term a
-// multiple of 2^lsb): ((1 + 2^-p)^additions - 1) * reach, or 0 when
-// reach <= 2^(p + lsb) (no addition rounds).  Infinite when it overflows.
-// float_sum.cpp derives it.
-double sum_error_bound(VK kind, uint64_t additions, long double reach, int lsb);
+                                       std::span<const uint64_t> values, std::optional<double> bound = std::nullopt,
+                                       FloatAdds adds = FloatAdds::AsTheGpu);
 
 // A scatter-add's inputs: keys[i] is the element values[i] goes to.
 struct Scattered {
@@ -80,7 +81,8 @@ struct Scattered {
 // outside the elements is the case's own input error.
 std::optional<KernelFailure> check_scatter_sums(std::string_view buffer, VK kind, std::span<const uint64_t> got,
                                                 std::span<const uint64_t> init, const Scattered& in,
-                                                std::optional<double> bound = std::nullopt);
+                                                std::optional<double> bound = std::nullopt,
+                                                FloatAdds adds = FloatAdds::AsTheGpu);
 // A map's slots (or a lookup's answers): every key seen other than
 // `empty_key` was inserted, its value one inserted with that key (never a
 // sentinel); with `each_once`, every inserted key is seen exactly once.

@@ -1,21 +1,22 @@
 // Sums: one atomic per element / per thread (grid-stride partial) / per
 // block (shared-memory tree) / per warp (shuffles).  Trial meaning: the
 // elements of block b go to accumulator b % k (single: one, uniform: k,
-// per_block: one per block).  Oracle: integers exact; floats within
-// gamma_d * sum|x| of the exact sum, exact where every partial sum is exact,
-// NaN/inf rules; and bitwise, the atomic's returned values must chain the
+// per_block: one per block).  Oracle: integers exact; floats by the one
+// float-sum rule (check/float_sum.hpp: within gamma_d * sum|x| of the exact
+// sum, exact where every partial sum is exact, NaN/inf rules, the flushing
+// of an atomic whose phi flushes); and bitwise, the atomic's returned values must chain the
 // form's partial sums (computed here in the form's fixed order).
 #include <cmath>
 
 #include <fmt/format.h>
 #include <cstdio>
-#include <limits>
 #include <vector>
 
 #include "atomics_under_test/algorithms/forms.cuh"
 #include "harness/backend/backend.hpp"
 #include "harness/check/families/chain.hpp"
 #include "harness/check/families/scope.hpp"
+#include "harness/check/float_sum.hpp"
 #include "harness/registry/bits.hpp"
 
 namespace atomstress::families {
@@ -32,31 +33,6 @@ struct SumIssuers {
 
 template <class T>
 T xv(const Workload& w, uint64_t e) { return from_bits<T>(w.a[e]); }
-
-// A float of any width, exactly, in the oracle's arithmetic.
-template <class T>
-long double wide(T v) {
-  if constexpr (prim::is_half_float_v<T>) return prim::to_double(v);
-  else return v;
-}
-
-// What the bound needs of a float format.  std::numeric_limits knows no
-// 16-bit float (libcu++'s does, but its headers are nvcc's alone): theirs
-// are read off their bit patterns, as libcu++ defines them.
-struct FormatLimits {
-  long double max, min_normal, epsilon;
-  int digits;
-};
-template <class T>
-FormatLimits limits_of() {
-  auto bits = [](uint16_t b) { return wide(from_bits<T>(b)); };
-  if constexpr (std::is_same_v<T, __half>) return {bits(0x7bff), bits(0x0400), bits(0x1400), 11};
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return {bits(0x7f7f), bits(0x0080), bits(0x3c00), 8};
-  else {
-    using L = std::numeric_limits<T>;
-    return {L::max(), L::min(), L::epsilon(), L::digits};
-  }
-}
 
 template <class T>
 T thread_partial(const Workload& w, uint64_t gt) {
@@ -121,7 +97,7 @@ SumIssuers<T> sum_issuers(const Workload& w, const Setup& s, algo::SumForm form)
 // The numeric oracle of one accumulator.
 template <class T>
 std::string sum_numeric(const Workload& w, const Setup& s, const History& h, uint32_t j,
-                        const std::vector<uint64_t>& terms, uint64_t atomics, uint64_t depth) {
+                        const std::vector<uint64_t>& terms, uint64_t atomics, uint64_t depth, PhiFn a_phi) {
   const VK k = vk_of<T>();
   const uint64_t got_bits = h.final_mem[j];
   if constexpr (std::is_integral_v<T>) {
@@ -133,56 +109,22 @@ std::string sum_numeric(const Workload& w, const Setup& s, const History& h, uin
              std::to_string(terms.size()) + " elements is " + fmt(k, sum) + " (exact, wrapping)";
     return {};
   } else {
-    const FormatLimits limits = limits_of<T>();
-    const long double got = wide(from_bits<T>(got_bits)), inf = INFINITY;
-    const long double maxv = limits.max;
-    bool nan = false, pinf = false, ninf = false, integral = true;
-    long double exact = 0, sumabs = 0;
-    auto take = [&](T t) {
-      const long double v = wide(t);
-      if (std::isnan(v)) nan = true;
-      else if (std::isinf(v)) (v > 0 ? pinf : ninf) = true;
-      else {
-        exact += v;
-        sumabs += std::fabs(v);
-        integral = integral && v == std::trunc(v);
-      }
-    };
-    take(from_bits<T>(s.mem_init[j]));
-    for (uint64_t e : terms) take(from_bits<T>(w.a[e]));
-    // Made only for a failure: a passing accumulator formats nothing.
-    auto where = [&] { return "accumulator " + std::to_string(j) + " holds " + fmt(k, got_bits); };
-    if (nan || (pinf && ninf)) {
-      if (!std::isnan(got))
-        return where() + " but its terms include " + (nan ? "a NaN" : "+inf and -inf") + ", so the sum must be a NaN";
-      return {};
-    }
-    if (sumabs >= maxv / 2) return {};  // partial sums may overflow in an order-dependent way
-    if (pinf || ninf) {
-      if (got != (pinf ? inf : -inf))
-        return where() + " but its terms include " + (pinf ? "+inf" : "-inf") + " and no opposite infinity";
-      return {};
-    }
-    // gamma_d holds while d * u < 1; past that (long 16-bit float sums) the
-    // bound says nothing and only the checks below and the bitwise chain apply.
-    const long double u = limits.epsilon / 2;
-    if (depth * u < 1) {
-      const long double gamma = depth * u / (1 - depth * u);
-      const long double bound = gamma * sumabs + 2 * atomics * limits.min_normal + sumabs * 0x1p-60L;
-      const long double err = std::fabs(got - exact);
-      if (!(err <= bound)) {
-        return where() + fmt::format(" but the exact sum is {:.21g}: error {:.3g} exceeds the bound {:.3g} "
-                                   "(gamma_{} * sum|x| = {:.3g}, plus flushing slack)",
-                                   exact, err, bound, depth, gamma * sumabs);
-      }
-    }
-    // Integers below 2^(mantissa+1): every partial sum is exact, whatever the order.
-    const long double exact_limit = std::ldexp(1.0L, limits.digits);
-    if (integral && sumabs <= exact_limit && got != exact) {
-      return where() + fmt::format(" but every term is an integer and every partial sum is exact: it must be {:.21g}",
-                                 exact);
-    }
-    return {};
+    // The one float-sum rule (check/float_sum.hpp), with the form's depth:
+    // flushing allowed where the atomic's own phi flushes a subnormal.
+    const PhiFn phi = a_phi;
+    const bool flushes = phi(0, 1, 0) == 0;  // 0 + the smallest subnormal
+    FloatSum sum(k, s.mem_init[j], {flushes ? FloatAdds::AsTheGpu : FloatAdds::StrictIeee, depth});
+    for (uint64_t e : terms) sum.add(w.a[e]);
+    if (sum.accepts(got_bits)) return {};
+    const SumJudgement judged = sum.judge(got_bits);
+    const std::string where = "accumulator " + std::to_string(j) + " holds " + fmt(k, got_bits);
+    if (judged.limit == 0 && !judged.flushing && std::isfinite(judged.want))
+      return where + fmt::format(" but every partial sum is exact (no addition rounds, in any order): it must be {}",
+                                 judged.expected);
+    if (std::isfinite(judged.limit) && judged.limit > 0)
+      return where + fmt::format(" but the exact sum is {:.21g}: error {:.3g} exceeds the bound {:.3g} ({})", judged.want,
+                                 std::fabs(float_value(k, got_bits) - judged.want), judged.limit, judged.expected);
+    return where + " for init + its " + std::to_string(atomics) + " atomics' terms" + judged.why;
   }
 }
 
@@ -209,7 +151,8 @@ Finding check_sum_t(const Workload& w, const Setup& s, const History& h) {
       case algo::SumForm::Block: depth = spec.ops_per_thread + log2_block + atomics[j]; break;
       default: depth = spec.ops_per_thread + 5 + atomics[j]; break;
     }
-    const std::string why = sum_numeric<T>(w, s, h, j, terms[j], atomics[j], depth);
+    const std::string why = sum_numeric<T>(w, s, h, j, terms[j], atomics[j], depth,
+                                           a.atomic().phi_in(w.spec.space == Space::Shared));
     if (!why.empty()) {
       Finding f = make_finding(FindingKind::WrongOutput, why, -1, j);
       f.value_kind = vk_of<T>();
