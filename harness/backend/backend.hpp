@@ -82,6 +82,7 @@ struct History {
   uint32_t stopped_retries = 0;     // a Hang: the retries of the loop its bound stopped (0: unknown)
   bool block_scope_calls = false;   // a user's code called a block-scope intrinsic (RetryShared)
   bool loop_stopped = false;        // a loop gave up (RetryShared::abort_flag), whether or not an op recorded it
+  bool intercepted_calls = true;    // cpu: a user's code made an intercepted call (RetryShared); cuda: not asked
   // Where the history lives.  The pipeline decides it before the run (a
   // single atomic checked on the GPU: gpu_checked.hpp) and the cuda runner
   // honours it; Device: the per-op arrays and final_mem above stay empty,

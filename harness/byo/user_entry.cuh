@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -268,6 +269,53 @@ struct UserLock {
   }
 };
 
+// -------------------------------------------------- host-branch probe
+// Whether a user's host-callable code reaches an atomic atomstress
+// intercepts when it runs on the host: a function with a host branch of its
+// own (AMReX's AMREX_IF_ON_HOST, NV_IF_ELSE_TARGET, #ifdef __CUDA_ARCH__)
+// makes a plain update there, and the cpu backend would test that instead of
+// what the GPU runs.  A few calls on a local word, each in a call scope of a
+// bounded Retry (a loop of intercepted calls stops); the caller runs this in
+// a child process (harness/pipeline/host_branches.cpp).
+template <class T>
+T probe_value(unsigned char byte) {
+  T v;
+  std::memset(static_cast<void*>(&v), byte, sizeof v);
+  return v;
+}
+template <class F>
+bool probe_calls(F&& call_on) {
+  prim::RetryShared rs{};
+  for (int i = 0; i < 3; ++i) {
+    prim::Retry r;
+    r.budget = 1u << 12;
+    r.shared = &rs;
+    prim::run_in_call_scope(r, [&] { call_on(i); });
+    if (rs.intercepted_calls != 0) return true;
+  }
+  return false;
+}
+template <class Def>
+bool host_makes_intercepted_call() {
+  using T = typename Def::T;
+  const T zero = probe_value<T>(0), small = probe_value<T>(1);
+  // (memory, a, b): an update from zero, one to zero, and a compare-and-swap
+  // that matches (b is its compare).
+  const T mem[3] = {zero, small, zero}, a[3] = {small, zero, small}, b[3] = {zero, zero, zero};
+  return probe_calls([&](int i) {
+    T word = mem[i];
+    Def::invoke(&word, a[i], b[i]);
+  });
+}
+template <class Def>
+bool host_lock_makes_intercepted_call() {
+  return probe_calls([](int) {
+    uint32_t word = 0;
+    Def::acquire(&word);
+    Def::release(&word);
+  });
+}
+
 // ---------------------------------------------------------- registration
 // The host probe (atomstress_add_suite): instantiate each call for the host
 // without registering anything.
@@ -295,6 +343,7 @@ bool register_user_atomic() {
   if constexpr (Def::has_own_spec) e.registered_spec = "its own (ATOMSTRESS_ATOMIC_SPEC)";
   else e.registered_spec = Def::spec_name;
   e.not_intercepted = Def::not_intercepted;
+  if constexpr (Def::host_callable) e.host_makes_intercepted_call = &host_makes_intercepted_call<Def>;
   if constexpr (!Def::has_own_spec) d.spec_from = Def::spec_name;
   register_entry(std::move(d));
   registration::register_forms_of<A>(order, registration::CorrectForms{});
@@ -329,8 +378,10 @@ bool register_user_lock() {
   e.user_code = true;
   e.not_intercepted = Def::not_intercepted;
   e.run_cuda = &run_cuda_program<FormProgram<Alg>>;
-  if constexpr (Alg::cpu_capable) e.run_cpu = &run_cpu_program<FormProgram<Alg>>;
-  else {
+  if constexpr (Alg::cpu_capable) {
+    e.run_cpu = &run_cpu_program<FormProgram<Alg>>;
+    e.host_makes_intercepted_call = &host_lock_makes_intercepted_call<Def>;
+  } else {
     e.gpu_only = true;
     e.gpu_only_reason = Alg::cpu_unavailable;
   }

@@ -23,6 +23,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
+#include "harness/pipeline/host_branches.hpp"
 #include "reports/terminal.hpp"
 #include "reports/repro_command.hpp"
 
@@ -82,6 +83,8 @@ int main(int argc, char** argv) {
       atomstress::reports::print("atomstress {} (CUDA architectures {})\n", ATOMSTRESS_VERSION, ATOMSTRESS_CUDA_ARCHITECTURES);
     return stdout_status();
   }
+  // Before any command reads the registry's cpu-backend flags.
+  atomstress::settle_host_branches();
   std::string command_line = "atomstress";
   for (const auto& a : args) command_line += " " + a;
   const std::string cmd = args[0];

@@ -80,6 +80,15 @@ AS_HD AS_FI void note_block_scope_call(RetryShared* rs) {
                     (std::atomic_ref<unsigned int>(rs->block_scope_calls).store(1u, std::memory_order_relaxed);))
 }
 
+// Notes in the trial's shared word that a user's code made an intercepted
+// call (host only: the CPU backend asks whether its host branch ran any).
+AS_HD AS_FI void note_intercepted_call(RetryShared* rs) {
+  NV_IF_TARGET(NV_IS_HOST, (if (rs != nullptr) {
+                 std::atomic_ref<unsigned int> seen(rs->intercepted_calls);
+                 if (seen.load(std::memory_order_relaxed) == 0u) seen.store(1u, std::memory_order_relaxed);
+               }))
+}
+
 // Counts an intercepted call of scope `s`: true when it is the op's first or
 // its loop may go on.
 AS_HD AS_FI bool count_call(CallScope* s, bool block_scope) {
@@ -87,7 +96,10 @@ AS_HD AS_FI bool count_call(CallScope* s, bool block_scope) {
     s->retry->block_scope = 1;
     note_block_scope_call(s->retry->shared);
   }
-  if (s->calls++ == 0) return true;
+  if (s->calls++ == 0) {
+    if (s->polls == 0) note_intercepted_call(s->retry->shared);
+    return true;
+  }
   Retry& r = *s->retry;
   // Every 64 retries, as again() checks its deadline: has the trial stalled?
   return r.again() && ((r.count & 63u) != 0 || r.progressing());
@@ -148,6 +160,7 @@ AS_HD AS_FI void intercepted_saw(const T& value) {
 AS_HD AS_FI void intercepted_poll() {
   CallScope* s = current_call_scope();
   if (s == nullptr) return;
+  if (s->polls == 0 && s->calls == 0) note_intercepted_call(s->retry->shared);
   if ((++s->polls & 255u) == 0 && !(s->retry->in_time() && s->retry->progressing())) stop_loop(*s->retry);
 }
 

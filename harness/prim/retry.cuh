@@ -63,6 +63,11 @@ struct RetryShared {
   // The stall watch: how long no op may complete while a loop runs (0: off).
   uint64_t stall_ns;
   uint64_t done_ns[kDoneSlots * kDoneStride];  // the latest completions (now_ns)
+  // Set to 1 by the first intercepted call of a user's code in the trial, on
+  // the host only: a user's trial on the CPU backend that performed none ran
+  // a host branch (NV_IF_TARGET, __CUDA_ARCH__), not the code the GPU runs.
+  // Last, so the aggregate initialisers above leave it 0.
+  unsigned int intercepted_calls;
 };
 
 // How long a loop that saw its word (or its queue) move may go on past its

@@ -182,6 +182,17 @@ const std::vector<Entry>& catalogue() {
   return st.table;
 }
 
+void mark_cpu_unable(size_t index, const char* reason) {
+  std::vector<Entry>& table = store().table;
+  const Entry* atomic = &table.at(index);
+  for (Entry& e : table) {
+    if (&e != atomic && !(e.algo != nullptr && e.algo->atomic_entry == atomic)) continue;
+    e.gpu_only = true;
+    e.gpu_only_reason = reason;
+    e.run_cpu = nullptr;
+  }
+}
+
 const Entry* find_impl(std::string_view name) {
   catalogue();
   const auto& by_name = store().by_name;

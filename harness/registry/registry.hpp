@@ -88,6 +88,11 @@ struct Entry {
   // A user's unit: the atomics in it that atomstress cannot intercept (what,
   // file:line), or null; `list -v` and every verdict of its entries say so.
   const char* not_intercepted = nullptr;
+  // A user's host-callable code: runs it a few times on the host, on a local
+  // word; true when it made an intercepted call.  False: its host build runs
+  // other code than the GPU does (a host branch), so the cpu backend cannot
+  // test it (harness/pipeline/host_branches.hpp).  Null for everything else.
+  bool (*host_makes_intercepted_call)() = nullptr;
   const AlgoInfo* algo = nullptr;    // an algorithm, not a single atomic
   const Family* family = nullptr;    // its oracle and trial rules
   RunFn run_cpu = nullptr;           // null: the cpu backend cannot run it
@@ -133,6 +138,10 @@ constexpr uint64_t algorithm_order(uint64_t form_rank, uint64_t atomic_order) {
 
 // ------------------------------------------------------------------ lookup
 const std::vector<Entry>& catalogue();
+// The one writer after start-up: marks entry `index` (and every algorithm
+// built on it) as one the cpu backend cannot run, with `reason`
+// (host_branches.hpp, before any trial runs).
+void mark_cpu_unable(size_t index, const char* reason);
 const Entry* find_impl(std::string_view name);
 // Name, glob (fnmatch), or "all" (correct ones) / "atomics" (correct single
 // atomics) / "algorithms" (correct algorithms) / "buggy" / "weak_memory"

@@ -88,6 +88,7 @@ bool run_cpu_program(const Workload& w, const Setup& s, const RunOptions& opt, H
   if (!ok) return false;
   h.block_scope_calls = rs.block_scope_calls != 0;
   h.loop_stopped = rs.abort_flag != 0;
+  h.intercepted_calls = rs.intercepted_calls != 0;
   h.final_mem.resize(s.mem_init.size());
   for (size_t i = 0; i < s.mem_init.size(); ++i) h.final_mem[i] = to_bits<M>(mem[i]);
   return true;
