@@ -24,7 +24,9 @@
 // ATOMSTRESS_ATOMIC_SPEC(name, fn, spec_object) takes your own spec instead:
 // a constexpr atomstress::UserSpec<T>{op, domain, semantics, phi}.
 //
-// Include this header after the CUDA headers your code uses: from here on
+// Include this header after the CUDA headers your code uses and before any
+// header of yours with atomics (the suite's build refuses an atomic intrinsic
+// called before it, naming file:line and the function): from here on
 // the unit's atomic intrinsics (atomicCAS, atomicAdd, ..., their _block and
 // _system forms) are intercepted: each call after an op's first counts as a
 // retry, block-scope calls are checked by the scope rule, and a loop that
@@ -50,6 +52,13 @@
 #endif
 #ifndef ATOMSTRESS_GPU_ONLY_REASON
 #define ATOMSTRESS_GPU_ONLY_REASON "its unit was built without atomstress_add_suite's host probe"
+#endif
+
+// atomstress_add_suite's probe found a CUDA atomic intrinsic called before
+// this header (a library header with atomics included first): it would run
+// unintercepted, and a host build of it would call the device intrinsic.
+#ifdef ATOMSTRESS_CALLED_BEFORE_INCLUDE
+static_assert(false, ATOMSTRESS_CALLED_BEFORE_INCLUDE);
 #endif
 
 #if ATOMSTRESS_HOST_CALLABLE
