@@ -8,6 +8,7 @@
 #include "harness/check/sequential.hpp"
 #include "harness/pipeline/diagnose.hpp"
 #include "harness/registry/bits.hpp"
+#include "harness/registry/family.hpp"
 #include "harness/registry/registry.hpp"
 #include "harness/workload/setup.hpp"
 #include "harness/workload/workload.hpp"
@@ -191,6 +192,30 @@ TEST(Diagnose, ASemanticBugIsNotToldAsALostUpdate) {
     EXPECT_EQ(f.explanation.find("alone, in program order, an op already") != std::string::npos, alone_wrong)
         << to_string(cls) << ": " << f.explanation;
   }
+}
+
+// A history no order explains under fmax's rules (+0 > -0) but one does
+// under "ties keep the operand" (std::max(val, old)): the oracle calls it
+// semantics with that rule, never a lost update (PyTorch's gpuAtomicMax on
+// double).  A real lost update is explained by no other spec.
+TEST(Diagnose, AHistoryAnotherSpecExplainsIsSemanticsNotALostUpdate) {
+  const uint64_t pz = 0, nz = 0x8000000000000000ull;
+  // Two maxes from +0: -0 (returned +0, stored -0), then +0 (returned -0).
+  auto r = one_thread("cas.max.f64", {pz}, {0, 0}, {nz, pz}, {pz, nz}, {pz});
+  r.h.gave_up.assign(2, 0);  // as a run records them: no op gave up, none block-scope
+  const Finding f = r.w.impl->family->check(r.w, r.s, r.h);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.cls, FailureClass::Semantics);
+  EXPECT_TRUE(f.inference.starts_with("matches: ties keep the operand")) << f.inference;
+  ASSERT_FALSE(f.trace.empty());
+  EXPECT_NE(f.trace[0].find("not a lost update"), std::string::npos) << f.trace[0];
+  // Two adds that both read 0: one update lost, under every add spec.
+  auto lost = one_thread("native.add.i32", {0}, {0, 0}, {1, 2}, {0, 0}, {2});
+  lost.h.gave_up.assign(2, 0);
+  const Finding g = lost.w.impl->family->check(lost.w, lost.s, lost.h);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.cls, FailureClass::None);  // left to the replay alone
+  EXPECT_TRUE(g.inference.empty()) << g.inference;
 }
 
 // The same, end to end: the built-in bugs that are wrong alone are told

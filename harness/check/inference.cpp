@@ -7,6 +7,7 @@
 #include <set>
 #include <type_traits>
 
+#include "harness/check/checker.hpp"
 #include "harness/registry/registry.hpp"
 
 namespace atomstress {
@@ -158,10 +159,10 @@ std::string difference(VK k, const ReplayedOp& r, uint64_t spec_stores) {
   return "ordinary values";
 }
 
-}  // namespace
-
-std::string infer_semantics(const Entry& e, const std::vector<ReplayedOp>& ops) {
-  if (ops.empty()) return "";
+// The other semantics an entry's code may implement: the built-in specs of
+// its operation and type first, then the variants people write, then
+// "returns the new value".
+std::vector<Candidate> candidates_for(const Entry& e) {
   std::vector<Candidate> cands;
   for (const Entry& c : catalogue()) {
     if (c.algo || c.buggy() || c.user_code || c.kind != e.kind || c.op != e.op || !c.phi || &c == &e) continue;
@@ -179,6 +180,35 @@ std::string infer_semantics(const Entry& e, const std::vector<ReplayedOp>& ops) 
   }
   const PhiFn own = e.phi;
   cands.push_back({"returns the new value", [own](uint64_t o, uint64_t a, uint64_t b) { return own(o, a, b); }, true});
+  return cands;
+}
+
+// The checker takes a plain function for phi: the candidate being tried.
+thread_local const Candidate* tried = nullptr;
+uint64_t tried_phi(uint64_t o, uint64_t a, uint64_t b) { return tried->stores(o, a, b); }
+
+}  // namespace
+
+std::string spec_explaining_history(const CheckInput& in) {
+  const Entry& e = *in.impl;
+  if (e.algo || !e.phi) return "";
+  for (const Candidate& c : candidates_for(e)) {
+    if (c.returns_new) continue;  // the checker reads every returned value as the old one
+    Entry as_candidate = e;
+    as_candidate.phi = as_candidate.phi_shared = &tried_phi;
+    CheckInput held = in;
+    held.impl = &as_candidate;
+    tried = &c;
+    const bool explained = check_history_reference(held).ok;
+    tried = nullptr;
+    if (explained) return c.name;
+  }
+  return "";
+}
+
+std::string infer_semantics(const Entry& e, const std::vector<ReplayedOp>& ops) {
+  if (ops.empty()) return "";
+  const std::vector<Candidate> cands = candidates_for(e);
 
   // The first few that explain every op (built-in specs first), and how many more.
   std::string matches;

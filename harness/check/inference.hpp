@@ -14,7 +14,14 @@
 namespace atomstress {
 
 struct Entry;
+struct CheckInput;
 
 std::string infer_semantics(const Entry& e, const std::vector<ReplayedOp>& ops);
+
+// A concurrent history that no order explains under the entry's spec, held
+// against the same other specs: the name of the first under which some
+// order explains it ("ties keep the operand, a NaN wins"), else "".  Where
+// one does, the failure is that spec difference, not a lost update.
+std::string spec_explaining_history(const CheckInput& in);
 
 }  // namespace atomstress

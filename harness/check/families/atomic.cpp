@@ -6,6 +6,7 @@
 
 #include "harness/backend/backend.hpp"
 #include "harness/check/checker.hpp"
+#include "harness/check/inference.hpp"
 #include "harness/check/families/chain.hpp"
 
 namespace atomstress::families {
@@ -90,6 +91,16 @@ class AtomicFamily final : public Family {
     Finding f = make_finding(FindingKind::Unexplained, r.explanation, r.bad_op, r.bad_addr);
     f.value_kind = w.impl->kind;
     if (r.bad_op >= 0 && size_t(r.bad_op) < h.old.size()) f.observed = h.old[size_t(r.bad_op)];
+    // Concurrent or not: where another spec of the op explains every
+    // returned value and the final memory, the code implements that spec.
+    if (const std::string other = spec_explaining_history(in); !other.empty()) {
+      const Entry& e = *w.impl;
+      const std::string spec = e.registered_spec ? e.registered_spec : e.buggy() ? "its spec" : e.name;
+      f.cls = FailureClass::Semantics;
+      f.inference = "matches: " + other + " (every returned value and the final memory); differs from " + spec;
+      f.trace.push_back("no order of the ops explains the history under " + spec + ", but one does under \"" + other +
+                        "\": the code implements that rule, not a lost update");
+    }
     return f;
   }
   Semantics semantics(const Entry& entry, const Entry&) const override { return entry.sem; }
