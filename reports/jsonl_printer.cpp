@@ -116,6 +116,25 @@ nlohmann::json campaign_json(const CampaignRecord& c) {
   return j;
 }
 
+// A second, distinct failure of the entry (ImplSummary::distinct).
+nlohmann::json distinct_json(const ImplSummary& s) {
+  const ShrunkCase& c = *s.distinct;
+  nlohmann::json j;
+  j["record"] = "distinct";
+  j["impl"] = s.impl->name;
+  j["backend"] = to_string(s.backend);
+  j["verdict"] = "FAIL";
+  j["why"] = c.why;
+  j["class"] = to_string(c.diagnosis.cls);
+  if (!c.diagnosis.trace.empty()) j["trace"] = c.diagnosis.trace;
+  if (!c.diagnosis.inference.empty()) j["inference"] = c.diagnosis.inference;
+  j["spec"] = describe(c.spec);
+  j["token"] = encode_token(c.spec, c.knobs);
+  j["rate_failures"] = c.rate_failures;
+  j["rate_runs"] = c.rate_runs;
+  return j;
+}
+
 nlohmann::json shrunk_json(const ImplSummary& s) {
   const ShrunkCase& c = *s.shrunk;
   nlohmann::json j;
@@ -159,6 +178,7 @@ void JsonlPrinter::do_record(const Record& r) {
     if (c->found) write_line(campaign_json(*c).dump());  // one line per caught bug
   } else if (const auto* s = as<ImplSummary>(r)) {
     if (s->shrunk) write_line(shrunk_json(*s).dump());  // the trials' own lines say the rest
+    if (s->distinct) write_line(distinct_json(*s).dump());
   } else if (const auto* p = as<ReplayRecord>(r)) {
     write_line(fuzz_line("replay", to_json(*p)));
   } else if (const auto* l = as<FuzzSliceRecord>(r)) {

@@ -40,6 +40,9 @@ struct ImplSummary {
   Outcome first_failure;   // valid unless Pass
   Outcome most_contended;  // the trial with the most cycles (or retries)
   std::optional<ShrunkCase> shrunk;  // the first failure shrunk (unless --no-shrink)
+  // A second, distinct failure its diagnosis met (Diagnosis::distinct),
+  // shrunk and classed on its own (unless --no-shrink: as found).
+  std::optional<ShrunkCase> distinct;
 };
 
 // `check`: an entry that ran nothing, and why.

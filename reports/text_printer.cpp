@@ -69,6 +69,16 @@ void TextPrinter::summary(const ImplSummary& s) {
     print_diagnosis(f.finding.cls, f.finding.trace, f.finding.inference, f.finding.operands);
     print("      spec: {}\n      repro: {}\n", describe(f.spec), repro_command(encode_token(f.spec, f.knobs), s.backend));
   }
+  if (!pass && s.distinct) {
+    // Another bug of the same code: its own case, class and token.
+    const auto& c = *s.distinct;
+    const FailureClass dcls = c.diagnosis.cls;
+    print("      also, a distinct failure{}: {}\n", dcls != FailureClass::None ? std::string(" [") + to_string(dcls) + "]" : "",
+          c.why);
+    print_diagnosis(dcls, c.diagnosis.trace, c.diagnosis.inference, {});
+    print("      its case: {}  (failed {} of {} reruns)\n      repro: {}\n", describe(c.spec), c.rate_failures,
+          c.rate_runs, repro_command(encode_token(c.spec, c.knobs), s.backend));
+  }
   if (profile_ && !s.most_contended.hotspots.empty()) {
     const auto& m = s.most_contended;
     print("      hotspots of the busiest trial ({}, {}, k={}):\n", to_string(m.spec.pattern),

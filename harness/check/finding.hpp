@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/registry/value_kind.hpp"
+#include "harness/trial/spec.hpp"
 
 namespace atomstress {
 
@@ -71,11 +72,24 @@ struct Finding {
   int64_t first_op() const { return ops.empty() ? -1 : ops.front(); }
 };
 
+// A second, distinct failure of the same entry that a diagnosis met: the
+// failing case's own ops pass alone (its failure needs concurrency), but a
+// longer replay alone fails another way (a NaN rule, say).  Reported apart,
+// shrunk and with its own token, never merged into the first's class.
+struct DistinctFailure {
+  TrialSpec spec;
+  std::string why;
+  FailureClass cls = FailureClass::None;
+  std::vector<std::string> trace;
+  std::string inference;
+};
+
 // A failure's class with what the replay alone showed (pipeline/diagnose.hpp).
 struct Diagnosis {
   FailureClass cls = FailureClass::None;
   std::vector<std::string> trace;  // Finding::trace
   std::string inference;           // Finding::inference
+  std::optional<DistinctFailure> distinct;
 };
 // The causes the checker guesses from a concurrent history, said at the end
 // of its explanation (check/checker.cpp).

@@ -49,24 +49,48 @@ bool plan_fits(const CheckPlan& plan, size_t jobs, std::string& error) {
 // The first failure, shrunk: each smaller candidate rerun until it fails the
 // same way (fuzz/shrink_spec.hpp), with the run's own options (`run`: its
 // watchdogs grown where it runs beside other trials).
-reports::ShrunkCase shrink_failure(const CheckPlan& plan, const RunOptions& run, const ImplSummary& sum) {
+reports::ShrunkCase shrink_failure(const CheckPlan& plan, const RunOptions& run, const TrialSpec& spec, Verdict verdict,
+                                   const std::string& why) {
   fuzz::ShrinkConfig cfg;
   cfg.backend = plan.backend;
   cfg.run = run;
   cfg.max_seconds = plan.opt.shrink_s;
-  const auto& f = sum.first_failure;
-  reports::ShrunkCase c = fuzz::shrink_spec(f.spec, f.verdict, f.why(), cfg);
+  reports::ShrunkCase c = fuzz::shrink_spec(spec, verdict, why, cfg);
   c.knobs = plan.opt.run.knobs;
+  return c;
+}
+
+// The distinct failure a diagnosis met: shrunk and classed on its own.
+reports::ShrunkCase conclude_distinct(const CheckPlan& plan, bool shrink, const RunOptions& run,
+                                      const DistinctFailure& found) {
+  reports::ShrunkCase c;
+  if (shrink) {
+    c = shrink_failure(plan, run, found.spec, Verdict::Fail, found.why);
+  } else {
+    c.spec = found.spec;
+    c.why = found.why;
+    c.knobs = plan.opt.run.knobs;
+  }
+  Finding finding;
+  c.diagnosis = diagnose(c.spec, Verdict::Fail, finding, plan.backend, run);
+  c.diagnosis.distinct.reset();  // one level: a distinct failure's own is not chased
+  if (c.diagnosis.cls == FailureClass::None) {  // it did not fail again: as the replay saw it
+    c.diagnosis.cls = found.cls;
+    c.diagnosis.trace = found.trace;
+    c.diagnosis.inference = found.inference;
+  }
+  settle_cause(c.diagnosis.cls, c.why);
   return c;
 }
 
 // A failing implementation's conclusion: its failure shrunk, and the
 // reported case's class (the shrunk one's, else the first failure's).
 void conclude_failure(const CheckPlan& plan, bool shrink, const RunOptions& run, ImplSummary& sum) {
-  if (shrink) sum.shrunk = shrink_failure(plan, run, sum);
   const auto& f = sum.first_failure;
+  if (shrink) sum.shrunk = shrink_failure(plan, run, f.spec, f.verdict, f.why());
   const TrialSpec& reported = sum.shrunk ? sum.shrunk->spec : f.spec;
   const Diagnosis d = diagnose(reported, f.verdict, f.finding, plan.backend, run);
+  if (d.distinct) sum.distinct = conclude_distinct(plan, shrink, run, *d.distinct);
   if (sum.shrunk) {
     sum.shrunk->diagnosis = d;
     settle_cause(d.cls, sum.shrunk->why);

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "harness/pipeline/execute_trial.hpp"
+#include "harness/pipeline/geometry_reruns.hpp"
 #include "harness/registry/registry.hpp"
 
 namespace atomstress {
@@ -15,6 +16,7 @@ struct Replay {
   const TrialSpec& failing;
   BackendKind backend;
   RunOptions seq;  // the run options, sequential and checked on the cpu
+  RunOptions opt;  // the run's own options (a kernel's reruns at other geometries)
 };
 
 // Classes known without a replay: a weak-memory bug, or a form that cannot
@@ -60,7 +62,7 @@ void read_failure_alone(const Replay& r, const Outcome& alone, Diagnosis& d) {
   d.cls = alone.finding.cls != FailureClass::None ? alone.finding.cls : FailureClass::Semantics;
   d.trace = alone.finding.trace;
   if (d.trace.empty()) d.trace.push_back(alone.why());
-  d.inference = alone.finding.inference;
+  if (!alone.finding.inference.empty()) d.inference = alone.finding.inference;
   if (d.cls == FailureClass::Semantics || d.cls == FailureClass::ReturnValue) {
     const auto wide = wide_replay(r);
     if (wide && wide->verdict == Verdict::Fail && !wide->finding.inference.empty())
@@ -68,20 +70,22 @@ void read_failure_alone(const Replay& r, const Outcome& alone, Diagnosis& d) {
   }
 }
 
-// The case passes alone: a concurrency bug, unless the longer replay fails.
+// The case passes alone: a concurrency bug.  A longer replay alone that
+// fails is another bug of the same code, reported apart (Diagnosis::distinct).
 void read_pass_alone(const Replay& r, Diagnosis& d) {
   const auto wide = wide_replay(r);
   if (wide && wide->verdict == Verdict::Fail && wide->finding.cls != FailureClass::None &&
       wide->finding.cls != FailureClass::Scope) {
-    d.cls = wide->finding.cls;
-    d.trace.push_back("the case's own ops pass alone, but a longer replay alone (" + describe(wide->spec) +
-                      ") does not: " + (wide->finding.trace.empty() ? wide->why() : wide->finding.trace.front()));
-    d.inference = wide->finding.inference;
+    d.cls = FailureClass::Atomicity;
+    d.trace.push_back("every op of the case does what the spec says alone: the failure needs concurrent ops");
+    d.trace.push_back("a longer replay alone fails another way: a distinct failure, reported apart");
+    d.distinct = DistinctFailure{wide->spec, wide->why(), wide->finding.cls, wide->finding.trace,
+                                 wide->finding.inference};
+  } else if (is_kernel_entry(r.e)) {  // harness/kernel/: the replay alone changed the case
+    tell_geometry_reruns(rerun_across_geometries(r.failing, r.backend, r.opt), r.failing, d);
   } else {
     d.cls = FailureClass::Atomicity;
-    const bool kernel = is_kernel_entry(r.e);  // harness/kernel/
-    d.trace.push_back(kernel ? "the case passes alone (one block of one thread): the failure needs concurrent threads"
-                             : "every op does what the spec says: the failure needs concurrent ops");
+    d.trace.push_back("every op does what the spec says: the failure needs concurrent ops");
   }
 }
 }  // namespace
@@ -92,21 +96,37 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
   d.cls = finding.cls;
   if (verdict == Verdict::Hang) d.cls = FailureClass::Hang;
   if (verdict == Verdict::Crash) d.cls = FailureClass::Crash;
-  if (verdict != Verdict::Fail || d.cls != FailureClass::None) return d;
+  // The oracle found another known spec explaining the whole history
+  // (check/inference.hpp spec_explaining_history): semantics whatever the
+  // replay alone shows; the replay only adds the op that went wrong.  Given
+  // no finding (fuzz), the case is run once as it failed to see one.
+  Finding seen = finding;
+  if (verdict == Verdict::Fail && seen.kind == FindingKind::None) {
+    const Outcome again = execute_trial(failing, backend, opt);
+    if (again.verdict == Verdict::Fail) seen = again.finding;
+  }
+  const bool other_spec = verdict == Verdict::Fail && seen.cls == FailureClass::Semantics && !seen.inference.empty() &&
+                          seen.kind == FindingKind::Unexplained;
+  if (other_spec) {
+    d.cls = FailureClass::Semantics;
+    d.trace = seen.trace;
+    d.inference = seen.inference;
+  }
+  if (verdict != Verdict::Fail || (d.cls != FailureClass::None && !other_spec)) return d;
   const Entry* e = find_impl(failing.impl);
   if (e == nullptr) return d;
-  if (classed_without_replay(e, backend, d)) return d;
+  if (!other_spec && classed_without_replay(e, backend, d)) return d;
   RunOptions seq = opt;
   seq.policy.sequential = true;
   seq.policy.checker = CheckerKind::Cpu;
-  const Replay replay{*e, failing, backend, seq};
+  const Replay replay{*e, failing, backend, seq, opt};
   const Outcome alone = execute_trial(failing, backend, replay.seq);
   switch (alone.verdict) {
     case Verdict::Fail:
       read_failure_alone(replay, alone, d);
       break;
     case Verdict::Pass:
-      read_pass_alone(replay, d);
+      if (!other_spec) read_pass_alone(replay, d);
       break;
     case Verdict::Hang:
     case Verdict::Crash:
@@ -114,6 +134,7 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
       d.trace.push_back(std::string("it ") + (alone.verdict == Verdict::Hang ? "hangs: " : "crashes: ") + alone.why());
       break;
     case Verdict::Error:
+      if (other_spec) break;
       d.cls = FailureClass::Atomicity;
       d.trace.push_back("not replayed alone (" + alone.why() + "): taken for a concurrency bug");
       break;
