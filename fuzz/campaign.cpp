@@ -1,5 +1,6 @@
 #include "campaign.hpp"
 
+#include <fmt/format.h>
 #include <rapidcheck.h>
 
 #include <algorithm>
@@ -582,17 +583,30 @@ void shrink_generated_failure_further(const CampaignConfig& cfg, CampaignResult&
 
 // Each measurement may take one more budget's time (at least one run): a
 // case that hangs costs its watchdog per run.
+// A shrunk case that does not reproduce (measure_reported_rate) is not
+// reported: the first failure is, with its own rate.  Flaky: the reported
+// case did not fail again in its rate's reruns (as for a failure shrunk
+// from its spec).
 void measure_shrunk_rate(const CampaignConfig& cfg, CampaignResult& res) {
-  const auto rate = properties::measure_rate(res.shrunk, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
-  res.rate_failures = rate.failures;
-  res.rate_runs = rate.runs;
-  res.runs += rate.runs;
-  res.ops += rate.runs * res.shrunk.ops();
-  count_time_alone(res, rate.run_ms, rate.device_check_ms);
-  if (rate.failures == 0) {
-    const auto again = properties::measure_rate(res.first, cfg.gen.backend, cfg.run, cfg.rate_runs, cfg.budget_s);
-    res.flaky = again.failures == 0;
+  const properties::TrialRunner run = properties::runner_on(cfg.gen.backend, cfg.run);
+  auto measure = [&](const TrialSpec& spec) {
+    const ReportedRate r = measure_reported_rate(spec, run, cfg.rate_runs, cfg.budget_s);
+    res.runs += r.rate.runs;
+    res.ops += r.rate.runs * spec.ops();
+    count_time_alone(res, r.rate.run_ms, r.rate.device_check_ms);
+    return r;
+  };
+  ReportedRate r = measure(res.shrunk);
+  if (!r.reproduces && !(res.shrunk == res.first)) {
+    const ReportedRate first = measure(res.first);
+    if (first.rate.failures > 0) {
+      res.shrunk = res.first;
+      r = first;
+    }
   }
+  res.rate_failures = r.rate.failures;
+  res.rate_runs = r.rate.runs;
+  res.flaky = r.rate.failures == 0;
 }
 
 }  // namespace
@@ -619,6 +633,10 @@ CampaignResult run_campaign(const CampaignConfig& cfg) {
     // line, as every report carries `why` (pipeline/diagnose.hpp).
     res.diagnosis = diagnose(res.shrunk, res.verdict, Finding{}, cfg.gen.backend, cfg.run);
     res.why = classed_why(res.diagnosis, res.why);
+    // A second bug the diagnosis met is reported with its own case and token.
+    if (const auto& other = res.diagnosis.distinct)
+      res.why += fmt::format("; also, a distinct failure [{}]: {} (repro {})", to_string(other->cls), other->why,
+                             encode_token(other->spec, cfg.run.knobs));
   }
   res.total_s = clock.elapsed();
   return res;

@@ -206,6 +206,24 @@ bool RateKeeper::accepts(const TrialSpec& candidate) {
   return true;
 }
 
+ReportedRate measure_reported_rate(const TrialSpec& spec, const properties::TrialRunner& run, uint32_t runs,
+                                   double max_seconds) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  ReportedRate r;
+  r.rate = properties::measure_rate(spec, run, runs, max_seconds);
+  r.reproduces = r.rate.failures > 0;
+  if (!r.reproduces || 2 * r.rate.failures >= r.rate.runs) return r;
+  const double left = max_seconds - std::chrono::duration<double>(clock::now() - t0).count();
+  const auto again = properties::measure_rate(spec, run, kConfirmRuns * runs, std::max(left, 1.0));
+  r.rate.runs += again.runs;
+  r.rate.failures += again.failures;
+  r.rate.run_ms += again.run_ms;
+  r.rate.device_check_ms += again.device_check_ms;
+  r.reproduces = again.failures > 0;
+  return r;
+}
+
 namespace {
 
 // Runs' time into the shrinking's: the code under test's and the device's
@@ -279,14 +297,14 @@ reports::ShrunkCase shrink_spec(const TrialSpec& failing, Verdict verdict, const
     const auto tree = rc::shrinkable::shrinkRecur(
         path.back().spec, [limits, size_only](const TrialSpec& s) { return candidates(s, limits, size_only); });
     rc::shrinkable::findLocalMin(tree, still_fails);
-    const auto rate = properties::measure_rate(path.back().spec, run_trial, cfg.rate_runs,
-                                               std::max(1.0, cfg.max_seconds - elapsed()));
+    const ReportedRate reported =
+        measure_reported_rate(path.back().spec, run_trial, cfg.rate_runs, std::max(1.0, cfg.max_seconds - elapsed()));
     res.spec = path.back().spec;
     res.why = path.back().why;
-    res.rate_failures = rate.failures;
-    res.rate_runs = rate.runs;
-    add_time(res, rate);
-    if (rate.failures > 0 || path.size() == 1 || elapsed() > 2 * cfg.max_seconds) break;
+    res.rate_failures = reported.rate.failures;
+    res.rate_runs = reported.rate.runs;
+    add_time(res, reported.rate);
+    if (reported.reproduces || path.size() == 1 || elapsed() > 2 * cfg.max_seconds) break;
     refused.forbid(encode_token(path.back().spec, cfg.run.knobs));
     path.pop_back();
     if (keeper) keeper->resume(path.back().failures);

@@ -50,6 +50,21 @@ inline constexpr uint32_t kRateShrinkReruns = 10;
 uint32_t failures_needed(uint32_t current_failures, uint32_t reruns);
 bool shrinks_by_rate(const Entry& impl);  // weak-memory and rate-only entries
 
+// The rate a reported case is printed with.  One failure in ten reruns can
+// be luck (a race the first failure's case shows and a smaller one hardly
+// ever does): a case that failed fewer than half its `runs` reruns is
+// rerun kConfirmRuns times as often again before it is printed, and its
+// rate is both measurements together.  `reproduces`: it failed in the
+// first measurement and, where it was rare, in the second too; a case that
+// does not is not printed (the case before it is).
+inline constexpr uint32_t kConfirmRuns = 3;
+struct ReportedRate {
+  properties::Evaluation rate;
+  bool reproduces = false;
+};
+ReportedRate measure_reported_rate(const TrialSpec& spec, const properties::TrialRunner& run, uint32_t runs,
+                                   double max_seconds);
+
 class RateKeeper {
  public:
   using Clock = std::chrono::steady_clock;

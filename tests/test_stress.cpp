@@ -532,3 +532,65 @@ TEST(Stress, ACandidateThatFailedOnceAndNeverAgainIsRefusedAndTheWalkGoesOnFromT
     EXPECT_FALSE(shrunk.timed_out) << how;
   }
 }
+
+TEST(Stress, ARareShrunkCaseIsMeasuredAgainAndNotPrintedWhenItDoesNotReproduce) {
+  // The cpu flake of issue 60: a two-thread case kept after failing 1 of 10
+  // reruns, which then replayed 0 of 50.  A fake runner gives that: the tiny
+  // candidate fails its first run (accepted) and one run of its rate's 10,
+  // then never.  Its rate is rare, so it is measured 3 times as long again;
+  // it fails none of those, so the case printed is the first failure, with
+  // its own rate.  A case that fails often is not measured again.
+  TrialSpec s;
+  s.impl = "buggy.plain_rmw.add.i32";
+  s.grid = 4;
+  s.block = 64;
+  s.ops_per_thread = 4;
+  s.k = 32;
+  s.init = Init::Random;
+  s.seed = 0xe090f47920de1e46ull;
+  TrialSpec tiny = s;  // the first tiny candidate shrink_spec makes
+  tiny.grid = 1;
+  tiny.block = 2;
+  tiny.ops_per_thread = 1;
+  tiny.k = 1;
+  tiny.seed = 0;
+  uint32_t tiny_runs = 0;
+  fuzz::ShrinkConfig cfg;
+  cfg.max_seconds = 60;
+  cfg.run_trial = [&](const TrialSpec& c) {
+    Outcome o;
+    o.spec = c;
+    tiny_runs += c == tiny ? 1 : 0;
+    const bool fails = c == s || (c == tiny && (tiny_runs == 1 || tiny_runs == 5));
+    o.verdict = fails ? Verdict::Fail : Verdict::Pass;
+    o.finding.explanation = fails ? "lost update" : "";
+    return o;
+  };
+  const auto shrunk = fuzz::shrink_spec(s, Verdict::Fail, "lost update", cfg);
+  EXPECT_EQ(describe(shrunk.spec), describe(s));
+  EXPECT_EQ(shrunk.rate_failures, cfg.rate_runs);
+  EXPECT_EQ(shrunk.rate_runs, cfg.rate_runs);
+  EXPECT_EQ(tiny_runs, 1u + cfg.rate_runs + fuzz::kConfirmRuns * cfg.rate_runs);
+  // Measured directly: 1 of 10 then 0 of 30 does not reproduce; 6 of 10 is not rare.
+  uint32_t n = 0;
+  const properties::TrialRunner rare = [&](const TrialSpec& c) {
+    Outcome o;
+    o.spec = c;
+    o.verdict = ++n == 4 ? Verdict::Fail : Verdict::Pass;
+    return o;
+  };
+  const auto r = fuzz::measure_reported_rate(s, rare, 10, 60);
+  EXPECT_FALSE(r.reproduces);
+  EXPECT_EQ(r.rate.failures, 1u);
+  EXPECT_EQ(r.rate.runs, 40u);
+  n = 0;
+  const properties::TrialRunner often = [&](const TrialSpec& c) {
+    Outcome o;
+    o.spec = c;
+    o.verdict = ++n % 5 < 3 ? Verdict::Fail : Verdict::Pass;
+    return o;
+  };
+  const auto f = fuzz::measure_reported_rate(s, often, 10, 60);
+  EXPECT_TRUE(f.reproduces);
+  EXPECT_EQ(f.rate.runs, 10u);
+}
