@@ -65,6 +65,27 @@ expect PASS mylib.object_add.i32
 # it passes.
 expect FAIL mylib.torch_max.f32
 expect PASS mylib.torch_max_exact.f32
+expect FAIL mylib.torch_max.f64
+# AMReX's host branch (host_branch.cu): a SKIP that says why, never a verdict.
+expect SKIP mylib.hd_add.i32
+grep -E "^SKIP +mylib\.hd_add\.i32 " -A2 <<<"$out" | grep -q "its host build makes no atomic call that atomstress intercepts" \
+  || { echo "byo_example: the host-branch entry's SKIP does not say why" >&2; fail=1; }
+grep -A12 "^mylib\.hd_add\.i32" <<<"$list" | grep -q "gpu only (its host build makes no atomic call" \
+  || { echo "byo_example: list -v does not say the host-branch entry is gpu only" >&2; fail=1; }
+# Two bugs in one function: the contention bug (right alone) with its class,
+# and the NaN/signed-zero bug a longer replay finds, apart, each with a token.
+two=$("$suite" check --impl mylib.two_bugs_max.f32 --backend cpu --special 0 --trials 4 2>&1 || true)
+echo "$two"
+grep -qE "^FAIL +mylib\.two_bugs_max\.f32 .*\[atomicity\]$" <<<"$two" \
+  || { echo "byo_example: mylib.two_bugs_max.f32's contention case is not classed atomicity" >&2; fail=1; }
+grep -qE "also, a distinct failure \[semantics\]" <<<"$two" \
+  || { echo "byo_example: mylib.two_bugs_max.f32's second bug is not reported apart as semantics" >&2; fail=1; }
+[ "$(grep -c "repro: mylib_stress repro as2\." <<<"$two")" -eq 2 ] \
+  || { echo "byo_example: mylib.two_bugs_max.f32's two failures do not each have a token" >&2; fail=1; }
+# The double twin's concurrent failure is another known spec, not a lost update.
+grep -qE "^FAIL +mylib\.torch_max\.f64 .*\[semantics\]$" <<<"$out" || { echo "byo_example: mylib.torch_max.f64 is not classed semantics" >&2; fail=1; }
+grep -E "^FAIL +mylib\.torch_max\.f64 " -A8 <<<"$out" | grep -q "matches: ties keep the operand" \
+  || { echo "byo_example: mylib.torch_max.f64 does not say it matches ties keep the operand" >&2; fail=1; }
 grep -qE "^FAIL +mylib\.torch_max\.f32 .*\[semantics\]$" <<<"$out" || { echo "byo_example: mylib.torch_max.f32 is not classed semantics" >&2; fail=1; }
 torch=$(grep -E "^FAIL +mylib\.torch_max\.f32 " -A6 <<<"$out")
 grep -q "alone, in program order: op #[0-9]* .*max(old=" <<<"$torch" || { echo "byo_example: no sequential trace for mylib.torch_max.f32" >&2; fail=1; }
@@ -113,6 +134,16 @@ grep -qE "atomstress: shape_error_suite is built for CUDA architectures [0-9]+: 
   || { echo "byo_example: configure did not say which architectures a suite without CMAKE_CUDA_ARCHITECTURES takes" >&2; fail=1; }
 grep -q "3rd parameter is not part of the call shape" <<<"$shape" \
   || { echo "$shape" | tail -20; echo "byo_example: the shape error does not name the 3rd parameter" >&2; fail=1; }
+# A header with atomics included before atomstress's: refused at build time
+# with one line naming the header's line and function, never a CRASH at run time.
+set +e
+order=$(cmake -S "$src/tests/byo_include_order" -B "$work/order" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" "${launcher[@]}" 2>&1 \
+        && cmake --build "$work/order" 2>&1)
+order_status=$?
+set -e
+[ "$order_status" -ne 0 ] || { echo "byo_example: a header with atomics before atomstress.cuh built" >&2; fail=1; }
+grep -q "atomstress: early_atomics.cuh:11 (in lib_atomic_max) calls atomicCAS before <atomstress/atomstress.cuh> is included" <<<"$order" \
+  || { echo "$order" | tail -20; echo "byo_example: the include-order error does not name early_atomics.cuh:11 and lib_atomic_max" >&2; fail=1; }
 grep -q "mylib.ptx_add.u32 .*(gpu only)" <<<"$("$suite" list --impl 'mylib.ptx*')" || { echo "byo_example: ptx entry not marked gpu only" >&2; fail=1; }
 # Each failure's repro line names the suite (atomstress itself lacks these
 # entries) and, run as printed, fails again.

@@ -121,3 +121,33 @@ __device__ void textbookLock(int* mutex) {
 }
 __device__ void textbookUnlock(int* mutex) { atomicExch(mutex, 0); }
 ATOMSTRESS_LOCK("mylib.textbook_lock", textbookLock, textbookUnlock);
+
+// AMReX's style (Gpu::Atomic::Add with AMREX_IF_ON_DEVICE / AMREX_IF_ON_HOST):
+// one __host__ __device__ function, one native atomic on the device and a
+// plain update on the host.  Correct on the GPU; its host build makes no
+// atomic call, so the CPU backend would test the plain update instead:
+// atomstress calls it once on the host first, sees no intercepted atomic,
+// and reports it as SKIP there, saying why (list -v too).
+template <class T>
+__host__ __device__ T hostDeviceAdd(T* sum, T value) {
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, (return atomicAdd(sum, value);), (const T old = *sum; *sum = old + value; return old;))
+}
+ATOMSTRESS_ATOMIC("mylib.hd_add.i32", hostDeviceAdd<int>, "native.add.i32");
+
+// Two bugs in one function: it returns its first load, not what its
+// successful compare-and-swap found (wrong returned values under
+// contention, right alone), and it keeps a stored NaN and a stored -0 that
+// fmaxf would replace (wrong alone).  atomstress reports them apart, each
+// with its own case, class and token.
+__device__ float twoBugsMax(float* address, float val) {
+  int* address_as_i = (int*)address;
+  const int first = *address_as_i;
+  int old = first, assumed;
+  do {
+    assumed = old;
+    const float current = __int_as_float(assumed);
+    old = atomicCAS(address_as_i, assumed, __float_as_int(val > current ? val : current));
+  } while (assumed != old);
+  return __int_as_float(first);
+}
+ATOMSTRESS_ATOMIC("mylib.two_bugs_max.f32", twoBugsMax, "cas.max.f32");

@@ -29,3 +29,28 @@ constexpr atomstress::UserSpec<float> kTorchMax{
                           "kept"),
     [](float old, float a, float) -> float { return (a != a) ? a : (old != old) ? old : (a < old ? old : a); }};
 ATOMSTRESS_ATOMIC_SPEC("mylib.torch_max_exact.f32", gpuAtomicMaxStyle, kTorchMax);
+
+// The double twin, as gpuAtomicMax(double*) reads: a CAS loop on the 64-bit
+// view around std::max(val, old), which keeps the operand on a tie (so
+// max(+0, -0) stores -0) and whose comparisons are false with a NaN (a NaN
+// operand wins, a stored NaN is replaced).  Against cas.max.f64 (fmax's
+// rules) it fails: under contention the sign of a zero result depends on
+// the arrival order, and no order explains the history under fmax's rules;
+// another known rule (ties keep the operand) explains all of it, so the
+// failure is semantics, never a lost update.
+template <class T>
+__device__ T std_max(T a, T b) {
+  return (a < b) ? b : a;
+}
+
+__device__ double gpuAtomicMaxDoubleStyle(double* address, double val) {
+  unsigned long long* address_as_ull = (unsigned long long*)address;
+  unsigned long long old = *address_as_ull, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(address_as_ull, assumed,
+                    __double_as_longlong(std_max(val, __longlong_as_double((long long)assumed))));
+  } while (assumed != old);
+  return __longlong_as_double((long long)old);
+}
+ATOMSTRESS_ATOMIC("mylib.torch_max.f64", gpuAtomicMaxDoubleStyle, "cas.max.f64");
