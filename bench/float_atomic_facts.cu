@@ -5,7 +5,7 @@
 // lane:
 //   operand:  memory 0, operand the smallest subnormal     (IEEE: the subnormal)
 //   memory:   memory the smallest subnormal, operand 0     (IEEE: the subnormal)
-//   result:   memory 2^emin, operand -(2^emin - 1 ulp...)  (IEEE: a subnormal result)
+//   result:   memory 1.5 * 2^emin, operand -2^emin         (IEEE: 0.5 * 2^emin, subnormal)
 // and prints whether each kept the subnormal or flushed it to zero.
 // Usage: atomstress_float_facts  (exit 0; 77 without a usable GPU)
 #include <cuda_bf16.h>
@@ -55,10 +55,11 @@ __global__ void add_kernel(T* word, T operand) {
 
 // Bit patterns of the first lane, per scalar width.
 struct Lane {
-  unsigned bytes;     // 2, 4 or 8
-  uint64_t tiny;      // the smallest subnormal
-  uint64_t min_normal;
-  uint64_t minus_below;  // -(2^emin - tiny): min_normal + this is the smallest subnormal
+  unsigned bytes;          // 2, 4 or 8
+  uint64_t tiny;           // the smallest subnormal
+  uint64_t normal_1_5;     // 1.5 * 2^emin
+  uint64_t minus_normal;   // -2^emin: normal_1_5 + minus_normal = half_normal, a subnormal
+  uint64_t half_normal;    // 0.5 * 2^emin
 };
 
 template <class T>
@@ -96,9 +97,9 @@ template <class T, Form F, Space S>
 void row(const char* name, const Lane& l) {
   const uint64_t op = run_case<T, F, S>(l, 0, l.tiny);
   const uint64_t mem = run_case<T, F, S>(l, l.tiny, 0);
-  const uint64_t res = run_case<T, F, S>(l, l.min_normal, l.minus_below);
+  const uint64_t res = run_case<T, F, S>(l, l.normal_1_5, l.minus_normal);
   std::printf("| %-34s | %-6s | %-8s | %-8s | %-8s |\n", name, S == Space::Shared ? "shared" : "global", kept(op, l.tiny),
-              kept(mem, l.tiny), kept(res, l.tiny));
+              kept(mem, l.tiny), kept(res, l.half_normal));
 }
 
 }  // namespace
@@ -115,10 +116,10 @@ int main() {
   FACTS_CHECK(cudaDriverGetVersion(&driver));
   FACTS_CHECK(cudaRuntimeGetVersion(&runtime));
   std::printf("%s (sm_%d%d), driver API %d, runtime %d\n\n", prop.name, prop.major, prop.minor, driver, runtime);
-  const Lane f32{4, 0x1, 0x00800000, 0x807fffff};
-  const Lane f64{8, 0x1, 0x0010000000000000ull, 0x800fffffffffffffull};
-  const Lane f16{2, 0x1, 0x0400, 0x83ff};
-  const Lane bf16{2, 0x1, 0x0080, 0x807f};
+  const Lane f32{4, 0x1, 0x00c00000, 0x80800000, 0x00400000};
+  const Lane f64{8, 0x1, 0x0018000000000000ull, 0x8010000000000000ull, 0x0008000000000000ull};
+  const Lane f16{2, 0x1, 0x0600, 0x8400, 0x0200};
+  const Lane bf16{2, 0x1, 0x00c0, 0x8080, 0x0040};
   std::puts("| add | memory | operand subnormal | stored subnormal | subnormal result |");
   std::puts("| --- | --- | --- | --- | --- |");
   row<float, Form::Plain, Space::Global>("atomicAdd(float*)", f32);

@@ -23,7 +23,10 @@ static void print_diagnosis(FailureClass cls, const std::vector<std::string>& tr
                      const std::vector<std::string>& operands) {
   for (const auto& o : operands) print("      operands: {}\n", o);
   if (cls != FailureClass::None) print("      class: {} ({})\n", to_string(cls), describe(cls));
-  for (const auto& t : trace) print("      alone, in program order: {}\n", t);
+  for (const auto& t : trace) {
+    if (t.starts_with(kSeenMark)) print("      {}\n", t);
+    else print("      alone, in program order: {}\n", t);
+  }
   if (!inference.empty()) print("      {}\n", inference);
 }
 

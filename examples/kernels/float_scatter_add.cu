@@ -72,6 +72,7 @@ void complex_property(atomstress::KernelCase& c) {
   const size_t n = c.size("n");
   const size_t numel = c.range("numel");
   auto index = c.keys<int64_t>("index", n, numel);
+  c.keep_aligned();  // thrust::complex<float> is 8-byte aligned: the parts' buffers start on that
   auto drawn = c.values<float>("src_parts", 2 * n);  // (re, im) of each value
   auto src = kValues == Values::Drawn ? drawn : c.input("subnormal_parts", as_subnormals(c.read(drawn)));
   auto self = kValues == Values::Drawn ? c.values<float>("self_parts", 2 * numel) : c.output("self_parts", 2 * numel, 0.0f);

@@ -44,7 +44,7 @@ const char* to_string(FailureClass c) {
 const char* describe(FailureClass c) {
   switch (c) {
     case FailureClass::None: return "";
-    case FailureClass::Semantics: return "wrong even alone: one thread, in program order";
+    case FailureClass::Semantics: return "wrong even alone: one thread, in program order; or the same wrong output every run, not a race";
     case FailureClass::ReturnValue: return "memory right, a returned old value wrong";
     case FailureClass::Atomicity: return "right alone, wrong concurrently: a lost update or a torn read-modify-write";
     case FailureClass::Neighbour: return "bytes outside the target changed";

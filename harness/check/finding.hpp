@@ -84,6 +84,11 @@ struct DistinctFailure {
   std::string inference;
 };
 
+// A trace line about what was seen other than by the replay alone (the
+// history held against other specs, a kernel's reruns across geometries)
+// starts with this; the others tell the replay alone.
+inline constexpr std::string_view kSeenMark = "seen: ";
+
 // A failure's class with what the replay alone showed (pipeline/diagnose.hpp).
 struct Diagnosis {
   FailureClass cls = FailureClass::None;

@@ -98,7 +98,7 @@ class AtomicFamily final : public Family {
       const std::string spec = e.registered_spec ? e.registered_spec : e.buggy() ? "its spec" : e.name;
       f.cls = FailureClass::Semantics;
       f.inference = "matches: " + other + " (every returned value and the final memory); differs from " + spec;
-      f.trace.push_back("no order of the ops explains the history under " + spec + ", but one does under \"" + other +
+      f.trace.push_back(std::string(kSeenMark) + "no order of the ops explains the history under " + spec + ", but one does under \"" + other +
                         "\": the code implements that rule, not a lost update");
     }
     return f;
