@@ -35,6 +35,20 @@ nlohmann::json parse_state_json(const std::string& text) {
   }
 }
 
+// Never through a link, never a FIFO (it would block), never more than a state can be.
+bool read_state_text(const std::string& path, std::string& text, std::string& error) {
+  std::string why;
+  if (!something_at(path)) {
+    error = "cannot read state file '" + path + "': " + std::strerror(ENOENT) + " (nothing to resume)";
+    return false;
+  }
+  if (!read_own_file(path, kMaxStateBytes, text, why)) {
+    error = "cannot use state file: " + why;
+    return false;
+  }
+  return true;
+}
+
 // nlohmann's "[json.exception.out_of_range.403] key 'seed' not found" in our words.
 std::string missing_field(const std::string& what) {
   const auto at = what.find("key '");
@@ -82,16 +96,8 @@ bool save_state(const std::string& path, const FuzzState& s, std::string& error)
 }
 
 std::optional<FuzzState> load_state(const std::string& path, std::string& error) {
-  // Never through a link, never a FIFO (it would block), never more than a state can be.
-  std::string text, why;
-  if (!something_at(path)) {
-    error = "cannot read state file '" + path + "': " + std::strerror(ENOENT) + " (nothing to resume)";
-    return std::nullopt;
-  }
-  if (!read_own_file(path, kMaxStateBytes, text, why)) {
-    error = "cannot use state file: " + why;
-    return std::nullopt;
-  }
+  std::string text;
+  if (!read_state_text(path, text, error)) return std::nullopt;
   FuzzState s;
   try {
     const auto j = parse_state_json(text);
