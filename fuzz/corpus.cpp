@@ -9,16 +9,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <set>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "harness/pipeline/run_trial.hpp"
 #include "harness/support/atomic_file.hpp"
 #include "harness/support/hash.hpp"
+#include "harness/support/parse_number.hpp"
+#include "harness/support/safe_path.hpp"
 #include "harness/trial/token.hpp"
 #include "reports/repro_command.hpp"
 
@@ -70,7 +70,8 @@ std::optional<CorpusCase> parse_case(const std::string& text, std::string& error
     if (line.empty() || line[0] == '#') continue;
     const auto colon = line.find(": ");
     if (colon == std::string::npos) {
-      error = "line " + std::to_string(n) + ": not a 'key: value' line: '" + line.substr(0, 60) + "'";
+      // (Its text is not quoted: a file that is no case is never echoed.)
+      error = "line " + std::to_string(n) + ": not a 'key: value' line: not a case file";
       return std::nullopt;
     }
     const std::string key = line.substr(0, colon), value = line.substr(colon + 2);
@@ -96,14 +97,18 @@ std::optional<CorpusCase> parse_case(const std::string& text, std::string& error
     else if (key == "device") c.device = value;
     else if (key == "first_seen") c.first_seen = value;
     else if (key == "failure_rate") {
-      unsigned f = 0, r = 0;
-      char tail = 0;
-      if (std::sscanf(value.c_str(), "%u/%u%c", &f, &r, &tail) != 2 || f > r) {
-        error = "line " + std::to_string(n) + ": bad failure_rate '" + value + "'";
+      // Digits only on both sides (no sign, no space, no wraparound).
+      const auto slash = value.find('/');
+      std::string why;
+      const auto f = parse_unsigned(value.substr(0, slash), 0, UINT32_MAX, why);
+      const auto r = slash == std::string::npos ? std::nullopt : parse_unsigned(value.substr(slash + 1), 0, UINT32_MAX, why);
+      if (!f || !r || *f > *r) {
+        error = "line " + std::to_string(n) + ": bad failure_rate '" + value.substr(0, 40) +
+                "' (FAILURES/RUNS, whole numbers, failures at most runs)";
         return std::nullopt;
       }
-      c.rate_failures = f;
-      c.rate_runs = r;
+      c.rate_failures = uint32_t(*f);
+      c.rate_runs = uint32_t(*r);
       have_rate = true;
     }
     // Unknown keys are kept by nobody but refused by nobody: newer versions may add some.
@@ -125,7 +130,7 @@ std::optional<CorpusCase> parse_case(const std::string& text, std::string& error
 
 std::optional<CorpusCase> read_case(const std::string& path, std::string& error) {
   // Checked before it is opened (a FIFO would block the open) and read no
-  // further than a case can be.
+  // further than a case can be.  A path the user named may be a link.
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) {
     error = "cannot read corpus file '" + path + "': " + std::strerror(errno);
@@ -135,30 +140,50 @@ std::optional<CorpusCase> read_case(const std::string& path, std::string& error)
     error = "cannot read corpus file '" + path + "': not a regular file";
     return std::nullopt;
   }
-  if (uint64_t(st.st_size) > kMaxCaseBytes) {
-    error = "malformed corpus file '" + path + "': " + std::to_string(st.st_size) + " bytes, more than a case's " +
+  return read_corpus_case(resolve_links(path), error, path);
+}
+
+std::optional<CorpusCase> read_corpus_case(const std::string& path, std::string& error, const std::string& named) {
+  const std::string& shown = named.empty() ? path : named;
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) > kMaxCaseBytes) {
+    error = "malformed corpus file '" + shown + "': " + std::to_string(st.st_size) + " bytes, more than a case's " +
             std::to_string(kMaxCaseBytes) + " (1 MiB)";
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot read corpus file '" + path + "'";
-    return std::nullopt;
-  }
-  std::string text(kMaxCaseBytes + 1, '\0');
-  in.read(text.data(), std::streamsize(text.size()));
-  text.resize(size_t(in.gcount()));
-  if (text.size() > kMaxCaseBytes) {  // it grew since
-    error = "malformed corpus file '" + path + "': more than a case's " + std::to_string(kMaxCaseBytes) + " bytes (1 MiB)";
+  std::string text, why;
+  if (!read_own_file(path, kMaxCaseBytes, text, why)) {
+    error = "cannot read corpus file '" + shown + "': " + why;
     return std::nullopt;
   }
   auto c = parse_case(text, error);
   if (!c) {
-    error = "malformed corpus file '" + path + "': " + error;
+    error = "malformed corpus file '" + shown + "': " + error;
     return std::nullopt;
   }
-  c->file = path;
+  c->file = shown;
   return c;
+}
+
+bool check_no_output_is_a_case(const std::vector<std::pair<std::string, std::string>>& outputs,
+                               const std::string& corpus, std::string& error) {
+  if (corpus.empty()) return true;
+  auto where = [](const std::string& p) {
+    std::error_code ec;
+    const fs::path w = fs::weakly_canonical(fs::absolute(resolve_links(p)), ec);
+    return ec ? fs::path(p) : w;
+  };
+  const fs::path dir = where(corpus);
+  for (const auto& [option, path] : outputs) {
+    if (path.empty()) continue;
+    const fs::path p = where(path);
+    if (p.extension() == ".case" && p.parent_path() == dir) {
+      error = option + " '" + path + "' names a case file of the corpus '" + corpus +
+              "': writing it would destroy a recorded failure";
+      return false;
+    }
+  }
+  return true;
 }
 
 bool ensure_dir(const std::string& dir, std::string& error) {
@@ -172,16 +197,26 @@ bool ensure_dir(const std::string& dir, std::string& error) {
 }
 
 bool add_case(const std::string& dir, CorpusCase& c, bool& added, std::string& error) {
-  c.file = (fs::path(dir) / case_file_name(c)).string();
   added = false;
-  if (fs::exists(c.file)) return true;
+  // The file is named after the entry: it must stay one file in `dir`.
+  if (std::string why; !is_plain_file_name(c.impl, why)) {
+    error = "refused to write a corpus case for entry '" + c.impl.substr(0, 80) + "': " + why +
+            " cannot name a file inside the corpus";
+    return false;
+  }
+  c.file = (fs::path(dir) / case_file_name(c)).string();
+  if (const std::string kind = why_not_own_file(c.file); !kind.empty()) {
+    error = "cannot write corpus case '" + c.file + "': it is " + kind + ", not followed";
+    return false;
+  }
+  if (something_at(c.file)) return true;
   // Nothing malformed reaches a corpus: the case must read back.
   const std::string text = format_case(c);
   if (std::string why; !parse_case(text, why)) {
     error = "refused to write corpus case '" + c.file + "' for " + c.impl + ": " + why;
     return false;
   }
-  if (!write_file_atomically(c.file, text, error)) return false;
+  if (!write_own_file(c.file, text, error)) return false;
   added = true;
   return true;
 }
@@ -193,6 +228,11 @@ bool load_corpus(const std::string& dir, std::vector<CorpusCase>& cases, std::st
   for (const auto& de : fs::directory_iterator(dir, ec)) {
     if (de.path().extension() != ".case") continue;
     std::error_code sec;
+    if (de.is_symlink(sec)) {  // never followed: it may point anywhere (/etc/shadow)
+      reports::print_to(stderr, "atomstress: warning: corpus '{}': a symbolic link, not followed, skipped\n",
+                        de.path().string());
+      continue;
+    }
     if (!de.is_regular_file(sec)) {  // a FIFO would block the run, a directory is no case
       reports::print_to(stderr, "atomstress: warning: corpus '{}': not a regular file, skipped\n", de.path().string());
       continue;
@@ -205,7 +245,7 @@ bool load_corpus(const std::string& dir, std::vector<CorpusCase>& cases, std::st
   }
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
-    auto c = read_case(f, error);
+    auto c = read_corpus_case(f, error);
     if (!c) return false;
     cases.push_back(std::move(*c));
   }

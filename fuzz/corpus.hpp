@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace atomstress::fuzz {
@@ -39,14 +40,24 @@ std::string format_case(const CorpusCase& c);
 // byte, or the token is malformed.
 std::optional<CorpusCase> parse_case(const std::string& text, std::string& error);
 
-// Reads one file; the error names it.
+// Reads one file the user named (a link is followed); the error names it.
 std::optional<CorpusCase> read_case(const std::string& path, std::string& error);
-// Writes `c` into `dir` unless its file exists; `added` says which.
+// Reads one file of a corpus: never through a link, never a FIFO; the error
+// names `named` (default: `path`).
+std::optional<CorpusCase> read_corpus_case(const std::string& path, std::string& error, const std::string& named = "");
+// Writes `c` into `dir` unless its file exists; `added` says which.  An
+// entry name that is not one plain file name (a '/', "..") is refused, and
+// a link at the case's name is refused, never written through.
 bool add_case(const std::string& dir, CorpusCase& c, bool& added, std::string& error);
 // Every *.case file of `dir`, by file name; false on the first malformed
-// one.  One that is not a regular file (a FIFO, a directory) is skipped
-// with a warning on stderr.
+// one.  One that is a symbolic link or not a regular file (a FIFO, a
+// directory) is skipped with a warning on stderr, never opened.
 bool load_corpus(const std::string& dir, std::vector<CorpusCase>& cases, std::string& error);
+// An output (option, path) that names a *.case file of `corpus` (links
+// followed): false with a one-line `error`; writing it would destroy a
+// recorded failure, and the corpus would no longer read.
+bool check_no_output_is_a_case(const std::vector<std::pair<std::string, std::string>>& outputs,
+                               const std::string& corpus, std::string& error);
 // Creates `dir` (and parents) if missing.
 bool ensure_dir(const std::string& dir, std::string& error);
 

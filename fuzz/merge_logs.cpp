@@ -10,6 +10,7 @@
 #include "fuzz/aggregate.hpp"
 #include "reports/records_json.hpp"
 #include "harness/registry/registry.hpp"
+#include "harness/support/safe_path.hpp"
 #include "harness/trial/token.hpp"
 
 namespace atomstress::fuzz {
@@ -51,6 +52,39 @@ bool check_counts(uint64_t trials, uint64_t ops, uint32_t fails, uint32_t runs, 
   return true;
 }
 
+// An entry's failure from its `entry` record, where its slices do not show
+// one; the counts read from the slices are kept.
+void keep_failure(reports::FuzzEntryResult& merged, const reports::FuzzEntryResult& e) {
+  if (merged.failed()) return;
+  if (merged.impl.empty()) {  // no slice of it was read
+    merged = e;
+    return;
+  }
+  merged.origin = e.origin;
+  merged.why = e.why;
+  merged.token = e.token;
+  merged.spec = e.spec;
+  merged.verdict = e.verdict;
+  merged.time_to_catch_s = e.time_to_catch_s;
+  merged.rate_failures = e.rate_failures;
+  merged.rate_runs = e.rate_runs;
+  merged.bare_failures = e.bare_failures;
+  merged.bare_runs = e.bare_runs;
+  merged.flaky = e.flaky;
+  merged.cls = e.cls;
+}
+
+// The first line of a regular file, at most 64 KiB of it ("" otherwise).
+std::string first_line(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  std::ifstream in(path, std::ios::binary);
+  std::string head(64 << 10, '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  head.resize(size_t(in.gcount()));
+  return head.substr(0, head.find('\n'));
+}
+
 // A log's identity (device and inode): each log is merged once.  False with
 // `error` for a path that is not a readable regular file, or seen already.
 bool claim_log(const std::string& path, MergedLogs& m, std::string& error) {
@@ -81,6 +115,8 @@ struct LogReader {
   std::string where;                       // "shard i/N ('FILE')"
   size_t results = 0;                      // slice, replay and entry records
   bool named_entries = false;              // some run record named its entries
+  bool listed = false;                     // the run record in force has an `entries` list
+  size_t lineage = 0;                      // the run record in force's (MergedLogs::lineages)
 
   // Each returns "" or why the record is refused.
   std::string run_record(const nlohmann::json& j) {
@@ -88,7 +124,7 @@ struct LogReader {
     std::string why;
     if (!from_json(j, h, why)) return why;
     if (m.header && h.version != m.header->version)
-      return "a log of atomstress " + h.version + ", the others of " + m.header->version +
+      return "a log of atomstress " + h.version + " beside a log of atomstress " + m.header->version +
              ": merge the logs of one version";
     const std::string shard = option(h, "shard");
     if (m.header) {
@@ -102,17 +138,44 @@ struct LogReader {
         return "the same run as '" + it->second + "' (a log given twice, or a copy)";
       m.seen_runs[key] = path;
     }
+    if (std::string bad = unusable_names(h); !bad.empty()) return bad;
+    lineage = lineage_of(h);
     if (!m.header) m.header = h;
     where = "shard " + (shard.empty() ? std::string("0/1") : shard) +
             (option(h, "lane").empty() ? "" : " lane " + option(h, "lane")) + " ('" + path + "')";
     for (const auto& e : h.entries) m.expected.emplace(e, where);
-    named_entries = named_entries || !h.entries.empty();
+    listed = j.contains("entries");  // (an empty list: a shard with nothing to run, complete when it ends)
+    named_entries = named_entries || listed;
     run = std::move(h);
     return "";
   }
 
+  // Names in a run record become file names (corpus cases): each must be an
+  // entry of this program and one plain name.  "" or why not.
+  static std::string unusable_names(const reports::RunHeader& h) {
+    for (const auto& e : h.entries) {
+      std::string why;
+      if (!is_plain_file_name(e, why))
+        return "entry name '" + e.substr(0, 80) + "' is " + why + ": not an entry's name";
+      if (find_impl(e) == nullptr)
+        return "entry '" + e.substr(0, 80) + "' is not an entry of this program (merge with the program that ran it)";
+    }
+    return "";
+  }
+
+  // A resumed run continues the latest run of its identity; any other run
+  // starts a lineage of its own, whose slices all count.
+  size_t lineage_of(const reports::RunHeader& h) {
+    std::string identity = std::string(to_string(h.backend));
+    for (const char* key : {"impl", "seed", "shard", "lane", "time_s", "reruns", "rate_runs"})
+      identity += "\n" + option(h, key);
+    const auto it = m.lineage_of.find(identity);
+    if (option(h, "resumed") == "true" && it != m.lineage_of.end()) return it->second;
+    return m.lineage_of[identity] = ++m.lineages;
+  }
+
   bool known(const std::string& impl) const {
-    if (run->entries.empty()) return find_impl(impl) != nullptr;  // a log of an earlier version: no list
+    if (!listed) return find_impl(impl) != nullptr;  // a log of an earlier version: no list
     return std::find(run->entries.begin(), run->entries.end(), impl) != run->entries.end();
   }
   static std::string not_asked(const std::string& impl) {
@@ -132,7 +195,7 @@ struct LogReader {
     if (s.verdict != Verdict::Pass && !check_token(s.token, s.impl, why)) return why;
     if (s.verdict == Verdict::Pass && s.cls != FailureClass::None)
       return s.impl + ": a passing slice of class '" + to_string(s.cls) + "'";
-    if (!m.seen_slices.insert({s.impl, s.round}).second) return "";  // repeated after a resume
+    if (!m.seen_slices.insert({lineage, s.impl, s.round}).second) return "";  // repeated after a resume
     add_slice(m.entries[s.impl], s);
     m.trials += s.trials;
     m.ops += s.ops;
@@ -160,6 +223,9 @@ struct LogReader {
     m.finished.insert(e.impl);
     // An entry with no slice (skipped) is known from its result line only.
     if (e.skipped && !m.entries.count(e.impl)) m.entries[e.impl] = e;
+    // The run's last word on the entry: its failure stands even where the
+    // slice that found it is missing from the log (a cut or edited log).
+    if (e.failed() && !e.skipped) keep_failure(m.entries[e.impl], e);
     return "";
   }
 
@@ -184,7 +250,7 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
     error = "cannot read '" + path + "'";
     return false;
   }
-  LogReader log{path, m, std::nullopt, "", 0, false};
+  LogReader log{path, m, std::nullopt, "", 0, false, false, 0};
   std::string line;
   size_t n = 0;
   while (std::getline(in, line)) {
@@ -214,6 +280,24 @@ bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error) {
     error = "'" + path + "' holds no results: its run names no entries and recorded none";
     return false;
   }
+  return true;
+}
+
+bool is_fuzz_log(const std::string& path) {
+  const auto j = nlohmann::json::parse(first_line(path), nullptr, false);
+  return !j.is_discarded() && j.is_object() && j.value("record", "") == "run";
+}
+
+bool read_fuzz_logs(const std::vector<std::string>& paths, MergedLogs& m, std::string& error) {
+  std::vector<std::pair<std::string, std::string>> ordered;  // (first run's time, path)
+  for (const auto& p : paths) {
+    const auto j = nlohmann::json::parse(first_line(p), nullptr, false);
+    const bool run = !j.is_discarded() && j.is_object() && j.contains("timestamp") && j["timestamp"].is_string();
+    ordered.emplace_back(run ? j["timestamp"].get<std::string>() : "", p);
+  }
+  std::sort(ordered.begin(), ordered.end());
+  for (const auto& [time, path] : ordered)
+    if (!read_fuzz_log(path, m, error)) return false;
   return true;
 }
 

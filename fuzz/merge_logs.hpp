@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "reports/results.hpp"
@@ -26,14 +27,31 @@ struct MergedLogs {
   // Read so far: each log's identity (device and inode) and its first run
   // record's (timestamp, command line, shard), for refusing duplicates.
   std::map<std::string, std::string> seen_files, seen_runs;
-  std::set<std::pair<std::string, uint32_t>> seen_slices;  // (entry, round): a resumed run may repeat one
+  // A run and the resumed runs that continue it are one lineage; only
+  // within one may a slice be repeated (a resumed run redoes the slices
+  // logged after its last saved state).  Every other run counts whole.
+  size_t lineages = 0;
+  std::map<std::string, size_t> lineage_of;  // the run's identity (shard, lane, seed, ...) -> its latest lineage
+  std::set<std::tuple<size_t, std::string, uint32_t>> seen_slices;  // (lineage, entry, round)
 };
+
+// Reads every log into `m` in one order whatever the order given (by their
+// first run record's time, then name): the result does not depend on the
+// order of the arguments, and a resumed run is read after the run it
+// resumes.  False with read_fuzz_log's error.
+bool read_fuzz_logs(const std::vector<std::string>& paths, MergedLogs& m, std::string& error);
+
+// Whether `path` is a fuzz --json log (its first line a `run` record): a
+// report must never be written over one.
+bool is_fuzz_log(const std::string& path);
 
 // Reads one log into `m`; false with a one-line error naming the file (and
 // the line): not a regular file (a directory), empty or without a `run`
 // record, the same log (or a copy) twice, another version's log mixed with
 // the others', a record before the first `run`, an entry the run was not
-// asked to run, a malformed token, a count out of range.  A last line cut
+// asked to run, an entry name that is not a registered entry or not one
+// plain file name ('/', ".."), a malformed token, a count out of range.
+// An `entry` record's failure stands even where its slices are missing.  A last line cut
 // short (a writer killed mid-line) is ignored.
 bool read_fuzz_log(const std::string& path, MergedLogs& m, std::string& error);
 

@@ -10,10 +10,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include "fuzz/at_once_ramp.hpp"
-#include "harness/support/atomic_file.hpp"
+#include "harness/support/safe_path.hpp"
 #include "harness/support/timestamp.hpp"
 #include "reports/records_json.hpp"
 
@@ -22,6 +21,41 @@ namespace atomstress::fuzz {
 namespace {
 
 constexpr double kMaxBudget = 168 * 3600.0;  // as --time
+// A state is a few KiB per entry and holds the run's own arguments: far
+// larger ones are refused before they are parsed (a padded file, 64k args).
+constexpr uint64_t kMaxStateBytes = 64ull << 20;
+constexpr size_t kMaxStateArgs = 4096;
+
+// The text as JSON; a parse error said as "not valid JSON at byte N".
+nlohmann::json parse_state_json(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error("not valid JSON (at byte " + std::to_string(e.byte) + ")");
+  }
+}
+
+// Never through a link, never a FIFO (it would block), never more than a state can be.
+bool read_state_text(const std::string& path, std::string& text, std::string& error) {
+  std::string why;
+  if (!something_at(path)) {
+    error = "cannot read state file '" + path + "': " + std::strerror(ENOENT) + " (nothing to resume)";
+    return false;
+  }
+  if (!read_own_file(path, kMaxStateBytes, text, why)) {
+    error = "cannot use state file: " + why;
+    return false;
+  }
+  return true;
+}
+
+// nlohmann's "[json.exception.out_of_range.403] key 'seed' not found" in our words.
+std::string missing_field(const std::string& what) {
+  const auto at = what.find("key '");
+  if (at == std::string::npos) return "a field is missing";
+  const auto end = what.find('\'', at + 5);
+  return "missing field '" + what.substr(at + 5, end - at - 5) + "'";
+}
 
 // Each field checked like its command-line value: a one-line reason thrown.
 template <class T>
@@ -58,23 +92,23 @@ bool save_state(const std::string& path, const FuzzState& s, std::string& error)
   auto entries = nlohmann::json::array();
   for (const auto& [name, e] : s.entries) entries.push_back(to_json(e));
   j["entries"] = entries;
-  return write_file_atomically(path, j.dump(1) + "\n", error);
+  return write_own_file(path, j.dump(1) + "\n", error);
 }
 
 std::optional<FuzzState> load_state(const std::string& path, std::string& error) {
-  std::ifstream in(path);
-  if (!in) {
-    error = "cannot read state file '" + path + "' (nothing to resume)";
-    return std::nullopt;
-  }
+  std::string text;
+  if (!read_state_text(path, text, error)) return std::nullopt;
   FuzzState s;
   try {
-    const auto j = nlohmann::json::parse(in);
+    const auto j = parse_state_json(text);
     if (!j.is_object()) throw std::runtime_error("not a JSON object");
     if (j.at("format") != "atomstress-fuzz-state-1") throw std::runtime_error("unknown format");
     const auto& args = j.at("args");
     if (!args.is_array() || args.empty())
-      throw std::runtime_error("args " + args.dump() + " is not the run's arguments (a non-empty list)");
+      throw std::runtime_error("args " + args.dump().substr(0, 80) + " is not the run's arguments (a non-empty list)");
+    if (args.size() > kMaxStateArgs)
+      throw std::runtime_error("args holds " + std::to_string(args.size()) + " arguments, more than a run's " +
+                               std::to_string(kMaxStateArgs));
     for (const auto& a : args)
       if (!a.is_string()) throw std::runtime_error("args holds " + a.dump() + ", not a string");
     args.get_to(s.args);
@@ -122,6 +156,12 @@ std::optional<FuzzState> load_state(const std::string& path, std::string& error)
                                  std::to_string(e.rate_runs));
       if (!s.entries.emplace(e.impl, e).second) throw std::runtime_error("entry '" + e.impl + "' twice");
     }
+  } catch (const nlohmann::json::out_of_range& e) {
+    error = "malformed state file '" + path + "': " + missing_field(e.what());
+    return std::nullopt;
+  } catch (const nlohmann::json::type_error&) {
+    error = "malformed state file '" + path + "': a field holds a value of the wrong type";
+    return std::nullopt;
   } catch (const std::exception& e) {
     error = "malformed state file '" + path + "': " + e.what();
     return std::nullopt;
@@ -139,9 +179,11 @@ RunLock::~RunLock() {
 bool RunLock::acquire(const std::string& state_path, const std::string& who, std::string& error) {
   path_ = state_path + ".lock";
   for (int attempt = 0; attempt < 10; ++attempt) {
-    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    // Never through a link nor a second name: the lock is truncated and unlinked.
+    std::string why;
+    const int fd = open_own_file_to_update(path_, why);
     if (fd < 0) {
-      error = "cannot lock '" + state_path + "': cannot create '" + path_ + "': " + std::strerror(errno);
+      error = "cannot lock '" + state_path + "': " + why;
       return false;
     }
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

@@ -15,19 +15,22 @@
 namespace atomstress::reports {
 
 JsonlPrinter::JsonlPrinter(const std::string& path, bool fuzz_log) : path_(path), fuzz_log_(fuzz_log) {
-  // O_RDWR so the last byte can be read: appending after a line without its
-  // newline would glue the first record onto it.
-  fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
-  if (fd_ < 0) fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);  // a write-only device
+  // Write-only, never O_RDWR: on a pipe or FIFO a read end of our own would
+  // keep it open, so a reader that left would block the run, not end it.
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
   if (fd_ < 0) {
-    error_ = "cannot open '" + path_ + "' for appending";
+    error_ = "cannot open '" + path_ + "' for appending: " + std::strerror(errno);
     return;
   }
   struct stat st{};
   regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
   if (regular_ && st.st_size > 0) {
+    // The last byte, read apart: appending after a line without its newline
+    // would glue the first record onto it.
+    const int reader = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     char last = '\n';
-    if (::pread(fd_, &last, 1, st.st_size - 1) == 1) fresh_line_needed_ = last != '\n';
+    if (reader >= 0 && ::pread(reader, &last, 1, st.st_size - 1) == 1) fresh_line_needed_ = last != '\n';
+    if (reader >= 0) ::close(reader);
   }
 }
 

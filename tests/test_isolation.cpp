@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -929,19 +930,27 @@ double cpu_seconds(pid_t pid) {
   return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
 }
 
-// Runs a check whose one trial takes seconds (every op yields), SIGKILLs
-// its worker `kills` times (each a fresh worker, once it is busy with its
+// Runs a check whose one trial takes seconds (every op yields), sends its
+// worker `sig` `kills` times (each a fresh worker, once it is busy with its
 // trial), and returns the output and exit status.
-Result check_killing_workers(int kills) {
-  const fs::path out = scratch("kill-" + std::to_string(kills)) / "out";
+// (`trials`: other check arguments, a run of many quick trials instead.)
+const std::vector<std::string> kOneLongTrial = {"--grid", "128", "--block", "256", "--ops-per-thread", "256",
+                                                "--trials", "1", "--yield", "1000"};
+Result check_killing_workers(int kills, int sig = SIGKILL, const std::vector<std::string>& trials = kOneLongTrial) {
+  const fs::path out = scratch("kill-" + std::to_string(kills) + "-" + std::to_string(sig)) / "out";
+  std::vector<std::string> args = {"atomstress_outside_entry", "check", "--impl", "outside.add.u32", "--backend",
+                                   "cpu", "--pattern", "single", "--space", "global", "--no-shrink", "--cpu-threads",
+                                   "2"};
+  args.insert(args.end(), trials.begin(), trials.end());
   const pid_t pid = fork();
   if (pid == 0) {
     freopen(out.c_str(), "w", stdout);
     dup2(fileno(stdout), 2);
     const std::string p = program();
-    execl(p.c_str(), "atomstress_outside_entry", "check", "--impl", "outside.add.u32", "--backend", "cpu", "--grid",
-          "128", "--block", "256", "--ops-per-thread", "256", "--trials", "1", "--pattern", "single", "--space",
-          "global", "--no-shrink", "--yield", "1000", "--cpu-threads", "2", static_cast<char*>(nullptr));
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(p.c_str(), argv.data());
     _exit(127);
   }
   pid_t last = 0;
@@ -950,7 +959,7 @@ Result check_killing_workers(int kills) {
     for (int i = 0; i < 200 && ((w = worker_of(pid)) == 0 || w == last); ++i) usleep(50 * 1000);
     // Busy with its trial (a worker's start-up takes far less CPU than this).
     for (int i = 0; i < 200 && w != 0 && cpu_seconds(w) < 0.3; ++i) usleep(20 * 1000);
-    if (w != 0) kill(w, SIGKILL);
+    if (w != 0) kill(w, sig);
     last = w;
   }
   int st = 0;
@@ -1030,4 +1039,30 @@ TEST(SpareWorkers, AKilledRetireeIsReapedAndTheSpareAfterItAnswers) {
   spare_workers::retire(w, true);
   spare_workers::clear();
   EXPECT_TRUE(reaped(pid)) << "no zombie";
+}
+
+// Issue 61 M6: any signal the code under test does not raise, sent from
+// outside (a CI runner's SIGTERM, an operator's SIGINT, SIGHUP, SIGQUIT,
+// SIGUSR1), is the infrastructure's like SIGKILL: the trial runs again,
+// never a CRASH of the entry.  A worker stopped past its deadline (SIGSTOP)
+// is not the entry's HANG.
+TEST(Isolation, Defect61_M6_AnyOutsideSignalOrAStopIsNotTheEntrys) {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1}) {
+    const auto once = check_killing_workers(1, sig);
+    EXPECT_EQ(once.status, 0) << strsignal(sig) << "\n" << once.out;
+    EXPECT_EQ(line_of(once.out, "outside.add.u32").rfind("PASS ", 0), 0u) << once.out;
+    EXPECT_NE(once.out.find(std::string("killed by SIG") + sigabbrev_np(sig) + " from outside"), std::string::npos)
+        << once.out;
+    EXPECT_EQ(once.out.find("CRASH"), std::string::npos) << once.out;
+  }
+  const auto twice = check_killing_workers(2, SIGTERM);
+  EXPECT_EQ(twice.status, 2) << twice.out;
+  EXPECT_NE(twice.out.find("infrastructure error, not the code under test"), std::string::npos) << twice.out;
+  EXPECT_EQ(twice.out.find("CRASH"), std::string::npos) << twice.out;
+  // Stopped, with a short watchdog: killed at its deadline and run again (not stopped): PASS.
+  const auto stopped = check_killing_workers(
+      1, SIGSTOP, {"--grid", "2", "--block", "32", "--ops-per-thread", "64", "--trials", "3000", "--watchdog-ms", "200"});
+  EXPECT_EQ(stopped.status, 0) << stopped.out;
+  EXPECT_NE(stopped.out.find("stopped (SIGSTOP) past its deadline from outside"), std::string::npos) << stopped.out;
+  EXPECT_EQ(stopped.out.find("HANG"), std::string::npos) << stopped.out;
 }

@@ -451,3 +451,18 @@ TEST(BenchAlgos, WithoutAGpuItSaysSoInOneLineAndSkips) {
     EXPECT_NE(r.out.find("no usable GPU"), std::string::npos) << r.out;
   }
 }
+
+// Issue 61 M8: a report is written through a temporary file and renamed at
+// the end, so a profile killed part-way keeps the old report whole.
+TEST(Profile, Defect61_M8_AnInterruptedProfileKeepsTheOldReport) {
+  const fs::path dir = scratch("m8");
+  for (const char* name : {"prev.json", "prev.csv", "prev.md"}) {
+    std::ofstream(dir / name) << "old\n";
+  }
+  // A sweep of many points (each up to 0.5 s), stopped after a second.
+  const auto r = run_shell("timeout -s INT 1 " + binary() + " profile --backend cpu --impl 'native.*' "
+                           "--max-time-per-point 0.5 --json " + (dir / "prev.json").string() + " --csv " +
+                           (dir / "prev.csv").string() + " --markdown " + (dir / "prev.md").string() + " 2>&1");
+  EXPECT_NE(r.status, 0) << "the sweep ended within a second: " << r.out;
+  for (const char* name : {"prev.json", "prev.csv", "prev.md"}) EXPECT_EQ(slurp(dir / name), "old\n") << name;
+}

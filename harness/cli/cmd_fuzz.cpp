@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "harness/support/atomic_file.hpp"
+#include "harness/support/safe_path.hpp"
 #include "harness/support/timestamp.hpp"
 #include "fuzz/at_once_ramp.hpp"
 #include "fuzz/campaign.hpp"
@@ -142,7 +143,7 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
   add_report_options(desc, o.reports);
 }
 
-// SIGINT, SIGTERM, SIGHUP: the campaign ends at its next spec, writes its
+// SIGINT, SIGTERM, SIGHUP, SIGPIPE: the campaign ends at its next spec, writes its
 // reports from what it has, and the program then dies of the same signal.
 volatile std::sig_atomic_t g_stop_signal = 0;
 extern "C" void on_stop_signal(int sig) {
@@ -153,7 +154,9 @@ void catch_stop_signals() {
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  // SIGPIPE too: a closed pipe on stdout (`| head`, a dead `tee`) stops the
+  // run like a signal, its reports and state written, instead of killing it.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaction(sig, &sa, nullptr);
 }
 [[noreturn]] void die_of(int sig) {
   std::fflush(nullptr);
@@ -236,7 +239,13 @@ bool prepare_outputs(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, bool 
   const reports::ReportRequest asked = o.reports.request();
   std::vector<std::pair<std::string, std::string>> outputs = reports::report_files(asked);
   outputs.emplace_back("the state file", cfg.state_path);
-  if (!check_distinct(outputs, {}, error)) return false;
+  if (!check_distinct(outputs, {}, error) || !fuzz::check_no_output_is_a_case(outputs, o.corpus, error))
+    return false;
+  // The state file is atomstress's own: a link or a FIFO there is refused, never followed.
+  if (const std::string kind = why_not_own_file(cfg.state_path); !cfg.state_path.empty() && !kind.empty()) {
+    error = "the state file '" + cfg.state_path + "' is " + kind + ", not followed: remove it or name another";
+    return false;
+  }
   if (!o.corpus.empty()) {
     if (!fuzz::load_corpus(o.corpus, corpus, error) || !fuzz::ensure_dir(o.corpus, error)) return false;
     if (access(o.corpus.c_str(), W_OK | X_OK) != 0) {
@@ -446,6 +455,11 @@ int run_campaign_here(const FuzzOptions& o, fuzz::NightlyConfig& cfg, fuzz::Fuzz
     return usage_error(error);
   }
   const bool written = printers.finish();
+  if (g_stop_signal == SIGPIPE) {  // (the terminal's summary is lost with the pipe: not an error of the reports)
+    reports::print_to(stderr, "atomstress: error: standard output was closed (a broken pipe): the run stopped; "
+                              "its report files and state are written\n");
+    die_of(SIGPIPE);
+  }
   if (status == fuzz::kInterrupted) {
     if (!written) usage_error(printers.error());
     die_of(g_stop_signal);  // the signal's status, as if it had not been caught

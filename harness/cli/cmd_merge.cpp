@@ -91,13 +91,18 @@ int cmd_merge(const std::vector<std::string>& args, const std::string& command_l
   const auto outputs = reports::report_files(asked);
   if (!check_distinct(outputs, inputs, error)) return usage_error(error);
   if (!corpus.empty() && !check_distinct({{"--corpus", corpus}}, inputs, error)) return usage_error(error);
+  if (!fuzz::check_no_output_is_a_case(outputs, corpus, error)) return usage_error(error);
+  // A report named like a log (`merge --junit logs/*.jsonl` takes the first log as its --junit).
+  for (const auto& [option, path] : outputs)
+    if (fuzz::is_fuzz_log(path))
+      return usage_error(option + " '" + path + "' is a fuzz --json log (its first line is a 'run' record): "
+                         "writing it would destroy it; name the report and give the logs after it");
   // A file report is checked before the logs are read; a report folder once it exists.
   for (const auto& [format, value] : asked)
     if (format->files(value).size() == 1 && !check_output(std::string("--") + format->option, value, error))
       return usage_error(error);
   fuzz::MergedLogs m;
-  for (const auto& in : inputs)
-    if (!fuzz::read_fuzz_log(in, m, error)) return usage_error(error);
+  if (!fuzz::read_fuzz_logs(inputs, m, error)) return usage_error(error);
   const std::vector<std::string> unfinished = fuzz::add_unfinished(m);
   for (const auto& [format, value] : asked)
     if (format->files(value).size() > 1 && !fuzz::ensure_dir(value, error)) return usage_error(error);

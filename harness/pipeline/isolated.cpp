@@ -180,8 +180,10 @@ struct WorkerProgress {
 // One worker at a time, started on first use and after each death.
 class Supervisor {
  public:
-  // A worker killed by SIGKILL that we did not send (the OOM killer, an
-  // operator: not the code under test's doing) runs the trial again once
+  // A worker killed by a signal we did not send and the code under test
+  // does not raise (SIGKILL, SIGTERM, SIGINT, SIGHUP, ...: the OOM killer,
+  // an operator, not the code under test's doing), or one stopped past its
+  // deadline (SIGSTOP), runs the trial again once
   // (`retries`); killed again, the verdict is Error (infrastructure), never
   // the entry's Crash.
   Outcome run(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, size_t hotspots,
@@ -196,10 +198,12 @@ class Supervisor {
  private:
   // The verdict of a trial whose worker died under it (Crash).
   Outcome died(Outcome out, pid_t pid) const;
-  // The worker died of a SIGKILL the supervisor did not send.
+  // The worker died of a signal the supervisor did not send (not a fault).
   bool killed_from_outside() const;
   void warn_killed(pid_t pid) const;
+  std::string taken_how() const;
   Outcome infrastructure(Outcome out, pid_t pid) const;
+  bool stopped_ = false;  // the last worker lost was stopped from outside, then killed
   // One request of a sequence: the outcomes of `specs` from its first, as
   // far as one worker takes them.  Returns how many specs it settled.
   size_t sequence_part(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
@@ -266,9 +270,19 @@ Outcome Supervisor::run(const TrialSpec& spec, BackendKind backend, const RunOpt
   switch (receive_answer(worker_, line_in, Clock::now(), deadline, phase)) {
     case WorkerProcess::Read::Woken:  // never: no wake descriptor was given
     case WorkerProcess::Read::TimedOut:
+      if (worker_.stopped()) {  // stopped from outside (SIGSTOP): not the trial's hang
+        worker_.kill();
+        stopped_ = true;
+        if (retries > 0) {
+          warn_killed(pid);
+          return run(spec, backend, opt, hotspots, retries - 1);
+        }
+        return infrastructure(std::move(out), pid);
+      }
       worker_.kill();
       return deadline_passed(std::move(out), deadline, phase, pid, after_deadline(worker_));
     case WorkerProcess::Read::Died:
+      stopped_ = false;
       if (killed_from_outside()) {
         if (retries > 0) {
           warn_killed(pid);
@@ -347,6 +361,7 @@ Outcome Supervisor::run_sanitized(const TrialSpec& spec, BackendKind backend, co
     worker_.kill();
     out = deadline_passed(std::move(out), deadline, phase, pid, after_deadline(worker_));
   } else if (got == WorkerProcess::Read::Died) {
+    stopped_ = false;
     out = killed_from_outside() ? infrastructure(std::move(out), pid) : died(std::move(out), pid);
   } else if (!j.is_object() || j.contains("error") || !from_json(j, out, error)) {
     worker_.kill();
@@ -367,12 +382,19 @@ Outcome Supervisor::run_sanitized(const TrialSpec& spec, BackendKind backend, co
   return out;
 }
 
-bool Supervisor::killed_from_outside() const { return worker_.death_signal() == SIGKILL; }
+bool Supervisor::killed_from_outside() const { return worker_.died_of_outside_signal(); }
+
+// How the worker was taken from the trial: "stopped (SIGSTOP)" or "killed by signal 15 (SIGTERM)".
+std::string Supervisor::taken_how() const {
+  if (stopped_) return "stopped (SIGSTOP) past its deadline";
+  const char* abbrev = worker_.death_signal() ? sigabbrev_np(worker_.death_signal()) : nullptr;
+  return abbrev ? std::string("killed by SIG") + abbrev : worker_.death();
+}
 
 void Supervisor::warn_killed(pid_t pid) const {
-  std::fputs(fmt::format("atomstress: warning: the trial worker (pid {}) was killed by SIGKILL from outside (the OOM "
+  std::fputs(fmt::format("atomstress: warning: the trial worker (pid {}) was {} from outside (the OOM "
                          "killer, an operator), not by the code under test: the trial runs again\n",
-                         int(pid))
+                         int(pid), taken_how())
                  .c_str(),
              stderr);
 }
@@ -380,7 +402,7 @@ void Supervisor::warn_killed(pid_t pid) const {
 Outcome Supervisor::infrastructure(Outcome out, pid_t pid) const {
   return with_finding(std::move(out), Verdict::Error, FindingKind::BackendError,
                       "infrastructure error, not the code under test: the worker running the trial (pid " +
-                          std::to_string(pid) + ") was " + worker_.death() +
+                          std::to_string(pid) + ") was " + taken_how() +
                           " from outside (the OOM killer, an operator), also when the trial ran again" +
                           last_words(worker_));
 }
@@ -435,14 +457,16 @@ size_t Supervisor::sequence_part(std::span<const TrialSpec> specs, const Sequenc
 size_t Supervisor::settle_lost_worker(std::span<const TrialSpec> specs, const SequenceConfig& cfg,
                                       WorkerProcess::Read got, const WorkerProgress& progress, pid_t pid,
                                       SequenceReport& report) {
+  const bool stopped = got == WorkerProcess::Read::TimedOut && worker_.stopped();
   if (got == WorkerProcess::Read::TimedOut) worker_.kill();
+  stopped_ = stopped;
   const size_t judged = progress.judged;
   const size_t culprit = progress.in_run() ? *progress.running : judged;
   if (culprit >= specs.size()) return culprit;  // it died after its last outcome
-  // Killed from outside (SIGKILL we did not send): not the trial's
+  // Killed from outside (a signal we did not send), or stopped: not the trial's
   // doing.  The trials not yet judged run again alone, the culprit once
   // more at most.
-  if (got == WorkerProcess::Read::Died && killed_from_outside()) {
+  if ((got == WorkerProcess::Read::Died && killed_from_outside()) || stopped) {
     warn_killed(pid);
     for (size_t i = judged; i <= culprit; ++i) {
       report(run(specs[i], cfg.backend, cfg.run, cfg.hotspots, i == culprit ? 0 : 1));

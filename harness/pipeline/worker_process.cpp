@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <thread>
 #include <utility>
 
@@ -226,6 +227,28 @@ bool WorkerProcess::reap(bool block) {
   drain_stderr(Clock::now() + std::chrono::milliseconds(500));
   close_channels();
   return true;
+}
+
+bool WorkerProcess::died_of_outside_signal() const {
+  switch (death_signal_) {
+    case 0:
+    case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGABRT: case SIGTRAP: case SIGSYS:
+    case SIGXCPU: case SIGXFSZ:
+      return false;  // none, or the code under test's own fault
+    default:
+      return true;
+  }
+}
+
+bool WorkerProcess::stopped() const {
+  if (pid_ <= 0) return false;
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  // "pid (comm) S ...": the state follows the last ')' (comm may hold one).
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() &&
+         (stat[close + 2] == 'T' || stat[close + 2] == 't');
 }
 
 void WorkerProcess::kill() {

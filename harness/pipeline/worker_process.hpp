@@ -61,6 +61,14 @@ class WorkerProcess {
   const std::string& death() const { return death_; }
   // The signal that ended the last worker; 0 when it exited (or runs).
   int death_signal() const { return death_signal_; }
+  // Whether the last worker died of a signal the code under test does not
+  // raise (SIGKILL, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, ...: the OOM
+  // killer, an operator, a CI runner), as opposed to a fault (SIGSEGV,
+  // SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS).
+  bool died_of_outside_signal() const;
+  // Whether the running worker is stopped (SIGSTOP, SIGTSTP: state T in
+  // /proc): its silence is not the trial's hang.
+  bool stopped() const;
   // Its last lines on stderr: at most kTailLines lines and kTailBytes bytes.
   std::string stderr_tail() const;
   static constexpr size_t kTailLines = 8, kTailBytes = 2048;

@@ -89,7 +89,9 @@ bool write_file_atomically(const std::string& given, const std::string& content,
   const std::string tmp =
       (fs::path(folder_of(path)) / ("." + fs::path(path).filename().string() + ".tmp." + std::to_string(getpid())))
           .string();
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Created exclusively: a link planted at the temporary name is removed, never written through.
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return fail("create");
   if (exists) (void)::fchmod(fd, st.st_mode & 07777);  // the file keeps its permissions
   if (!write_all(fd, content)) {
