@@ -119,20 +119,21 @@ nlohmann::json campaign_json(const CampaignRecord& c) {
   return j;
 }
 
-// A second, distinct failure of the entry (ImplSummary::distinct).
-nlohmann::json distinct_json(const ImplSummary& s) {
-  const ShrunkCase& c = *s.distinct;
+// A shrunk case's record: check's reported case ("shrunk") or a second,
+// distinct failure of the entry ("distinct", ImplSummary::distinct).
+nlohmann::json case_json(const char* record, const ImplSummary& s, const ShrunkCase& c, Verdict verdict) {
   nlohmann::json j;
-  j["record"] = "distinct";
+  j["record"] = record;
   j["impl"] = s.impl->name;
   j["backend"] = to_string(s.backend);
-  j["verdict"] = "FAIL";
+  j["verdict"] = to_string(verdict);
   j["why"] = c.why;
   j["class"] = to_string(c.diagnosis.cls);
   if (!c.diagnosis.trace.empty()) j["trace"] = c.diagnosis.trace;
   if (!c.diagnosis.inference.empty()) j["inference"] = c.diagnosis.inference;
   j["spec"] = describe(c.spec);
   j["token"] = encode_token(c.spec, c.knobs);
+  j["ops"] = c.spec.ops();
   j["rate_failures"] = c.rate_failures;
   j["rate_runs"] = c.rate_runs;
   return j;
@@ -140,21 +141,8 @@ nlohmann::json distinct_json(const ImplSummary& s) {
 
 nlohmann::json shrunk_json(const ImplSummary& s) {
   const ShrunkCase& c = *s.shrunk;
-  nlohmann::json j;
-  j["record"] = "shrunk";
-  j["impl"] = s.impl->name;
-  j["backend"] = to_string(s.backend);
-  j["verdict"] = to_string(s.verdict);
-  j["why"] = c.why;
-  j["class"] = to_string(c.diagnosis.cls);
-  if (!c.diagnosis.trace.empty()) j["trace"] = c.diagnosis.trace;
-  if (!c.diagnosis.inference.empty()) j["inference"] = c.diagnosis.inference;
+  nlohmann::json j = case_json("shrunk", s, c, s.verdict);
   j["first_token"] = encode_token(s.first_failure.spec, s.first_failure.knobs);
-  j["spec"] = describe(c.spec);
-  j["token"] = encode_token(c.spec, c.knobs);
-  j["ops"] = c.spec.ops();
-  j["rate_failures"] = c.rate_failures;
-  j["rate_runs"] = c.rate_runs;
   j["candidates"] = c.candidates;
   j["repeats_skipped"] = c.repeats_skipped;
   j["shrink_s"] = c.seconds;
@@ -181,7 +169,7 @@ void JsonlPrinter::do_record(const Record& r) {
     if (c->found) write_line(campaign_json(*c).dump());  // one line per caught bug
   } else if (const auto* s = as<ImplSummary>(r)) {
     if (s->shrunk) write_line(shrunk_json(*s).dump());  // the trials' own lines say the rest
-    if (s->distinct) write_line(distinct_json(*s).dump());
+    if (s->distinct) write_line(case_json("distinct", *s, *s->distinct, Verdict::Fail).dump());
   } else if (const auto* p = as<ReplayRecord>(r)) {
     write_line(fuzz_line("replay", to_json(*p)));
   } else if (const auto* l = as<FuzzSliceRecord>(r)) {

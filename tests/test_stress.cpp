@@ -480,14 +480,9 @@ TEST(Stress, ShrinkingRunsARefusedCandidateOnceAndEndsWhereItDidBefore) {
   }
 }
 
-TEST(Stress, ACandidateThatFailedOnceAndNeverAgainIsRefusedAndTheWalkGoesOnFromTheCaseBefore) {
-  // CI's flake: a plain read-add-write race of two threads (seed 0, where
-  // only one order of the writes loses an update) failed its one run as a
-  // candidate, then 0 of 10 in the rate's reruns, and the walk went back to
-  // the 1024-op first failure although two threads with seed 2 fail every
-  // time.  A fake runner gives that sequence: the case printed is the
-  // 2-op one of seed 2, reached from the first failure, which the rate saw
-  // fail; the seed-0 case ran once as a candidate and 10 times for its rate.
+namespace {
+// The first failure of a plain read-add-write race, as CI once found it.
+TrialSpec plain_rmw_first_failure() {
   TrialSpec s;
   s.impl = "buggy.plain_rmw.add.i32";
   s.grid = 4;
@@ -496,15 +491,32 @@ TEST(Stress, ACandidateThatFailedOnceAndNeverAgainIsRefusedAndTheWalkGoesOnFromT
   s.k = 32;
   s.init = Init::Random;
   s.seed = 0xe090f47920de1e46ull;
+  return s;
+}
+// The tiny candidate of two threads and seed 0, as shrink_spec makes it first.
+TrialSpec first_tiny_candidate(TrialSpec s) {
+  s.grid = 1;
+  s.block = 2;
+  s.ops_per_thread = 1;
+  s.k = 1;
+  s.seed = 0;
+  return s;
+}
+}  // namespace
+
+TEST(Stress, ACandidateThatFailedOnceAndNeverAgainIsRefusedAndTheWalkGoesOnFromTheCaseBefore) {
+  // CI's flake: a plain read-add-write race of two threads (seed 0, where
+  // only one order of the writes loses an update) failed its one run as a
+  // candidate, then 0 of 10 in the rate's reruns, and the walk went back to
+  // the 1024-op first failure although two threads with seed 2 fail every
+  // time.  A fake runner gives that sequence: the case printed is the
+  // 2-op one of seed 2, reached from the first failure, which the rate saw
+  // fail; the seed-0 case ran once as a candidate and 10 times for its rate.
+  const TrialSpec s = plain_rmw_first_failure();
   auto two_threads = [](const TrialSpec& c, uint64_t seed) {
     return c.grid == 1 && c.block == 2 && c.ops_per_thread == 1 && c.seed == seed;
   };
-  TrialSpec seed0 = s;  // the tiny candidate of two threads and seed 0, as shrink_spec makes it
-  seed0.grid = 1;
-  seed0.block = 2;
-  seed0.ops_per_thread = 1;
-  seed0.k = 1;
-  seed0.seed = 0;
+  const TrialSpec seed0 = first_tiny_candidate(s);  // two threads and seed 0
   for (const bool by_rate : {false, true}) {
     uint32_t seed0_runs = 0;
     fuzz::ShrinkConfig cfg;
@@ -540,20 +552,8 @@ TEST(Stress, ARareShrunkCaseIsMeasuredAgainAndNotPrintedWhenItDoesNotReproduce) 
   // then never.  Its rate is rare, so it is measured 3 times as long again;
   // it fails none of those, so the case printed is the first failure, with
   // its own rate.  A case that fails often is not measured again.
-  TrialSpec s;
-  s.impl = "buggy.plain_rmw.add.i32";
-  s.grid = 4;
-  s.block = 64;
-  s.ops_per_thread = 4;
-  s.k = 32;
-  s.init = Init::Random;
-  s.seed = 0xe090f47920de1e46ull;
-  TrialSpec tiny = s;  // the first tiny candidate shrink_spec makes
-  tiny.grid = 1;
-  tiny.block = 2;
-  tiny.ops_per_thread = 1;
-  tiny.k = 1;
-  tiny.seed = 0;
+  const TrialSpec s = plain_rmw_first_failure();
+  const TrialSpec tiny = first_tiny_candidate(s);
   uint32_t tiny_runs = 0;
   fuzz::ShrinkConfig cfg;
   cfg.max_seconds = 60;

@@ -121,8 +121,9 @@ double float_value(VK kind, uint64_t bits) {
 }
 
 bool gpu_atomic_add_flushes(VK kind) {
-  // Measured on an H200 (docs/design.md): f32's native add (scalar, vector,
-  // _system; global and shared) flushes; f64, f16 and bf16 keep subnormals.
+  // Measured on an H200 (docs/design.md): f32's native add on global memory
+  // (scalar, float2/float4, _block, _system) flushes; in shared memory it
+  // keeps them, as f64, f16, bf16 and their vector adds do everywhere.
   return kind == VK::F32;
 }
 

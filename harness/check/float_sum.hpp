@@ -18,10 +18,11 @@ namespace atomstress {
 // Which additions made the sum.
 enum class FloatAdds : uint8_t {
   // What the GPU's adds may do (the default): IEEE round to nearest, except
-  // that its native float atomicAdd flushes subnormal operands and results
-  // to zero (global and shared memory; float2/float4 and atomicAdd_system
-  // too; measured: docs/design.md, "The semantics spec").  A sum of such
-  // adds, register adds that keep subnormals, or a mix, all pass.
+  // that its native float atomicAdd on global memory flushes subnormal
+  // operands and results to zero (float2/float4, _block and _system too;
+  // shared memory keeps them; measured on an H200: docs/design.md,
+  // "Semantics measured on the GPU").  A sum of such adds, register or
+  // shared-memory adds that keep subnormals, or a mix, all pass.
   AsTheGpu,
   // IEEE round to nearest with subnormals kept at every step: code that must
   // not flush (a CAS loop, a library that promises IEEE sums).
