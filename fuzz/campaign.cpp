@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -67,7 +68,19 @@ std::optional<rc::Gen<TrialSpec>> packed_generator(const properties::GenConfig& 
 
 uint32_t default_pack(BackendKind backend) { return backend == BackendKind::Cuda ? 2048 : 0; }
 
-std::string load_rapidcheck_configuration() {
+bool load_rapidcheck_configuration(std::string& config, std::string& error) {
+  // RapidCheck reads RC_PARAMS the first time its configuration is asked
+  // for, and on a value it cannot parse prints on std::cerr and exits 1
+  // (the status of "a failure found").  Parsed here first, its refusal is
+  // one line of ours.
+  if (const char* params = std::getenv("RC_PARAMS")) {
+    try {
+      (void)rc::detail::configFromString(params);
+    } catch (const rc::detail::ConfigurationException& e) {
+      error = fmt::format("RC_PARAMS '{}' is not a RapidCheck configuration: {}", params, e.what());
+      return false;
+    }
+  }
   // RapidCheck prints its configuration on std::cerr the first time it is
   // read: caught here, once, and handed to the caller for the log.
   std::ostringstream caught;
@@ -83,7 +96,10 @@ std::string load_rapidcheck_configuration() {
   const std::string prefix = "Using configuration: ";
   if (text.rfind(prefix, 0) == 0) text = text.substr(prefix.size());
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  return text;
+  config = text;
+  // Asked for something: the line RapidCheck would have printed, printed.
+  if (std::getenv("RC_PARAMS") != nullptr) fmt::print(stderr, "Using configuration: {}\n", config);
+  return true;
 }
 
 namespace {

@@ -100,8 +100,10 @@ uint32_t default_pack(BackendKind backend);
 CampaignResult run_campaign(const CampaignConfig& cfg);
 
 // Reads RapidCheck's global configuration (RC_PARAMS) once, keeping the
-// "Using configuration: seed=N" line it prints off stderr; returns that
-// configuration ("seed=N") for the run's log.
-std::string load_rapidcheck_configuration();
+// "Using configuration: seed=N" line it prints off stderr unless RC_PARAMS
+// is set; `config` is that configuration ("seed=N") for the run's log.
+// Call it before any campaign: false, with a one-line `error`, when
+// RC_PARAMS does not parse.
+bool load_rapidcheck_configuration(std::string& config, std::string& error);
 
 }  // namespace atomstress::fuzz

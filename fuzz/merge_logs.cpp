@@ -3,7 +3,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -45,8 +48,26 @@ bool check_counts(uint64_t trials, uint64_t ops, uint32_t fails, uint32_t runs, 
     why = std::to_string(fails) + " failures in " + std::to_string(runs) + " runs";
     return false;
   }
-  if (ops / kMaxOpsPerTrial > trials) {
+  if (ops / kMaxOpsPerTrial + (ops % kMaxOpsPerTrial != 0) > trials) {  // ops > trials * 2^28, without overflow
     why = std::to_string(ops) + " ops in " + std::to_string(trials) + " trials (at most 2^28 ops a trial)";
+    return false;
+  }
+  return true;
+}
+
+// A slice's times: the code under test's time and the GPU's are parts of
+// its wall time, and the paired share of each is part of that time (a
+// record that breaks this would print "ran 519% of it").
+bool check_times(const reports::FuzzSliceRecord& s, std::string& why) {
+  const auto bad = [](double t) { return !std::isfinite(t) || t < 0; };
+  if (bad(s.seconds) || bad(s.run_s) || bad(s.gpu_s) || bad(s.paired.seconds) || bad(s.paired.run_s) ||
+      bad(s.paired.gpu_s)) {
+    why = "a time that is negative or not a number";
+    return false;
+  }
+  const auto beyond = [](double part, double whole) { return part > whole * 1.01 + 1e-3; };  // rounding aside
+  if (beyond(s.paired.seconds, s.seconds) || beyond(s.paired.run_s, s.run_s) || beyond(s.paired.gpu_s, s.gpu_s)) {
+    why = fmt::format("a paired time beyond its slice's ({:g} s of {:g} s)", s.paired.seconds, s.seconds);
     return false;
   }
   return true;
@@ -126,6 +147,12 @@ struct LogReader {
     if (m.header && h.version != m.header->version)
       return "a log of atomstress " + h.version + " beside a log of atomstress " + m.header->version +
              ": merge the logs of one version";
+    if (m.header && h.backend != m.header->backend)
+      return "a run on " + std::string(to_string(h.backend)) + " beside a run on " + to_string(m.header->backend) +
+             ": merge the logs of one backend";
+    if (m.header && option(h, "seed") != option(*m.header, "seed"))
+      return "a run of seed " + option(h, "seed") + " beside a run of seed " + option(*m.header, "seed") +
+             ": the shards of one night share its seed";
     const std::string shard = option(h, "shard");
     if (m.header) {
       const std::string first = option(*m.header, "shard");
@@ -192,6 +219,7 @@ struct LogReader {
     if (!check_counts(s.trials, s.ops, s.rate_failures, s.rate_runs, why) ||
         !check_counts(0, 0, s.bare_failures, s.bare_runs, why))
       return s.impl + ": " + why;
+    if (!check_times(s, why)) return s.impl + ": " + why;
     if (s.verdict != Verdict::Pass && !check_token(s.token, s.impl, why)) return why;
     if (s.verdict == Verdict::Pass && s.cls != FailureClass::None)
       return s.impl + ": a passing slice of class '" + to_string(s.cls) + "'";

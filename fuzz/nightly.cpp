@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <functional>
 #include <future>
 #include <memory>
 
@@ -62,12 +64,17 @@ std::string replay_line(const CorpusCase& c, const properties::Evaluation& ev) {
 // Each case draws from the budget (at most `slice` seconds of it, at least
 // one run): a case that hangs costs one watchdog, not --rate-runs of them.
 // False when a record could not be written (`error`), or a signal ended it.
+// Each replayed case is saved in `state` (FuzzState::replayed_cases) once
+// its record is logged: a --resume after a kill goes on with the next.
 bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector<CorpusCase>& corpus, double slice,
-                   reports::Printer& out, Progress& progress, std::string& error) {
+                   reports::Printer& out, Progress& progress, const std::function<bool()>& save, std::string& error) {
   for (const CorpusCase& c : corpus) {
     const bool mine = std::any_of(cfg.entries.begin(), cfg.entries.end(),
                                   [&](const Entry* e) { return c.impl == e->name; });
     if (!mine) continue;  // another shard's, or not selected
+    const std::string name = std::filesystem::path(c.file).filename().string();
+    const auto& done = state.replayed_cases;
+    if (std::find(done.begin(), done.end(), name) != done.end()) continue;  // replayed before a --resume
     if (cfg.stop_signal && *cfg.stop_signal) return false;
     if (state.elapsed_s >= state.budget_s) {
       progress.print("corpus " + c.file + ": not replayed: the time budget ended");
@@ -109,6 +116,8 @@ bool replay_corpus(const NightlyConfig& cfg, FuzzState& state, const std::vector
     add_replay(state.entries[c.impl], r);
     if (r.still_failing) progress.add_failure();
     progress.print(replay_line(c, ev));
+    state.replayed_cases.push_back(name);
+    if (!save()) return false;
   }
   return true;
 }
@@ -441,9 +450,13 @@ int run_nightly(const NightlyConfig& cfg, FuzzState& state, const std::vector<Co
   auto stopped = [&] { return cfg.stop_signal != nullptr && *cfg.stop_signal != 0; };
   const double slice = slice_seconds(state.budget_s, cfg.entries.size());
   if (!state.replayed) {
-    if (!replay_corpus(cfg, state, corpus, slice, out, progress, error))
+    // Saved before the replay, which may take a slice per case: a kill
+    // during it leaves a state to resume from.
+    if (!save()) return 2;
+    if (!replay_corpus(cfg, state, corpus, slice, out, progress, save, error))
       return stopped() && error.empty() ? report_interrupted(cfg, state, progress, out) : 2;
     state.replayed = true;
+    state.replayed_cases.clear();
     if (!save()) return 2;
   }
   auto active = [&](const Entry* e) {

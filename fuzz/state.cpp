@@ -81,6 +81,45 @@ bool bool_field(const nlohmann::json& j, const char* key) {
   return v.get<bool>();
 }
 
+// The optional fields, each checked (a one-line reason thrown).
+void read_plan(const nlohmann::json& j, FuzzState& s) {
+  if (!j.contains("plan")) return;
+  const auto& plan = j.at("plan");
+  if (!plan.is_array()) throw std::runtime_error("plan is not a list");
+  for (const auto& position : plan) {
+    if (!position.is_array() || position.empty() || position.size() > 2)
+      throw std::runtime_error("plan holds " + position.dump() + ", not a list of one or two entries");
+    s.plan.emplace_back();
+    for (const auto& i : position) {
+      if (!i.is_number_unsigned() || i.get<uint64_t>() >= 1'000'000)
+        throw std::runtime_error("plan holds " + i.dump() + ", not an entry's index");
+      s.plan.back().push_back(i.get<size_t>());
+    }
+  }
+}
+void read_at_once_next(const nlohmann::json& j, FuzzState& s) {
+  if (!j.contains("at_once_next")) return;
+  const auto& widths = j.at("at_once_next");
+  if (!widths.is_object()) throw std::runtime_error("at_once_next is not an object");
+  for (const auto& [name, w] : widths.items()) {
+    if (!w.is_number_unsigned() || w.get<uint64_t>() == 0 || w.get<uint64_t>() > kMostTrialsAtOnce)
+      throw std::runtime_error("at_once_next holds " + w.dump() + " for '" + name + "', not a number of trials from 1 to " +
+                               std::to_string(kMostTrialsAtOnce));
+    s.at_once_next[name] = w.get<uint32_t>();
+  }
+}
+void read_replayed_cases(const nlohmann::json& j, FuzzState& s) {
+  if (!j.contains("replayed_cases")) return;
+  const auto& cases = j.at("replayed_cases");
+  if (!cases.is_array()) throw std::runtime_error("replayed_cases is not a list");
+  for (const auto& c : cases) {
+    std::string why;
+    if (!c.is_string() || !is_plain_file_name(c.get<std::string>(), why))
+      throw std::runtime_error("replayed_cases holds " + c.dump().substr(0, 80) + ", not a case file's name");
+    s.replayed_cases.push_back(c.get<std::string>());
+  }
+}
+
 }  // namespace
 
 bool save_state(const std::string& path, const FuzzState& s, std::string& error) {
@@ -89,6 +128,7 @@ bool save_state(const std::string& path, const FuzzState& s, std::string& error)
                       {"next", s.next}, {"replayed", s.replayed}, {"finished", s.finished}};
   if (!s.plan.empty()) j["plan"] = s.plan;  // (a run one slice at a time has none)
   if (!s.at_once_next.empty()) j["at_once_next"] = s.at_once_next;  // (nor one of fixed widths)
+  if (!s.replayed_cases.empty()) j["replayed_cases"] = s.replayed_cases;  // (only while the corpus replays)
   auto entries = nlohmann::json::array();
   for (const auto& [name, e] : s.entries) entries.push_back(to_json(e));
   j["entries"] = entries;
@@ -120,30 +160,9 @@ std::optional<FuzzState> load_state(const std::string& path, std::string& error)
     s.next = unsigned_field<size_t>(j, "next", 1'000'000);
     s.replayed = bool_field(j, "replayed");
     s.finished = bool_field(j, "finished");
-    if (j.contains("plan")) {
-      const auto& plan = j.at("plan");
-      if (!plan.is_array()) throw std::runtime_error("plan is not a list");
-      for (const auto& position : plan) {
-        if (!position.is_array() || position.empty() || position.size() > 2)
-          throw std::runtime_error("plan holds " + position.dump() + ", not a list of one or two entries");
-        s.plan.emplace_back();
-        for (const auto& i : position) {
-          if (!i.is_number_unsigned() || i.get<uint64_t>() >= 1'000'000)
-            throw std::runtime_error("plan holds " + i.dump() + ", not an entry's index");
-          s.plan.back().push_back(i.get<size_t>());
-        }
-      }
-    }
-    if (j.contains("at_once_next")) {
-      const auto& widths = j.at("at_once_next");
-      if (!widths.is_object()) throw std::runtime_error("at_once_next is not an object");
-      for (const auto& [name, w] : widths.items()) {
-        if (!w.is_number_unsigned() || w.get<uint64_t>() == 0 || w.get<uint64_t>() > kMostTrialsAtOnce)
-          throw std::runtime_error("at_once_next holds " + w.dump() + " for '" + name + "', not a number of trials from 1 to " +
-                                   std::to_string(kMostTrialsAtOnce));
-        s.at_once_next[name] = w.get<uint32_t>();
-      }
-    }
+    read_plan(j, s);
+    read_at_once_next(j, s);
+    read_replayed_cases(j, s);
     const auto& entries = j.at("entries");
     if (!entries.is_array()) throw std::runtime_error("entries is not a list");
     for (const auto& je : entries) {

@@ -25,6 +25,10 @@ struct FuzzState {
   // entry per position, in name order.
   std::vector<std::vector<size_t>> plan;
   bool replayed = false;  // the corpus has been replayed
+  // While it is replayed: the case files (names in the corpus) already
+  // replayed, whose records are logged and in `entries`; a --resume after
+  // a kill goes on with the next case, not from the first.
+  std::vector<std::string> replayed_cases;
   bool finished = false;
   std::map<std::string, reports::FuzzEntryResult> entries;
   // By entry: how many trials at once its next slice's first round runs

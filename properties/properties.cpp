@@ -52,6 +52,7 @@ Evaluation measure_rate(const TrialSpec& spec, const TrialRunner& run, uint32_t 
       }
     }
     if (ev.runs >= kCrashRateRuns && ev.failures == ev.runs && t.verdict == Verdict::Crash) break;
+    if (ev.runs == 1 && t.verdict == Verdict::Hang) break;
   }
   return ev;
 }

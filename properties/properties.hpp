@@ -43,7 +43,9 @@ Evaluation evaluate(const TrialSpec& spec, const TrialRunner& run, uint32_t reru
 // passed: a case that hangs costs its watchdog and more per run.  A case
 // whose first kCrashRateRuns runs all crashed stops there: each crash costs
 // its worker (on the GPU, the CUDA context: 0.2 to 0.4 s), and a rate of
-// 3 of 3 says as much as 10 of 10.
+// 3 of 3 says as much as 10 of 10.  A first run that hung stops at once:
+// each hang costs its watchdog and grace (2 s and more), and the record
+// says it hung in 1 of 1 runs, no more than was seen.
 inline constexpr uint32_t kCrashRateRuns = 3;
 Evaluation measure_rate(const TrialSpec& spec, BackendKind backend, const RunOptions& opt, uint32_t runs,
                         double max_seconds = std::numeric_limits<double>::infinity());

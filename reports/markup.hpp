@@ -1,6 +1,7 @@
-// Text inside XML, HTML and SVG: &, <, >, " and ' as entities; other control
-// characters (not valid XML 1.0) as '?'.  The one escaper of every markup
-// report.
+// Text inside XML, HTML and SVG: &, <, >, " and ' as entities; what XML 1.0
+// does not allow (controls, surrogates, U+FFFE, U+FFFF) as '?', and bytes
+// that are not UTF-8 as U+FFFD, so every report parses.  The one escaper of
+// every markup report.
 #pragma once
 
 #include <string>

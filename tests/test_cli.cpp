@@ -15,6 +15,7 @@
 #include "harness/cli/check_plan.hpp"
 #include "harness/cli/options.hpp"
 #include "harness/pipeline/footprint.hpp"
+#include "harness/pipeline/isolated.hpp"
 #include "harness/support/hash.hpp"
 #include "harness/workload/workload.hpp"
 #include "reports/results.hpp"
@@ -591,4 +592,35 @@ TEST(Cli, ProfileRefusesTwoReportsNamingOneFile) {
   expect_one_line_error("profile --impl native.add.i32 --backend cpu --k 1 --json " + f + " --csv " + f,
                         "name the same file");
   std::remove(f.c_str());
+}
+
+// Issue 61, M4: a correct entry over a large region is never HANG: the
+// worker's deadline gives its memory time to fill and be checked (a 2^27
+// word region took 10.6 s on 2 cores, 3.8 GB at its peak, where the
+// deadline was 3 s).
+TEST(Cli, Issue61_M4_ALargeRegionIsNotAHang) {
+  const auto r = run("check --backend cpu --impl native.add.i32 --pattern uniform --k 134217728 --grid 1 --block 1 "
+                     "--ops-per-thread 1 --trials 1 --no-shrink --space global");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+  EXPECT_EQ(atomstress::memory_allowance_ms(1u << 10), 0u) << "small trials keep their deadline";
+  EXPECT_GE(atomstress::memory_allowance_ms(1u << 28), 100'000u) << "0.5 us a word";
+}
+
+// Issue 61, M5: profile's estimate covers its peak (61 B a word measured):
+// a sweep that would not fit is refused before it runs, never a bad_alloc.
+TEST(Cli, Issue61_M5_ProfilesEstimateCoversItsCopies) {
+  atomstress::TrialSpec s;
+  s.impl = "native.add.i32";
+  s.pattern = atomstress::Pattern::Uniform;
+  s.k = 1u << 24;
+  const auto trial = atomstress::estimate_footprint(s, atomstress::BackendKind::Cpu);
+  const auto point =
+      atomstress::estimate_footprint(s, atomstress::BackendKind::Cpu, atomstress::FootprintOf::ProfilePoint);
+  ASSERT_TRUE(trial && point);
+  EXPECT_GE(point->host_bytes, 61ull << 24);
+  EXPECT_GT(point->host_bytes, trial->host_bytes);
+  expect_one_line_error("profile --backend cpu --impl native.add.i32 --k 67108864 --pattern uniform --grid 1 --block 1 "
+                        "--ops-per-thread 1 --space global --dist small --max-time-per-point 0.5",
+                        "too large for this machine", "ulimit -v 3000000; ");
 }

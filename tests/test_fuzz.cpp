@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -34,6 +35,7 @@
 #include "reports/html_printer.hpp"
 #include "reports/junit_printer.hpp"
 #include "reports/markdown_printer.hpp"
+#include "reports/markup.hpp"
 #include "run_program.hpp"
 #include "scratch.hpp"
 
@@ -2092,4 +2094,247 @@ TEST(Nightly61, M9_AClosedStdoutStillWritesTheReports) {
   EXPECT_EQ(lines_of(slurp(err)), 1u) << slurp(err);
   EXPECT_NE(slurp(err).find("standard output was closed"), std::string::npos) << slurp(err);
   EXPECT_EQ(slurp(d / "status"), "141\n") << "it ends as a program killed by SIGPIPE would";
+}
+
+// ---- Issue 61, the rest: resume mid-replay, RC_PARAMS, tokens, lists,
+// lanes' logs, merged runs that do not belong together.
+
+namespace {
+
+// A corpus case of `impl` (grid 1, block 2, seed `seed`) written into `dir`.
+void add_hang_case(const fs::path& dir, uint64_t seed) {
+  atomstress::TrialSpec spec;
+  spec.impl = "test.spin.forever.u32";
+  spec.grid = 1;
+  spec.block = 2;
+  spec.seed = seed;
+  atomstress::fuzz::CorpusCase c;
+  c.impl = spec.impl;
+  c.verdict = "HANG";
+  c.token = atomstress::encode_token(spec, atomstress::TrialKnobs{});
+  bool added = false;
+  std::string error;
+  ASSERT_TRUE(atomstress::fuzz::add_case(dir.string(), c, added, error)) << error;
+}
+
+size_t records_in(const fs::path& log, const std::string& kind) {
+  size_t n = 0;
+  for (const auto& line : lines_in(log)) n += nlohmann::json::parse(line)["record"] == kind;
+  return n;
+}
+
+}  // namespace
+
+// M1. The state is saved before the corpus replay and after each replayed
+// case: a kill -9 during the replay resumes with the cases not yet replayed.
+TEST(Nightly61, M1_AKillDuringTheCorpusReplayResumes) {
+  const fs::path d = scratch("m1"), corpus = d / "c", log = d / "log.jsonl", out = d / "out";
+  fs::create_directories(corpus);
+  for (uint64_t seed : {1, 2, 3}) add_hang_case(corpus, seed);  // each replay: its watchdog and grace, 2 s and more
+  const pid_t pid = start(bin_dir() + "atomstress_outside_entry",
+                          {"fuzz", "--backend", "cpu", "--time", "20s", "--watchdog-ms", "200", "--impl",
+                           "test.spin.forever.u32,outside.add.u32", "--corpus", corpus.string(), "--json", log.string()},
+                          out);
+  const auto t = Clock::now();
+  while (records_in(log, "replay") == 0 && seconds_since(t) < 60) usleep(20 * 1000);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  const size_t before = records_in(log, "replay");
+  ASSERT_GE(before, 1u) << slurp(out);
+  ASSERT_LT(before, 3u) << "the replay ended before the kill: nothing left to resume";
+  const auto r = run_shell(bin_dir() + "atomstress_outside_entry fuzz --resume --corpus " + corpus.string() + " 2>&1");
+  EXPECT_EQ(r.status, 1) << r.out;  // the cases still hang
+  std::set<std::string> files;
+  for (const auto& line : lines_in(log)) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["record"] == "replay") files.insert(j["file"].get<std::string>());
+  }
+  EXPECT_EQ(files.size(), 3u) << "every case replayed once over the two runs: " << slurp(log);
+  EXPECT_LE(records_in(log, "replay"), 4u) << "the resume replayed from the first case again: " << slurp(log);
+}
+
+// M10, L8. A bad RC_PARAMS is one line naming it and exit 2 (not RapidCheck's
+// silent exit 1, which reads as "a failure found"); selftest keeps
+// RapidCheck's configuration line off stderr as fuzz does.
+TEST(Nightly61, M10_L8_RapidChecksParametersAreCheckedFirst) {
+  const fs::path d = scratch("m10"), junit = d / "x.xml";
+  for (const std::string params : {"seed=abc", "reproduce=zzz", "max_success=-1"}) {
+    for (const std::string cmd : {"fuzz --backend cpu --impl native.add.i32 --time 2s --junit " + junit.string(),
+                                  std::string("selftest --backend cpu --bugs buggy.exch_store.add.i32 --budget-s 1")}) {
+      const auto r = run(cmd, "RC_PARAMS='" + params + "'");
+      EXPECT_EQ(r.status, 2) << params << ": " << cmd << "\n" << r.out;
+      EXPECT_EQ(lines_of(r.out), 1u) << r.out;
+      EXPECT_NE(r.out.find("RC_PARAMS"), std::string::npos) << r.out;
+    }
+  }
+  EXPECT_FALSE(fs::exists(junit)) << "refused before anything ran";
+  const fs::path err = d / "err";
+  const auto r = run_shell(binary() + " selftest --backend cpu --bugs buggy.exch_store.add.i32 --budget-s 1 "
+                           "--correct-specs 10 --algo-specs 10 >/dev/null 2>" + err.string());
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(slurp(err).find("Using configuration"), std::string::npos) << slurp(err);
+}
+
+// L2, L4. A token is built without a fixed buffer (a long byo name stays
+// whole: "unknown implementation", not a truncated token); a token-shaped
+// argument is a token however damaged ('/' in a field, a newline), refused
+// as one in one line with its control characters escaped.
+TEST(Nightly61, L2_L4_TokensAreWholeAndRefusedInOneLine) {
+  atomstress::TrialSpec spec;
+  spec.impl = std::string(5000, 'x');
+  spec.grid = 1;
+  spec.block = 1;
+  const std::string token = atomstress::encode_token(spec, atomstress::TrialKnobs{});
+  std::string error;
+  const auto back = atomstress::decode_token(token, error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->impl, spec.impl);
+  auto r = run("repro " + token + " --backend cpu --runs 1");
+  EXPECT_EQ(r.status, 2) << r.out.substr(0, 300);
+  EXPECT_NE(r.out.find("unknown implementation"), std::string::npos) << r.out.substr(0, 300);
+  const std::string good = token_of("native.add.i32");
+  for (const std::string bad : {good.substr(0, 20) + "/" + good.substr(21), good.substr(0, 20) + "\n" + good.substr(20),
+                                good.substr(0, 20) + "\xE2\x80\xAE" + good.substr(20), good + "\x1b[2J"}) {
+    r = run("repro '" + bad + "' --backend cpu --runs 1");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_EQ(lines_of(r.out), 1u) << r.out;
+    EXPECT_NE(r.out.find("malformed reproduction token"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("\xE2\x80\xAE"), std::string::npos) << "a bidirectional override printed raw";
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "a terminal escape printed raw";
+  }
+}
+
+// L3. Markup holds no code point XML forbids, and no byte that is not UTF-8.
+TEST(Nightly61, L3_MarkupHoldsOnlyWhatXmlAllows) {
+  const fs::path d = scratch("l3");
+  const std::string nasty = "a\xEF\xBF\xBE" "b\xEF\xBF\xBF" "c\xED\xA0\x80" "d\xFF" "e\x01" "f \xC3\xA9 \xF0\x9F\x98\x80";
+  const std::string escaped = atomstress::reports::escape_markup(nasty);
+  EXPECT_EQ(escaped, "a?b?c?d\xEF\xBF\xBD" "e?f \xC3\xA9 \xF0\x9F\x98\x80");
+  write_text(d / "x.xml", "<a b=\"" + escaped + "\">" + escaped + "</a>");
+  expect_parses_as_xml(d / "x.xml");
+}
+
+// L6, L12. One rule for lists and numbers: an empty list item, a step out
+// of range (named as the step), a progress period that would flood a log,
+// and a negative number are each refused in one line.
+TEST(Nightly61, L6_L12_ListsAndPeriodsAreReadStrictly) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"check --backend cpu --impl native.add.i32 --pattern single,", "empty item"},
+      {"check --backend cpu --impl native.add.i32, --trials 1", "empty item"},
+      {"check --backend cpu --impl ,native.add.i32 --trials 1", "empty item"},
+      {"profile --backend cpu --impl native.add.i32 --k 1,", "'' is empty"},
+      {"profile --backend cpu --impl native.add.i32 --k pow2:0:4:0", "has a step that"},
+      {"check --backend cpu --impl native.add.i32 --trials -1", "negative"},
+      {"fuzz --backend cpu --impl native.add.i32 --time 2s --progress-s 1e-300", "at least 0.05"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const auto r = run(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+    EXPECT_EQ(lines_of(r.out), 1u) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(needle), std::string::npos) << args << "\n" << r.out;
+  }
+}
+
+// L7. Lanes with no state to resume from live in TMPDIR and are removed at
+// the end.
+TEST(Nightly61, L7_TemporaryLanesLiveInTmpdirAndGo) {
+  const fs::path d = scratch("l7"), tmp = d / "tmp";
+  fs::create_directories(tmp);
+  const auto r = run(kQuick + "--time 2s --jobs 2", "TMPDIR=" + tmp.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(tmp.string() + "/atomstress-lanes-"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_empty(tmp)) << "the lanes' folder was left behind";
+}
+
+// M11. A --jobs run's --json holds each lane's records once: after an
+// interrupt and a --resume, and after a --resume of the finished run.
+TEST(Nightly61, M11_ALanesRecordsReachTheLogOnce) {
+  const fs::path d = scratch("m11"), corpus = d / "c", log = d / "log.jsonl", out = d / "out";
+  const pid_t pid = start(binary(), {"fuzz", "--backend", "cpu", "--impl", "native.add.i32,native.min.u32,cas.add.f32",
+                                     "--time", "8s", "--jobs", "2", "--corpus", corpus.string(), "--json", log.string()},
+                          out);
+  sleep(3);
+  kill(pid, SIGINT);
+  EXPECT_NE(wait_for(pid, 60), -1);
+  auto lane_lines = [&] {
+    size_t n = 0;
+    for (const auto& f : fs::directory_iterator(corpus / "fuzz-state-lanes"))
+      if (f.path().extension() == ".jsonl") n += lines_in(f.path()).size();
+    return n;
+  };
+  for (int resume = 0; resume < 2; ++resume) {  // the second: a resume of the finished run
+    const auto r = run("fuzz --resume --corpus " + corpus.string());
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(lines_in(log).size(), lane_lines()) << "resume " << resume << ": " << r.out;
+    if (resume == 1) EXPECT_NE(r.out.find("nothing run again"), std::string::npos) << r.out;
+  }
+  expect_whole_lines(log);
+}
+
+// L1. A --resume of a corpus moved since its run is refused: the state's
+// args would write the cases and reports to the old folder.
+TEST(Nightly61, L1_AResumeOfAMovedCorpusIsRefused) {
+  const fs::path d = scratch("l1"), night = d / "night1", restored = d / "restored";
+  fs::create_directories(night);
+  const auto first = run(kQuick + "--time 1s --corpus " + (night / "corpus").string() + " --junit " +
+                         (night / "j.xml").string());
+  ASSERT_EQ(first.status, 0) << first.out;
+  fs::rename(night, restored);
+  const auto r = run("fuzz --resume --corpus " + (restored / "corpus").string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(lines_of(r.out), 1u) << r.out;
+  EXPECT_NE(r.out.find("moved?"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(night)) << "the old folder was made again";
+}
+
+// L11. merge refuses runs that are not one night's (another seed, another
+// backend), ops no trials could hold, and a paired time beyond its slice's.
+TEST(Nightly61, L11_MergeRefusesRunsThatAreNotOneNights) {
+  const fs::path d = scratch("l11");
+  const fs::path a = finished_log(d, "a.jsonl");
+  const auto lines = lines_in(a);
+  auto variant = [&](const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+    std::vector<std::string> out;
+    for (const auto& l : lines) {
+      auto j = nlohmann::json::parse(l);
+      edit(j);
+      out.push_back(j.dump());
+    }
+    const fs::path p = d / name;
+    write_text(p, joined(out));
+    return p;
+  };
+  const fs::path other_seed = variant("seed.jsonl", [](nlohmann::json& j) {
+    if (j["record"] != "run") return;
+    j["timestamp"] = "2030-01-01T00:00:00Z";
+    j["options"]["seed"] = "7";
+  });
+  const fs::path other_backend = variant("cuda.jsonl", [](nlohmann::json& j) {
+    if (j.contains("backend")) j["backend"] = "cuda";
+    if (j["record"] == "run") j["timestamp"] = "2030-01-02T00:00:00Z";
+  });
+  bool first_slice = true;
+  const fs::path ops = variant("ops.jsonl", [&](nlohmann::json& j) {
+    if (j["record"] != "slice" || !first_slice) return;
+    first_slice = false;
+    j["trials"] = 0;
+    j["ops"] = (1u << 28) - 1;
+  });
+  first_slice = true;
+  const fs::path paired = variant("paired.jsonl", [&](nlohmann::json& j) {
+    if (j["record"] != "slice" || !first_slice) return;
+    first_slice = false;
+    j["paired"] = {{"seconds", j["seconds"].get<double>() * 5 + 1}, {"run_s", 0}, {"gpu_s", 0}};
+  });
+  const std::pair<std::string, std::string> cases[] = {
+      {a.string() + " " + other_seed.string(), "seed"},
+      {a.string() + " " + other_backend.string(), "backend"},
+      {ops.string(), "ops in 0 trials"},
+      {paired.string(), "paired time"},
+  };
+  for (const auto& [logs, needle] : cases) {
+    const auto r = run("merge --junit " + (d / "m.xml").string() + " " + logs);
+    EXPECT_EQ(r.status, 2) << logs << "\n" << r.out;
+    EXPECT_NE(r.out.find(needle), std::string::npos) << logs << "\n" << r.out;
+  }
 }

@@ -76,6 +76,7 @@ bool make_plan(const CheckOptions& o, CheckPlan& plan, std::string& error) {
       error = "--pattern '" + o.pattern + "' names no pattern";
       return false;
     }
+    if (cli::refuse_empty_items(names, "pattern", o.pattern, "pattern", error)) return false;
     for (const auto& x : names) {
       auto p = parse_pattern(x);
       if (!p) {

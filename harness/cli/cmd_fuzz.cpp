@@ -138,8 +138,8 @@ void describe_options(po::options_description& desc, FuzzOptions& o) {
       "lane", new ShardValue(&o.lane), "internal: lane i of N of a --devices or --jobs run")(
       "lane-device", bounded<uint32_t>(&o.lane_device, 0, 1023)->default_value(0), "internal: that lane's device")(
       "lane-jobs", bounded<uint32_t>(&o.lane_jobs, 1, kMaxLanesPerDevice)->default_value(1), "internal: lanes on that device")(
-      "progress-s", seconds(&o.progress_s, kMaxBudgetSeconds),
-      "seconds between progress lines when stdout is not a terminal (default 10)");
+      "progress-s", seconds(&o.progress_s, kMaxBudgetSeconds, kShortestProgressSeconds),
+      "seconds between progress lines when stdout is not a terminal, at least 0.05 (default 10)");
   add_report_options(desc, o.reports);
 }
 
@@ -190,6 +190,14 @@ std::string state_path_of(const FuzzOptions& f, const fuzz::Shard& shard) {
 
 // --resume: the options, shard and state of the run being resumed, from its
 // state file (only where to find it may be given).  False with `error`.
+// Whether two names are one folder (or, where one is gone, the same path).
+bool same_folder(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec), cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  return ca == cb;
+}
+
 bool resume_run(FuzzOptions& o, po::variables_map& vm, fuzz::Shard& shard, fuzz::FuzzState& state,
                 fuzz::RunLock& lock, const std::string& command_line, std::string& error) {
   for (const auto& [name, value] : vm)
@@ -206,7 +214,7 @@ bool resume_run(FuzzOptions& o, po::variables_map& vm, fuzz::Shard& shard, fuzz:
   auto loaded = fuzz::load_state(path, error);
   if (!loaded) return false;
   state = std::move(*loaded);
-  const std::string where_state = o.state;
+  const std::string where_state = o.state, given_corpus = o.corpus;
   o = FuzzOptions{};
   po::options_description again("atomstress fuzz");
   describe_options(again, o);
@@ -223,6 +231,11 @@ bool resume_run(FuzzOptions& o, po::variables_map& vm, fuzz::Shard& shard, fuzz:
     error = malformed + fmt::format("budget_s {:f} is not its args' --time ({:f} s)", state.budget_s, o.time_s);
   else if (state.seed != o.seed)
     error = malformed + fmt::format("seed {} is not its args' --seed ({})", state.seed, o.seed);
+  // A corpus moved since (a restored backup): its state's args name the
+  // old folder, and the run would write its cases and reports there.
+  else if (!given_corpus.empty() && !o.corpus.empty() && !same_folder(given_corpus, o.corpus))
+    error = fmt::format("the state in '{}' is of a run on corpus '{}', not '{}' (moved?): resume it where it ran, "
+                        "or start a new run on this corpus", given_corpus, o.corpus, given_corpus);
   if (!error.empty()) return false;
   if (o.state.empty()) o.state = where_state.empty() ? path : where_state;
   std::string why;
@@ -264,8 +277,9 @@ bool prepare_outputs(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, bool 
 }
 
 // What the run's reports say of where it came from.
-reports::RunHeader fuzz_header(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const fuzz::FuzzState& state,
-                               const fuzz::Shard& shard, bool resumed, const std::string& command_line) {
+reports::RunHeader fuzz_header(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const std::string& rc_config,
+                               const fuzz::FuzzState& state, const fuzz::Shard& shard, bool resumed,
+                               const std::string& command_line) {
   reports::RunHeader h = run_header(command_line, cfg.backend);
   h.timestamp = utc_timestamp();
   h.version = ATOMSTRESS_VERSION;
@@ -286,10 +300,6 @@ reports::RunHeader fuzz_header(const FuzzOptions& o, const fuzz::NightlyConfig& 
     h.options.emplace_back("pair_busy_at_most", std::to_string(o.pair_busy_percent));
   }
   if (!o.lane.empty()) h.options.emplace_back("lane", fmt::format("{} (device {})", o.lane, o.lane_device));
-  // RapidCheck's "Using configuration" line: in the log, not on stderr
-  // (unless RC_PARAMS asked RapidCheck for something).
-  const std::string rc_config = fuzz::load_rapidcheck_configuration();
-  if (std::getenv("RC_PARAMS") != nullptr) reports::print_to(stderr, "Using configuration: {}\n", rc_config);
   h.options.emplace_back("rapidcheck", rc_config);
   for (const Entry* e : cfg.entries) h.entries.emplace_back(e->name);
   return h;
@@ -305,18 +315,27 @@ int coordinate_lanes(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const
   plan.jobs = jobs;
   plan.args = state.args;
   plan.resume = resumed;
+  plan.finished_before = resumed && state.finished;
   plan.reports = o.reports.request();
   plan.header = cfg.header;
   std::string error;
+  bool temporary_lanes = false;
   if (!coordinator_state.empty()) {
     plan.lanes_dir = (fs::path(coordinator_state).parent_path() /
                       (fs::path(coordinator_state).stem().string() + "-lanes")).string();
     // What --resume needs to start the lanes again: the run's arguments.
     if (!resumed && !fuzz::save_state(coordinator_state, state, error)) return usage_error(error);
   } else {
-    char tmpl[] = "/tmp/atomstress-lanes-XXXXXX";
-    if (mkdtemp(tmpl) == nullptr) return usage_error("cannot make a folder for the lanes in /tmp");
+    // No state to resume from: the lanes' files live in TMPDIR for this run
+    // only, and go when it ends.
+    std::error_code ec;
+    const fs::path tmp = fs::temp_directory_path(ec);
+    std::string tmpl = ((ec ? fs::path("/tmp") : tmp) / "atomstress-lanes-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr)
+      return usage_error(fmt::format("cannot make a folder for the lanes in {}: {}", fs::path(tmpl).parent_path().string(),
+                                     std::strerror(errno)));
     plan.lanes_dir = tmpl;
+    temporary_lanes = true;
   }
   const bool cuda = cfg.backend == BackendKind::Cuda;
   const std::string where =
@@ -325,9 +344,18 @@ int coordinate_lanes(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const
                : fmt::format("{} {}", devices.size(), cuda ? "GPUs" : "lanes (cpu backend)");
   reports::print("fuzz on {}: {} entries over {}, {:.0f} s budget{}; lanes' state and logs in {}\n",
                  to_string(cfg.backend), cfg.entries.size(), where, state.budget_s, resumed ? ", resumed" : "",
-                 plan.lanes_dir);
+                 plan.lanes_dir + (temporary_lanes ? " (removed when the run ends: no --corpus or --state)" : ""));
   std::fflush(stdout);
   const int status = run_lanes(plan, error);
+  if (status != 2 && !coordinator_state.empty() && !state.finished) {  // (a signal never returns here)
+    fuzz::FuzzState done = state;
+    done.finished = true;
+    if (!fuzz::save_state(coordinator_state, done, error)) return usage_error(error);
+  }
+  if (temporary_lanes) {
+    std::error_code ec;
+    fs::remove_all(plan.lanes_dir, ec);
+  }
   return status == 2 ? usage_error(error) : status;
 }
 
@@ -512,6 +540,8 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   if (!error.empty()) return usage_error(error);
   std::vector<const Entry*> selected;
   if (!select_entries(o.impl, "impl", selected, error)) return usage_error(error);
+  std::string rc_config;  // RapidCheck's configuration, for the log (a bad RC_PARAMS: refused here)
+  if (!fuzz::load_rapidcheck_configuration(rc_config, error)) return usage_error(error);
 
   fuzz::NightlyConfig cfg;
   cfg.entries = fuzz::shard_entries(selected, shard);
@@ -539,7 +569,7 @@ int cmd_fuzz(const std::vector<std::string>& args, const std::string& command_li
   if (resumed && !resumed_state_fits(cfg, state, error)) return usage_error(error);
   std::vector<fuzz::CorpusCase> corpus;
   if (!prepare_outputs(o, cfg, resumed, command_line, corpus, lock, error)) return usage_error(error);
-  cfg.header = fuzz_header(o, cfg, state, shard, resumed, command_line);
+  cfg.header = fuzz_header(o, cfg, rc_config, state, shard, resumed, command_line);
   const unsigned jobs = lanes_per_device(o.jobs, cfg.entries.size(), devices.size());
   if (devices.size() > 1 || jobs > 1) {
     if (devices.empty()) devices = {0};  // the current device, as one lane would use

@@ -31,12 +31,12 @@ namespace atomstress::cli {
 
 namespace {
 
-// TOKEN may name a fuzz corpus file: its token line.  A token ("as2.…")
-// never holds a '/', nor ends in ".case": anything else that names a path
-// (there or not) is a case file to read.
+// TOKEN may name a fuzz corpus file: its token line.  What is shaped like
+// a token ("as2.…") and names no file is a token, malformed or not (a '/'
+// in a field is a malformed token, not a missing file); anything else that
+// names a path (there or not) is a case file to read.
 bool token_of(std::string& token, std::string& error) {
-  const bool looks_like_token = token.size() > 4 && token.rfind("as", 0) == 0 && token[3] == '.' &&
-                                token.find('/') == std::string::npos;
+  const bool looks_like_token = token.size() > 4 && token.rfind("as", 0) == 0 && token[3] == '.';
   std::error_code ec;
   const bool path_like = token.find('/') != std::string::npos ||
                          (token.size() > 5 && token.compare(token.size() - 5, 5, ".case") == 0);

@@ -1,5 +1,6 @@
 // atomstress selftest: the option parsing; the campaign itself is
 // fuzz/selftest.cpp's run_selftest.
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "reports/terminal.hpp"
 #include <memory>
 
+#include "fuzz/campaign.hpp"
 #include "fuzz/selftest.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/options.hpp"
@@ -62,6 +64,8 @@ int cmd_selftest(const std::vector<std::string>& args, const std::string& comman
   cfg.correct_specs = correct_specs ? correct_specs : cuda ? 10000 : 300;
   cfg.algo_specs = algo_specs ? algo_specs : cuda ? 10000 : 300;
   if (match_impls(cfg.bugs).empty()) return usage_error("no implementation matches '" + cfg.bugs + "'");
+  std::string rc_config;  // RapidCheck's configuration read before the campaigns (a bad RC_PARAMS: refused here)
+  if (!fuzz::load_rapidcheck_configuration(rc_config, error)) return usage_error(error);
 
   reports::Multiplex printers;
   printers.add(std::make_unique<reports::SelftestPrinter>());

@@ -21,6 +21,8 @@
 #include "fuzz/merge_logs.hpp"
 #include "harness/cli/merge_reports.hpp"
 #include "harness/cli/options.hpp"
+#include "harness/support/parse_number.hpp"
+#include "harness/support/safe_path.hpp"
 #include "reports/repro_command.hpp"
 
 namespace fs = std::filesystem;
@@ -60,17 +62,40 @@ pid_t start_lane(const std::vector<std::string>& args, const std::string& visibl
   return pid;
 }
 
-bool append_file(const std::string& from, const std::string& to, std::string& error) {
-  std::ifstream in(from, std::ios::binary);
+// A lane's log goes into the run's --json once: from the byte where the
+// last combine stopped (kept beside the lane's log, so that a --resume, or
+// a --resume of a finished run, appends only what the lanes logged since).
+bool append_new_records(const std::string& from, const std::string& offset_file, const std::string& to,
+                        std::string& error) {
+  uint64_t done = 0;
+  if (something_at(offset_file)) {
+    std::string text, why;
+    if (!read_own_file(offset_file, 64, text, error)) return false;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    const auto n = parse_unsigned(text, 0, UINT64_MAX, why);
+    if (!n) {
+      error = "malformed lane file '" + offset_file + "': '" + text + "' " + why;
+      return false;
+    }
+    done = *n;
+  }
+  std::ifstream in(from, std::ios::binary | std::ios::ate);
   if (!in) return true;  // a lane that never logged
+  const uint64_t size = uint64_t(in.tellg());
+  if (done > size) {
+    error = fmt::format("lane log '{}' holds {} bytes, fewer than the {} already in '{}': it was cut", from, size,
+                        done, to);
+    return false;
+  }
+  in.seekg(std::streamoff(done));
   std::ofstream out(to, std::ios::binary | std::ios::app);
-  out << in.rdbuf();
+  if (size > done) out << in.rdbuf();
   out.flush();
   if (!out) {
     error = "cannot write '" + to + "'";
     return false;
   }
-  return true;
+  return write_own_file(offset_file, std::to_string(size) + "\n", error);
 }
 
 // SIGINT, SIGTERM, SIGHUP at the coordinator: passed on to every lane (each
@@ -235,12 +260,16 @@ bool combine_lanes(const LanePlan& plan, double wall_s, int& worst, std::string&
                    plan.jobs > 1 ? fmt::format(" (lane {})", i) : "", all.entries.size() - entries,
                    all.trials - trials, all.ops - ops);
     for (const auto& [format, value] : plan.reports)
-      if (format->appended_log && !append_file(log, value, error)) return false;
+      if (format->appended_log && !append_new_records(log, lane_file(plan.lanes_dir, i, ".appended"), value, error))
+        return false;
   }
   // The whole run's throughput: what --jobs is measured by (lanes on one
   // GPU time-slice it, so their kernel times overlap and do not add up).
-  reports::print("{} lanes: {} trials, {} ops in {:.1f} s ({:.0f} trials/s)\n", lane_count(plan), all.trials, all.ops,
-                 wall_s, wall_s > 0 ? double(all.trials) / wall_s : 0.0);
+  if (!plan.finished_before)
+    reports::print("{} lanes: {} trials, {} ops in {:.1f} s ({:.0f} trials/s)\n", lane_count(plan), all.trials,
+                   all.ops, wall_s, wall_s > 0 ? double(all.trials) / wall_s : 0.0);
+  for (const auto& [name, e] : all.entries)
+    if (e.failed()) worst = std::max(worst, 1);  // (a finished run's lanes did not run now to say it)
   // A lane that died left entries without a result: errors, never passes.
   for (const auto& line : fuzz::add_unfinished(all)) {
     reports::print("{}\n", line);
@@ -258,8 +287,13 @@ bool combine_lanes(const LanePlan& plan, double wall_s, int& worst, std::string&
 int run_lanes(const LanePlan& plan, std::string& error) {
   if (!fuzz::ensure_dir(plan.lanes_dir, error)) return 2;
   const auto started = std::chrono::steady_clock::now();
-  const std::vector<pid_t> pids = start_lanes(plan, error);
-  int worst = wait_lanes(plan, pids, error);
+  int worst = 0;
+  if (plan.finished_before) {
+    reports::print("the run finished before this --resume: its lanes' results, nothing run again\n");
+  } else {
+    const std::vector<pid_t> pids = start_lanes(plan, error);
+    worst = wait_lanes(plan, pids, error);
+  }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string werr;
   if (!combine_lanes(plan, wall_s, worst, werr)) {

@@ -25,6 +25,7 @@ struct LanePlan {
   std::vector<std::string> args;     // the run's fuzz arguments
   std::string lanes_dir;             // lane-I.json (state) and lane-I.jsonl (log)
   bool resume = false;               // each lane continues from its state file
+  bool finished_before = false;      // a --resume of a run that finished: its lanes' results, nothing run
   reports::ReportRequest reports;     // the run's report files, combined from the lanes' logs
   std::string corpus;
   reports::RunHeader header;        // the run's, for the combined reports

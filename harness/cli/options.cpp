@@ -5,11 +5,13 @@
 #include "reports/terminal.hpp"
 
 #include "harness/pipeline/sanitizer.hpp"
+#include "harness/support/one_line.hpp"
 #include "harness/registry/registry.hpp"
 
 #include <optional>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -18,8 +20,9 @@ namespace po = boost::program_options;
 
 namespace atomstress::cli {
 
-std::optional<double> parse_seconds(std::string_view text, double max, std::string& why) {
-  const std::string range = fmt::format("(more than 0, at most {:g})", max);
+std::optional<double> parse_seconds(std::string_view text, double max, std::string& why, double min) {
+  const std::string range =
+      min > 0 ? fmt::format("(at least {:g}, at most {:g})", min, max) : fmt::format("(more than 0, at most {:g})", max);
   if (text.empty()) {
     why = std::string("is empty: give a number of seconds ") + range;
     return std::nullopt;
@@ -30,7 +33,7 @@ std::optional<double> parse_seconds(std::string_view text, double max, std::stri
     why = std::string("is not a number of seconds ") + range;
     return std::nullopt;
   }
-  if (!std::isfinite(v) || v <= 0 || v > max) {
+  if (!std::isfinite(v) || v <= 0 || v < min || v > max) {
     why = std::string("is out of range ") + range;
     return std::nullopt;
   }
@@ -49,7 +52,7 @@ void SecondsValue::xparse(boost::any& out, const std::vector<std::string>& token
   po::validators::check_first_occurrence(out);
   const std::string& token = po::validators::get_single_string(tokens);
   std::string why;
-  const auto v = parse_seconds(token, max_, why);
+  const auto v = parse_seconds(token, max_, why, min_);
   if (!v) throw bad_number(token, why);
   out = *v;
 }
@@ -218,13 +221,23 @@ bool skip_for_missing_gpu(const std::string& backend, bool skip_without_gpu, std
 
 std::vector<std::string> split_commas(std::string_view s) {
   std::vector<std::string> v;
+  if (s.empty()) return v;
   size_t start = 0;
   while (start <= s.size()) {
     const size_t end = std::min(s.find(',', start), s.size());
-    if (end > start) v.emplace_back(s.substr(start, end - start));
+    v.emplace_back(s.substr(start, end - start));
     start = end + 1;
   }
   return v;
+}
+
+bool refuse_empty_items(const std::vector<std::string>& items, const std::string& option, const std::string& list,
+                        const char* what, std::string& error) {
+  const size_t empty = size_t(std::count(items.begin(), items.end(), std::string()));
+  if (empty == 0) return false;
+  error = empty == items.size() ? "--" + option + " '" + list + "' names no " + what
+                                : "--" + option + " '" + list + "' has an empty item (a stray comma?)";
+  return true;
 }
 
 bool select_entries(const std::string& list, const char* option, std::vector<const Entry*>& out, std::string& error) {
@@ -233,6 +246,7 @@ bool select_entries(const std::string& list, const char* option, std::vector<con
     error = std::string("--") + option + " '" + list + "' names no implementation";
     return false;
   }
+  if (refuse_empty_items(names, option, list, "implementation", error)) return false;
   for (const auto& name : names) {
     const auto matched = match_impls(name);
     if (matched.empty()) {
@@ -245,12 +259,37 @@ bool select_entries(const std::string& list, const char* option, std::vector<con
   return true;
 }
 
+namespace {
+// "--trials -1" joined as "--trials=-1" where --trials takes a value: Boost
+// reads "-1" as an option ("unrecognised option '-1'"), and the number's
+// own parser should say why a negative value is refused.
+std::vector<std::string> joined_negative_values(const std::vector<std::string>& args, const po::options_description& desc) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool takes_value = [&] {
+      if (a.size() < 3 || a.rfind("--", 0) != 0 || a.find('=') != std::string::npos) return false;
+      const po::option_description* d = desc.find_nothrow(a.substr(2), false);
+      return d != nullptr && d->semantic()->max_tokens() > 0;
+    }();
+    const bool negative_next = i + 1 < args.size() && args[i + 1].size() > 1 && args[i + 1][0] == '-' &&
+                               (std::isdigit(static_cast<unsigned char>(args[i + 1][1])) || args[i + 1][1] == '.');
+    if (takes_value && negative_next) {
+      out.push_back(a + "=" + args[++i]);
+      continue;
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+}  // namespace
+
 po::variables_map parse_command(const std::vector<std::string>& args, const po::options_description& desc,
                                 const po::positional_options_description* positional) {
   // Boost guesses "--trial" means "--trials" by default: a typo would run
   // something the user did not ask for.
   const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-  po::command_line_parser parser(args);
+  po::command_line_parser parser(joined_negative_values(args, desc));
   parser.options(desc).style(style);
   // Without a positional description every positional token is an error.
   po::positional_options_description none;
@@ -262,7 +301,7 @@ po::variables_map parse_command(const std::vector<std::string>& args, const po::
 }
 
 int usage_error(const std::string& msg) {
-  reports::print_to(stderr, "atomstress: error: {}\n", msg);
+  reports::print_to(stderr, "atomstress: error: {}\n", one_line(msg));  // one line, whatever the input held
   return 2;
 }
 

@@ -25,8 +25,9 @@ struct Entry;
 
 namespace atomstress::cli {
 
-// Parses a finite number of seconds in (0, max]; nullopt with `why`.
-std::optional<double> parse_seconds(std::string_view text, double max, std::string& why);
+// Parses a finite number of seconds in (0, max] (and at least `min`);
+// nullopt with `why`.
+std::optional<double> parse_seconds(std::string_view text, double max, std::string& why, double min = 0);
 
 // Refused numbers surface as this Boost error; the parser fills in the option.
 class bad_number : public boost::program_options::validation_error {
@@ -60,16 +61,17 @@ BoundedValue<T>* bounded(T* store, T lo = 0, T hi = std::numeric_limits<T>::max(
   return new BoundedValue<T>(store, lo, hi);
 }
 
-// Seconds: finite, positive, at most `max`.
+// Seconds: finite, positive, at most `max` (and at least `min`).
 class SecondsValue : public boost::program_options::typed_value<double> {
  public:
-  SecondsValue(double* store, double max) : boost::program_options::typed_value<double>(store), max_(max) {}
+  SecondsValue(double* store, double max, double min)
+      : boost::program_options::typed_value<double>(store), max_(max), min_(min) {}
   void xparse(boost::any& out, const std::vector<std::string>& tokens) const override;
 
  private:
-  double max_;
+  double max_, min_;
 };
-inline SecondsValue* seconds(double* store, double max) { return new SecondsValue(store, max); }
+inline SecondsValue* seconds(double* store, double max, double min = 0) { return new SecondsValue(store, max, min); }
 
 // A switch spelled on|off.
 boost::program_options::typed_value<bool>* on_off(bool* store, bool default_on);
@@ -110,8 +112,13 @@ void add_backend_options(boost::program_options::options_description& desc, std:
 // the one line to print in `note` (the command then exits 77).
 bool skip_for_missing_gpu(const std::string& backend, bool skip_without_gpu, std::string& note);
 
-// Comma-separated names, empty items dropped.
+// Comma-separated items, empty ones kept ("a,,b" is three items, "" none):
+// one rule for every list option, which refuses them (refuse_empty_items).
 std::vector<std::string> split_commas(std::string_view s);
+// True, with a one-line `error`, when `items` (of --option's `list`) holds
+// an empty one: "names no WHAT" when all are, else "has an empty item".
+bool refuse_empty_items(const std::vector<std::string>& items, const std::string& option, const std::string& list,
+                        const char* what, std::string& error);
 // The entries `list` names (names, globs or groups, comma-separated), no
 // repeats, in the order given; false with a one-line `error` (naming
 // `option`) for an empty list or a name that matches nothing.
@@ -134,5 +141,7 @@ int usage_error(const std::string& msg);
 inline constexpr uint32_t kMaxTrials = 1'000'000;
 inline constexpr uint32_t kMaxRuns = 1'000'000;
 inline constexpr double kMaxBudgetSeconds = 3600;
+// Progress lines at most 20 a second: a shorter period floods a CI log.
+inline constexpr double kShortestProgressSeconds = 0.05;
 
 }  // namespace atomstress::cli

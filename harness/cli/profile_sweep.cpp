@@ -20,15 +20,6 @@ namespace {
 constexpr size_t kMaxPoints = 4096;
 constexpr uint32_t kMaxK = uint32_t(kMaxTrialMemBytes / 2);
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> items;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ',')) items.push_back(x);
-  if (!s.empty() && s.back() == ',') items.push_back("");
-  return items;
-}
-
 std::string refuse(const std::string& option, const std::string& value, const std::string& why) {
   return "option '--" + option + "': '" + value + "' " + why;
 }
@@ -51,10 +42,13 @@ std::optional<std::vector<uint32_t>> parse_number_axis(const std::string& option
     }
     const auto e0 = parse_unsigned(fields[0], 0, 31, why);
     const auto e1 = e0 ? parse_unsigned(fields[1], *e0, 31, why) : std::nullopt;
-    const auto step = e1 ? (fields.size() == 3 ? parse_unsigned(fields[2], 1, 31, why) : std::optional<uint64_t>(1))
-                         : std::nullopt;
-    if (!step) {
+    if (!e1) {
       error = refuse(option, text, "has an exponent that " + why);
+      return std::nullopt;
+    }
+    const auto step = fields.size() == 3 ? parse_unsigned(fields[2], 1, 31, why) : std::optional<uint64_t>(1);
+    if (!step) {
+      error = refuse(option, text, "has a step that " + why);
       return std::nullopt;
     }
     for (uint64_t e = *e0; e <= *e1; e += *step) {
@@ -68,7 +62,7 @@ std::optional<std::vector<uint32_t>> parse_number_axis(const std::string& option
     }
     return out;
   }
-  for (const auto& item : split_list(text)) {
+  for (const auto& item : split_commas(text)) {
     const auto v = parse_unsigned(item, lo, hi, why);
     if (!v) {
       error = refuse(option, item, why);
@@ -92,7 +86,7 @@ template <class T, class Parse>
 std::optional<std::vector<T>> parse_name_axis(const std::string& option, const std::string& text, Parse parse,
                                               const std::string& allowed, std::string& error) {
   std::vector<T> out;
-  for (const auto& item : split_list(text)) {
+  for (const auto& item : split_commas(text)) {
     const auto v = parse(item);
     if (!v) {
       error = refuse(option, item, "is not one of " + allowed);
@@ -121,7 +115,7 @@ std::optional<double> parse_percent(const std::string& text, std::string& error)
 }
 
 bool make_sweep(const SweepOptions& o, Sweep& s, std::string& error) {
-  const auto names = split_list(o.impl);
+  const auto names = split_commas(o.impl);
   for (const auto& name : names) {
     const auto m = name.empty() ? std::vector<const Entry*>{} : match_impls(name);
     if (m.empty()) {
@@ -280,7 +274,7 @@ bool plan_sweep(const Sweep& sweep, BackendKind backend, SweepPlan& plan, std::s
     }
   const MemoryBudget budget = memory_budget(backend);
   for (const auto& spec : plan.specs)
-    if (!footprint_fits(spec, backend, budget, error)) return false;
+    if (!footprint_fits(spec, backend, budget, error, FootprintOf::ProfilePoint)) return false;
   plan.settings = sweep.settings;
   plan.settings.backend = backend;
   return true;

@@ -33,6 +33,10 @@ constexpr uint64_t kDeviceBytesPerOp = 4 + 8 + 8 + 8 + 4 + 4 + 1;
 // Per memory element, host: init and final as 64-bit patterns, plus the
 // backend's own copy in the element's width.
 constexpr uint64_t kHostBytesPerElem = 8 + 8;
+// A profile point's further copies per memory word (FootprintOf): 40 B
+// over a trial's estimate covers the 61 B measured (37 B over it for
+// 4-byte values, 29 B for 8-byte ones).
+constexpr uint64_t kProfileBytesPerElem = 40;
 
 uint64_t saturate(unsigned __int128 v) { return v > ~uint64_t(0) ? ~uint64_t(0) : uint64_t(v); }
 
@@ -80,7 +84,7 @@ std::string decimal(unsigned __int128 v) {
   return digits;
 }
 
-std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind backend) {
+std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind backend, FootprintOf use) {
   const Entry* impl = find_impl(spec.impl);
   if (!impl) return std::nullopt;
   const unsigned bytes = vk_bytes(impl->kind);
@@ -96,7 +100,8 @@ std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind b
   // a pristine copy.  On the device, the memory and its pristine copy, and
   // the 64-bit initial values of a trial expanded there (resident, or of
   // kDeviceExpansionMinOps ops or more: its pristine copy then 8 wide).
-  const u128 host = ops * (kHostBytesPerOp + checker) + elems * (kHostBytesPerElem + 2 * bytes);
+  const u128 host = ops * (kHostBytesPerOp + checker) + elems * (kHostBytesPerElem + 2 * bytes) +
+                    (use == FootprintOf::ProfilePoint ? elems * kProfileBytesPerElem : 0);
   const u128 device = backend == BackendKind::Cuda ? ops * (kDeviceBytesPerOp + 4) + elems * (bytes + 16) : 0;
   f.ops = saturate(ops);
   f.mem_elems = saturate(elems);
@@ -133,8 +138,9 @@ bool footprint_fits(const TrialSpec& spec, BackendKind backend, std::string& err
   return footprint_fits(spec, backend, memory_budget(backend), error);
 }
 
-bool footprint_fits(const TrialSpec& spec, BackendKind backend, const MemoryBudget& budget, std::string& error) {
-  const auto f = estimate_footprint(spec, backend);
+bool footprint_fits(const TrialSpec& spec, BackendKind backend, const MemoryBudget& budget, std::string& error,
+                    FootprintOf use) {
+  const auto f = estimate_footprint(spec, backend, use);
   if (!f) return true;  // expand() reports what is wrong with the spec
   // Headroom: the process, the allocator's slack and the rest of the machine.
   const uint64_t host = budget.host;

@@ -25,9 +25,16 @@ struct Footprint {
 // An unsigned 128-bit number in decimal digits.
 std::string decimal(unsigned __int128 v);
 
+// What the memory is for: a trial (check, fuzz, repro), or a profile
+// point, which holds more copies of the memory at once (its timed runs'
+// histories beside the restored buffers: 61 B a word at its peak measured
+// on the cpu backend, 2^24 words, 4- and 8-byte values alike).
+enum class FootprintOf { Trial, ProfilePoint };
+
 // Nullopt when the implementation is unknown or the pattern's region cannot
 // be sized (expand() then says why).
-std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind backend);
+std::optional<Footprint> estimate_footprint(const TrialSpec& spec, BackendKind backend,
+                                            FootprintOf use = FootprintOf::Trial);
 
 // Memory this process may still use: the smallest of MemAvailable, the
 // cgroup's limit less its usage, and RLIMIT_AS less the address space in use.
@@ -44,7 +51,8 @@ MemoryBudget memory_budget(BackendKind backend);
 // True when the trial fits, with headroom; else false and a one-line
 // `error` naming the need and what is available ("too large": also a
 // trial past 2^28 ops, with its true size, however large).
-bool footprint_fits(const TrialSpec& spec, BackendKind backend, const MemoryBudget& budget, std::string& error);
+bool footprint_fits(const TrialSpec& spec, BackendKind backend, const MemoryBudget& budget, std::string& error,
+                    FootprintOf use = FootprintOf::Trial);
 // The same against the budget of this moment (for a single trial).
 bool footprint_fits(const TrialSpec& spec, BackendKind backend, std::string& error);
 

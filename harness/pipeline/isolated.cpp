@@ -11,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include "harness/pipeline/footprint.hpp"
 #include "harness/pipeline/run_packed.hpp"
 #include "harness/pipeline/sanitizer.hpp"
 #include "harness/pipeline/spare_workers.hpp"
@@ -633,10 +634,13 @@ const std::string& worker_program() { return worker_program_setting(); }
 
 uint64_t isolation_grace_ms(uint64_t ops) { return 2000 + ops / 5000; }
 
+uint64_t memory_allowance_ms(uint64_t elems) { return elems < (1u << 20) ? 0 : elems / 2000; }
+
 TrialDeadline trial_deadline(const TrialSpec& spec, const RunOptions& opt) {
   TrialDeadline d;
   d.watchdog_ms = effective_watchdog_ms(opt, spec.ops());
   d.grace_ms = isolation_grace_ms(spec.ops());
+  if (const auto f = estimate_footprint(spec, BackendKind::Cpu)) d.memory_ms = memory_allowance_ms(f->mem_elems);
   // The entry as this program knows it (a supervisor that is not the
   // worker's program may not: then no allowance).
   if (const Entry* e = find_impl(spec.impl); e != nullptr && e->family != nullptr) {
@@ -661,6 +665,7 @@ Outcome deadline_passed(Outcome out, const TrialDeadline& d, const std::optional
   const bool in_launch = phase && phase->phase == kernel::CasePhase::Launch;
   const std::string host =
       (d.queue_ms ? fmt::format(", {} ms for loops that kept moving", d.queue_ms) : std::string()) +
+      (d.memory_ms ? fmt::format(", {} ms for its memory", d.memory_ms) : std::string()) +
       (d.host_code_ms && !in_launch ? fmt::format(" and {} ms for host code", d.host_code_ms) : "");
   const std::string where = phase ? fmt::format("; kernel entry '{}' was {}", phase->entry, kernel::describe(*phase)) : "";
   return with_finding(std::move(out), Verdict::Hang, FindingKind::Hang,

@@ -81,22 +81,29 @@ bool start_worker(WorkerProcess& worker, BackendKind backend, size_t jobs, std::
 // the copies back, the check and the reply (several times the checker's own
 // cost per op: docs/performance.md).
 uint64_t isolation_grace_ms(uint64_t ops);
+// The time a trial's memory of `elems` words may take to fill, copy and
+// check, beyond the grace: 0.5 us a word (about 0.11 us measured on a
+// 2-core host, unloaded; 0 below a million words, which the grace covers).
+uint64_t memory_allowance_ms(uint64_t elems);
 
 // How long a supervisor waits for a trial's answer before it kills the
 // worker: the trial's watchdog (effective_watchdog_ms), the isolation
 // grace, and the entry's host-code allowance (Family::host_code_ms: a
 // kernel entry's property runs host code that no watchdog bounds), and the
 // time its loops may go on while they see their queue or word move
-// (queue_ms: Family::queue_wait_ms).
+// (queue_ms: Family::queue_wait_ms), and the time its memory takes to set
+// up and check (memory_ms: a 2^28-word region takes tens of seconds on the
+// host, which no watchdog of its ops covers).
 struct TrialDeadline {
-  uint64_t watchdog_ms = 0, grace_ms = 0, host_code_ms = 0, queue_ms = 0;
-  uint64_t total_ms() const { return watchdog_ms + queue_ms + grace_ms + host_code_ms; }
+  uint64_t watchdog_ms = 0, grace_ms = 0, host_code_ms = 0, queue_ms = 0, memory_ms = 0;
+  uint64_t total_ms() const { return watchdog_ms + queue_ms + grace_ms + host_code_ms + memory_ms; }
   // From where the worker last said it was: a kernel case's launch gets its
   // watchdog and the grace from the note on (the host-code allowance is
   // not a launch's: a kernel that never ends costs what it did before the
   // allowance); anything else the whole deadline.
   uint64_t bound_ms(const std::optional<kernel::PhaseNote>& phase) const {
-    return phase && phase->phase == kernel::CasePhase::Launch ? watchdog_ms + queue_ms + grace_ms : total_ms();
+    return phase && phase->phase == kernel::CasePhase::Launch ? watchdog_ms + queue_ms + grace_ms + memory_ms
+                                                              : total_ms();
   }
 };
 TrialDeadline trial_deadline(const TrialSpec& spec, const RunOptions& opt);

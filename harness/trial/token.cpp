@@ -3,7 +3,7 @@
 #include "harness/trial/validate.hpp"
 
 #include <charconv>
-#include <cstdio>
+#include <fmt/format.h>
 #include <vector>
 
 #ifndef ATOMSTRESS_VERSION
@@ -48,22 +48,19 @@ bool parse_number(std::string_view f, int base, uint64_t& out) {
 const char* tool_version() { return ATOMSTRESS_VERSION; }
 
 std::string encode_token(const TrialSpec& s, const TrialKnobs& k) {
-  char buf[640];
-  std::snprintf(buf, sizeof buf, "%.*s.%s.%s.%u.%u.%u.%u.%u.%u.%u.%u.%u.%u.%llx.%u.%u.%llu.%u",
-                static_cast<int>(kV2.size()), kV2.data(), version_field(tool_version()).c_str(), s.impl.c_str(),
-                s.grid, s.block, s.ops_per_thread, unsigned(s.space), unsigned(s.pattern), s.k, s.zipf_s,
-                unsigned(s.dist), s.special_permille, unsigned(s.init), static_cast<unsigned long long>(s.seed),
-                k.yield_permille, k.cpu_threads, static_cast<unsigned long long>(k.watchdog_ms), k.retry_budget);
-  std::string body = buf;
+  // No fixed buffer: a byo entry's name is free text of any length.
+  std::string body = fmt::format("{}.{}.{}.{}.{}.{}.{}.{}.{}.{}.{}.{}.{}.{:x}.{}.{}.{}.{}", kV2,
+                                 version_field(tool_version()), s.impl, s.grid, s.block, s.ops_per_thread,
+                                 unsigned(s.space), unsigned(s.pattern), s.k, s.zipf_s, unsigned(s.dist),
+                                 s.special_permille, unsigned(s.init), s.seed, k.yield_permille, k.cpu_threads,
+                                 k.watchdog_ms, k.retry_budget);
   if (s.stress != Stress{}) {
     const Stress& t = s.stress;
     body.replace(0, kV2.size(), kV3);
-    std::snprintf(buf, sizeof buf, ".%u.%u.%u.%u.%u.%u.%u.%u", t.blocks, t.mem_permille, t.lines, t.stride,
-                  unsigned(t.access), unsigned(t.shuffle), t.barrier_us, unsigned(t.bank_conflicts));
-    body += buf;
+    body += fmt::format(".{}.{}.{}.{}.{}.{}.{}.{}", t.blocks, t.mem_permille, t.lines, t.stride, unsigned(t.access),
+                        unsigned(t.shuffle), t.barrier_us, unsigned(t.bank_conflicts));
   }
-  std::snprintf(buf, sizeof buf, ".%08x", fnv1a(body));
-  return body + buf;
+  return body + fmt::format(".{:08x}", fnv1a(body));
 }
 
 namespace {
@@ -190,6 +187,15 @@ bool read_stress_fields(Stress& t, const std::vector<uint64_t>& v, std::string& 
 }  // namespace
 
 std::optional<ReproToken> decode_repro_token(std::string_view token, std::string& error) {
+  // A token is one line of printable text: a control character is damage
+  // (a pasted newline), never part of a name.
+  for (size_t i = 0; i < token.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(token[i]);
+    if (c < 0x20 || c == 0x7F) {
+      error = fmt::format("malformed reproduction token: character {} is a control character (0x{:02x})", i + 1, c);
+      return std::nullopt;
+    }
+  }
   const std::vector<std::string_view> parts = split_fields(token);
   const std::optional<TokenLayout> layout = read_layout(parts, error);
   if (!layout) return std::nullopt;
