@@ -17,11 +17,15 @@ namespace atomstress::reports {
 JsonlPrinter::JsonlPrinter(const std::string& path, bool fuzz_log) : path_(path), fuzz_log_(fuzz_log) {
   // Write-only, never O_RDWR: on a pipe or FIFO a read end of our own would
   // keep it open, so a reader that left would block the run, not end it.
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+  // Opened without blocking: a FIFO nobody reads would block open() itself
+  // (ENXIO instead, refused); then writes block again, as on any pipe.
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
   if (fd_ < 0) {
-    error_ = "cannot open '" + path_ + "' for appending: " + std::strerror(errno);
+    error_ = errno == ENXIO ? "cannot open '" + path_ + "' for appending: a FIFO that nothing reads"
+                            : "cannot open '" + path_ + "' for appending: " + std::strerror(errno);
     return;
   }
+  if (const int flags = ::fcntl(fd_, F_GETFL); flags >= 0) ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
   struct stat st{};
   regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
   if (regular_ && st.st_size > 0) {

@@ -2338,3 +2338,25 @@ TEST(Nightly61, L11_MergeRefusesRunsThatAreNotOneNights) {
     EXPECT_NE(r.out.find(needle), std::string::npos) << logs << "\n" << r.out;
   }
 }
+
+// The probe's findings (tests/hostile_probe.py): a link planted among the
+// lanes' files is refused in one line before any lane starts (a lane's log
+// was appended through it to the file it named), and `check --json` on a
+// FIFO that nothing reads is refused, never a hang in open().
+TEST(Nightly61, Probe_LanesFilesAndAnUnreadFifo) {
+  const fs::path d = scratch("probe"), victim = d / "victim", corpus = d / "c";
+  write_text(victim, "kept\n");
+  fs::create_directories(corpus / "fuzz-state-lanes");
+  fs::create_symlink(victim, corpus / "fuzz-state-lanes" / "lane-0.jsonl");
+  auto r = run(kQuick + "--time 2s --jobs 2 --corpus " + corpus.string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(lines_of(r.out), 1u) << r.out;
+  EXPECT_NE(r.out.find("a symbolic link"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(victim), "kept\n");
+  const fs::path fifo = d / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  double took = 0;
+  r = timed("check --backend cpu --impl native.add.i32 --trials 5 --json " + fifo.string(), took, "timeout 60");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("a FIFO that nothing reads"), std::string::npos) << r.out;
+}

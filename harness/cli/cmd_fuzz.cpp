@@ -337,6 +337,7 @@ int coordinate_lanes(const FuzzOptions& o, const fuzz::NightlyConfig& cfg, const
     plan.lanes_dir = tmpl;
     temporary_lanes = true;
   }
+  if (!prepare_lanes_folder(plan, error)) return usage_error(error);  // before a word is printed
   const bool cuda = cfg.backend == BackendKind::Cuda;
   const std::string where =
       jobs > 1 ? fmt::format("{} lanes, {} on each of {} {}", devices.size() * jobs, jobs, devices.size(),

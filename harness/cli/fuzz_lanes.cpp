@@ -284,8 +284,21 @@ bool combine_lanes(const LanePlan& plan, double wall_s, int& worst, std::string&
 
 }  // namespace
 
+bool prepare_lanes_folder(const LanePlan& plan, std::string& error) {
+  if (!fuzz::ensure_dir(plan.lanes_dir, error)) return false;
+  for (size_t i = 0; i < lane_count(plan); ++i)
+    for (const char* ext : {".json", ".jsonl", ".json.lock", ".appended"}) {
+      const std::string path = lane_file(plan.lanes_dir, i, ext);
+      if (const std::string why = why_not_own_file(path); !why.empty()) {
+        error = "lanes folder '" + plan.lanes_dir + "': '" + path + "' is " + why + ": not used";
+        return false;
+      }
+    }
+  return true;
+}
+
 int run_lanes(const LanePlan& plan, std::string& error) {
-  if (!fuzz::ensure_dir(plan.lanes_dir, error)) return 2;
+  if (!prepare_lanes_folder(plan, error)) return 2;
   const auto started = std::chrono::steady_clock::now();
   int worst = 0;
   if (plan.finished_before) {

@@ -41,6 +41,12 @@ std::string visible_device(unsigned index);
 // `args` without the options the coordinator keeps for itself.
 std::vector<std::string> lane_args(const std::vector<std::string>& args);
 
+// Makes the lanes' folder; false with `error` when a lane's file in it is
+// not a plain file of its own (a link, a FIFO, another file's second name:
+// the lanes' files are named by atomstress, and a planted link would have a
+// lane append its log to the file it names).  run_lanes calls it too.
+bool prepare_lanes_folder(const LanePlan& plan, std::string& error);
+
 // Runs the lanes and combines them.  0: no failure; 1: a failure; 2: `error`
 // says why (a lane could not start or ended with bad input; what the other
 // lanes recorded is combined first).
