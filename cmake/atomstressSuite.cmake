@@ -104,13 +104,17 @@ extern \"C\" const char* const atomstress_suite_cuda_architectures = \"${archs_t
     set_target_properties(${name}_atomstress_probe PROPERTIES
       CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON CUDA_ARCHITECTURES "${archs}"
       CUDA_COMPILER_LAUNCHER "${CMAKE_COMMAND};-DRESULT_DIR=${dir};-P;${_ATOMSTRESS_PROBE_SCRIPT};--")
-    # The real compiles wait for every probe (a target dependency would only
-    # order the link): they depend on a stamp made after the probe objects.
+    # The real compiles wait for every probe (a target dependency alone
+    # orders only the link under Ninja): they depend on a stamp made after
+    # the probe objects.  The target dependency is needed too: Unix
+    # Makefiles build another target's objects only through it ("No rule to
+    # make target ...probe.cu.o" on a first build without it).
     add_custom_command(OUTPUT "${dir}/probed.stamp"
                        COMMAND "${CMAKE_COMMAND}" -E touch "${dir}/probed.stamp"
                        DEPENDS $<TARGET_OBJECTS:${name}_atomstress_probe>
                        COMMENT "atomstress: host probe of ${name}'s sources done" VERBATIM)
     target_sources(${name} PRIVATE "${dir}/probed.stamp")
+    add_dependencies(${name} ${name}_atomstress_probe)
   endif()
   set(i 0)
   foreach(src IN LISTS ARG_SOURCES)
