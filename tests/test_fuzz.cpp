@@ -2131,9 +2131,12 @@ TEST(Nightly61, M1_AKillDuringTheCorpusReplayResumes) {
   const fs::path d = scratch("m1"), corpus = d / "c", log = d / "log.jsonl", out = d / "out";
   fs::create_directories(corpus);
   for (uint64_t seed : {1, 2, 3}) add_hang_case(corpus, seed);  // each replay: its watchdog and grace, 2 s and more
+  // One entry, whose cases all hang: the run ends once they are replayed,
+  // and a budget long enough for a loaded host, where each hang's worker
+  // waited 37 s for a core (uncounted by its deadline, not by the budget).
   const pid_t pid = start(bin_dir() + "atomstress_outside_entry",
-                          {"fuzz", "--backend", "cpu", "--time", "20s", "--watchdog-ms", "200", "--impl",
-                           "test.spin.forever.u32,outside.add.u32", "--corpus", corpus.string(), "--json", log.string()},
+                          {"fuzz", "--backend", "cpu", "--time", "600s", "--watchdog-ms", "200", "--impl",
+                           "test.spin.forever.u32", "--corpus", corpus.string(), "--json", log.string()},
                           out);
   const auto t = Clock::now();
   while (records_in(log, "replay") == 0 && seconds_since(t) < 60) usleep(20 * 1000);
