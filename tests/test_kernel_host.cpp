@@ -10,6 +10,7 @@
 #include <atomic>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -385,19 +386,40 @@ bool host_lossy_histogram(const Workload& w, const Setup&, const RunOptions& o, 
   }
   return true;
 }
-const bool host_entry_registered = [] {
-  register_kernel("test.kernel.real", [](KernelCase&) {}, {});
+// A deterministic geometry bug (issue 60's power-of-two tree reduction): a
+// histogram that loses one increment of bin 0 whenever the block is not a
+// power of two, the same every run.  Alone (one block of one thread) it is
+// right, so only the reruns across block sizes can class it.
+bool host_pow2_histogram(const Workload& w, const Setup&, const RunOptions& o, History& h, std::string&) {
+  TrialSpec s = w.spec;
+  if (o.policy.sequential) s.grid = s.block = 1;
+  const uint64_t n = draw_size(s, "n"), bins = draw_range(s, "bins");
+  const std::vector<uint64_t> keys = draw_keys(s, "keys", n, bins);
+  std::vector<uint64_t> got(bins, 0);
+  for (uint64_t k : keys) ++got[k];
+  if (!std::has_single_bit(s.block) && got[0] > 0) --got[0];
+  if (const auto f = check_counts("bins", VK::U32, got, keys, {})) h.own_finding = std::make_shared<Finding>(to_finding(*f));
+  return true;
+}
+void register_host_kernel(const char* name, RunFn run, uint64_t order, const char* bug = nullptr) {
   EntryDraft d;
-  d.name = "test.kernel.host";
+  d.name = name;
   d.family = "kernel";
   d.is_algorithm = true;
   Entry own;
   own.name = "own";
   d.implicit_atomic = own;
   d.algo.form = "kernel";
-  d.order = ~uint64_t(0);
-  d.entry.run_cpu = &host_lossy_histogram;
+  d.order = order;
+  d.entry.run_cpu = run;
+  d.entry.bug = bug;
   register_entry(std::move(d));
+}
+const bool host_entry_registered = [] {
+  register_kernel("test.kernel.real", [](KernelCase&) {}, {});
+  register_host_kernel("test.kernel.host", &host_lossy_histogram, ~uint64_t(0));
+  register_host_kernel("test.kernel.host_pow2", &host_pow2_histogram, ~uint64_t(0) - 1,
+                       "loses an increment when the block is not a power of two");
   return true;
 }();
 }  // namespace
@@ -485,6 +507,28 @@ TEST(KernelEntries, ShrinkingThroughThePipelineReachesAMinimalCase) {
               describe(*failing).c_str(), describe(shrunk.spec).c_str(), (unsigned long long)shrunk.candidates,
               (unsigned long long)shrunk.steps, o.why().c_str(), to_string(d.cls),
               d.trace.empty() ? "" : d.trace.front().c_str(), encode_token(shrunk.spec, run.knobs).c_str());
+}
+
+// Issue 60, item 6: a kernel failure that passes alone is not called a race
+// on that ground: the reruns across block sizes and at its own geometry tell
+// a deterministic geometry bug (semantics, with the rule its blocks follow)
+// from a race.
+TEST(KernelEntries, ADeterministicGeometryBugIsSemanticsNotARace) {
+  RunOptions run;
+  std::optional<TrialSpec> failing;
+  for (uint64_t seed = 1; seed < 200 && !failing; ++seed) {
+    TrialSpec s = spec_with(seed, 1, 3, 1);
+    s.impl = "test.kernel.host_pow2";
+    if (run_trial(s, BackendKind::Cpu, run).verdict == Verdict::Fail) failing = s;
+  }
+  ASSERT_TRUE(failing);
+  const Outcome o = run_trial(*failing, BackendKind::Cpu, run);
+  const Diagnosis d = diagnose(*failing, o.verdict, o.finding, BackendKind::Cpu, run);
+  std::string trace;
+  for (const auto& line : d.trace) trace += line + "\n";
+  EXPECT_EQ(d.cls, FailureClass::Semantics) << trace;
+  EXPECT_NE(trace.find("the kernel assumes a power-of-two block"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("deterministic, not a race"), std::string::npos) << trace;
 }
 
 // ------------------------------------------------------- repro --trace

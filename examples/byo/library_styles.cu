@@ -2,6 +2,8 @@
 // and overload sets, through libcu++'s cuda::atomic_ref, with a spec of
 // their own, beside the unit's own vector atomics.  README.md says what
 // atomstress reports for each.
+#include <cstdint>
+
 #include <cuda/atomic>
 #include <cuda_fp16.h>
 #include <mylib/config.h>
@@ -25,7 +27,30 @@ __device__ T cas_add(T* p, T v) {
 __device__ unsigned fetch_max(unsigned* p, unsigned v) { return atomicMax(p, v); }
 __device__ unsigned long long fetch_max(unsigned long long* p, unsigned long long v) { return atomicMax(p, v); }
 }  // namespace mylib
+namespace mylib {
+// ...a bare function template, its T deduced at each registration...
+template <class T>
+__device__ T fetch_add_any(T* p, T v) {
+  return atomicAdd(p, v);
+}
+// ...and the fixed-width spellings of <cstdint>: on LP64 int64_t and uint64_t
+// are long and unsigned long, not CUDA's long long (AMReX's amrex::Long too).
+__device__ int64_t fetch_max_i64(int64_t* p, int64_t v) {
+  return atomicMax(reinterpret_cast<long long*>(p), static_cast<long long>(v));
+}
+__device__ uint64_t fetch_add_u64(uint64_t* p, uint64_t v) {
+  return atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+}
+__device__ uint64_t cas_u64(uint64_t* p, uint64_t compare, uint64_t val) {
+  return atomicCAS(reinterpret_cast<unsigned long long*>(p), compare, val);
+}
+}  // namespace mylib
 ATOMSTRESS_ATOMIC("mylib.ns_add.i32", mylib::fetch_add, "native.add.i32");
+ATOMSTRESS_ATOMIC("mylib.bare_template_add.f64", mylib::fetch_add_any, "native.add.f64");
+ATOMSTRESS_ATOMIC("mylib.bare_template_add.u32", mylib::fetch_add_any, "native.add.u32");
+ATOMSTRESS_ATOMIC("mylib.int64_max.i64", mylib::fetch_max_i64, "native.max.i64");
+ATOMSTRESS_ATOMIC("mylib.uint64_add.u64", mylib::fetch_add_u64, "native.add.u64");
+ATOMSTRESS_ATOMIC("mylib.uint64_cas.u64", mylib::cas_u64, "native.cas.u64");
 ATOMSTRESS_ATOMIC("mylib.template_add.f64", mylib::cas_add<double>, "cas.add.f64");
 ATOMSTRESS_ATOMIC("mylib.overload_max.u32", mylib::fetch_max, "native.max.u32");
 ATOMSTRESS_ATOMIC("mylib.overload_max.u64", mylib::fetch_max, "native.max.u64");

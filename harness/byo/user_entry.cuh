@@ -114,43 +114,106 @@ struct any_argument {
   template <class U>
   AS_HD operator U() const;
 };
+// An address that converts to any pointer: tells a wrong address type apart.
+struct any_pointer {
+  template <class U>
+  AS_HD operator U*() const;
+};
 
-enum class Shape { Ok, NotCasShaped, CasShapedForNonCas, ExtraThird, ExtraFourth, WrongOperandType, ReturnsNothing,
-                   ReturnsOtherType, Unusable };
+enum class Shape { Ok, NotCasShaped, CasShapedForNonCas, ExtraThird, ExtraFourth, WrongOperandType, WrongAddressType,
+                   ReturnsNothing, ReturnsOtherType, Unusable };
 
-// The type the user's function returns, called in the spec's shape.
-template <class Def, class T, bool Cas>
-constexpr auto call_result() {
-  using X = exactly<T>;
-  if constexpr (Cas) return std::type_identity<decltype(Def::shape_probe(std::declval<T*>(), std::declval<X>(), std::declval<X>()))>{};
-  else return std::type_identity<decltype(Def::shape_probe(std::declval<T*>(), std::declval<X>()))>{};
+// Whether the user's function takes (U* address, U val), or (U* address,
+// U compare, U val) for a compare-and-swap, with operands of exactly U.
+// Def::shape_probe(args...) forwards to the user's function (a dependent
+// call, so qualified names, template ids and overload sets all resolve as
+// written).
+template <class Def, class U, bool Cas, class Arg>
+constexpr bool takes() {
+  if constexpr (Cas) return requires(U* p, Arg v) { Def::shape_probe(p, v, v); };
+  else return requires(U* p, Arg v) { Def::shape_probe(p, v); };
+}
+// A function template that deduces its T (`template <class T> T f(T*, T)`)
+// takes no exactly<U> (its T would be deduced twice), but takes plain U
+// operands; a plain function whose operand is another type takes them too,
+// by conversion, and takes any_argument as well, which a deducing template
+// cannot (so it is told apart: WrongOperandType).
+// (if constexpr: a probe is instantiated only where the earlier ones
+// failed, as in call_shape below.)
+template <class Def, class U, bool Cas>
+constexpr bool deduces() {
+  if constexpr (takes<Def, U, Cas, exactly<U>>() || !takes<Def, U, Cas, U>()) return false;
+  else return !takes<Def, U, Cas, any_argument>();
+}
+// The operand the shape is probed with: exactly U, or U for a deducing template.
+template <class Def, class U, bool Cas>
+using probe_operand_t = std::conditional_t<deduces<Def, U, Cas>(), U, exactly<U>>;
+template <class Def, class U, bool Cas>
+constexpr bool fits() {
+  return takes<Def, U, Cas, probe_operand_t<Def, U, Cas>>();
 }
 
-// Def::shape_probe(args...) forwards to the user's function (a dependent call, so
-// qualified names, template ids and overload sets all resolve as written).
+// i64 and u64 are long long and unsigned long long, CUDA's spellings; on LP64
+// int64_t and uint64_t (and amrex::Long) are long and unsigned long, of the
+// same width and representation.  A function of that spelling is called
+// through it (the address reinterpreted: same size, same signedness).
+template <class T>
+struct other_64_bit_spelling {
+  using type = T;
+};
+template <>
+struct other_64_bit_spelling<long long> {
+  using type = std::conditional_t<sizeof(long) == sizeof(long long), long, long long>;
+};
+template <>
+struct other_64_bit_spelling<unsigned long long> {
+  using type = std::conditional_t<sizeof(unsigned long) == sizeof(unsigned long long), unsigned long, unsigned long long>;
+};
+// The type the user's function is called with for a spec of type T: T, or
+// its other 64-bit spelling where only that one fits (T otherwise, so that
+// the shape's errors speak of T).
 template <class Def, class T, bool Cas>
+constexpr auto call_type() {
+  using Other = typename other_64_bit_spelling<T>::type;
+  if constexpr (std::is_same_v<Other, T> || fits<Def, T, Cas>()) return std::type_identity<T>{};
+  else if constexpr (fits<Def, Other, Cas>()) return std::type_identity<Other>{};
+  else return std::type_identity<T>{};
+}
+template <class Def, class T, bool Cas>
+using call_type_t = typename decltype(call_type<Def, T, Cas>())::type;
+
+// The type the user's function returns, called in the spec's shape.
+template <class Def, class U, bool Cas>
+constexpr auto call_result() {
+  using X = probe_operand_t<Def, U, Cas>;
+  if constexpr (Cas) return std::type_identity<decltype(Def::shape_probe(std::declval<U*>(), std::declval<X>(), std::declval<X>()))>{};
+  else return std::type_identity<decltype(Def::shape_probe(std::declval<U*>(), std::declval<X>()))>{};
+}
+
+template <class Def, class U, bool Cas>
 constexpr Shape call_shape() {
-  using X = exactly<T>;
+  using X = exactly<U>;
   using Any = any_argument;
   // (The probes with Any run only once the right shape failed: each one
   // instantiates a declaration that nvcc would otherwise warn is unused.)
-  if constexpr (Cas ? requires(T* p, X v) { Def::shape_probe(p, v, v); }
-                    : requires(T* p, X v) { Def::shape_probe(p, v); }) {
-    using R = typename decltype(call_result<Def, T, Cas>())::type;
+  if constexpr (fits<Def, U, Cas>()) {
+    using R = typename decltype(call_result<Def, U, Cas>())::type;
     if constexpr (std::is_void_v<R>) return Shape::ReturnsNothing;
-    else if constexpr (!std::is_convertible_v<R, T>) return Shape::ReturnsOtherType;
+    else if constexpr (!std::is_convertible_v<R, U>) return Shape::ReturnsOtherType;
     else return Shape::Ok;
-  } else if constexpr (Cas && requires(T* p, X v) { Def::shape_probe(p, v); }) {
+  } else if constexpr (Cas && requires(U* p, X v) { Def::shape_probe(p, v); }) {
     return Shape::NotCasShaped;
-  } else if constexpr (!Cas && requires(T* p, X v) { Def::shape_probe(p, v, v); }) {
+  } else if constexpr (!Cas && requires(U* p, X v) { Def::shape_probe(p, v, v); }) {
     return Shape::CasShapedForNonCas;
-  } else if constexpr (!Cas && requires(T* p, Any v) { Def::shape_probe(p, v, v); }) {
+  } else if constexpr (!Cas && requires(U* p, Any v) { Def::shape_probe(p, v, v); }) {
     return Shape::ExtraThird;
-  } else if constexpr (requires(T* p, Any v) { Def::shape_probe(p, v, v, v); }) {
+  } else if constexpr (requires(U* p, Any v) { Def::shape_probe(p, v, v, v); }) {
     return Shape::ExtraFourth;
-  } else if constexpr (Cas ? requires(T* p, Any v) { Def::shape_probe(p, v, v); }
-                           : requires(T* p, Any v) { Def::shape_probe(p, v); }) {
+  } else if constexpr (takes<Def, U, Cas, Any>()) {
     return Shape::WrongOperandType;
+  } else if constexpr (Cas ? requires(any_pointer p, Any v) { Def::shape_probe(p, v, v); }
+                           : requires(any_pointer p, Any v) { Def::shape_probe(p, v); }) {
+    return Shape::WrongAddressType;
   } else {
     return Shape::Unusable;
   }
@@ -173,9 +236,15 @@ constexpr bool shape_ok() {
                 "atomstress: the function's 4th parameter is not part of the call shape (T f(T* address, T val), or "
                 "T f(T* address, T compare, T val) for a CAS spec): register a wrapper of that shape that sets it");
   static_assert(S != Shape::WrongOperandType,
-                "atomstress: an operand parameter of the function is not of the spec's type T (i32 int, u32 "
-                "unsigned, i64 long long, u64 unsigned long long, f32 float, f64 double, u16 unsigned short, "
-                "f16 __half, bf16 __nv_bfloat16)");
+                "atomstress: the function's address is of the spec's type T*, but an operand parameter is not "
+                "of type T (i32 int, u32 unsigned, i64 long long or a 64-bit long, u64 unsigned long long or a "
+                "64-bit unsigned long, f32 float, f64 double, u16 unsigned short, f16 __half, bf16 "
+                "__nv_bfloat16)");
+  static_assert(S != Shape::WrongAddressType,
+                "atomstress: the function's address parameter is not a pointer to the spec's type T (i32 int*, "
+                "u32 unsigned*, i64 long long* or a 64-bit long* such as int64_t*, u64 unsigned long long* or "
+                "a 64-bit unsigned long* such as uint64_t*, f32 float*, f64 double*, u16 unsigned short*, "
+                "f16 __half*, bf16 __nv_bfloat16*): name the spec of the type it takes");
   static_assert(S != Shape::ReturnsNothing,
                 "atomstress: the function returns nothing: an atomic returns the value it replaced (T f(T*, T)); "
                 "whole kernels and void updates are not single atomics");
@@ -193,6 +262,8 @@ constexpr const char* c_type_name() {
   else if constexpr (std::is_same_v<T, unsigned>) return "unsigned";
   else if constexpr (std::is_same_v<T, long long>) return "long long";
   else if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
+  else if constexpr (std::is_same_v<T, long>) return "long";
+  else if constexpr (std::is_same_v<T, unsigned long>) return "unsigned long";
   else if constexpr (std::is_same_v<T, float>) return "float";
   else if constexpr (std::is_same_v<T, double>) return "double";
   else if constexpr (std::is_same_v<T, unsigned short>) return "unsigned short";
@@ -337,7 +408,7 @@ bool register_user_atomic() {
   Entry& e = d.entry;
   e.user_code = true;
   e.own_phi = Def::has_own_spec;
-  const std::string t = c_type_name<T>();
+  const std::string t = c_type_name<call_type_t<Def, T, Def::op == Op::Cas>>();  // as the function is called
   e.call_shape = intern_text(Def::op == Op::Cas ? t + " f(" + t + "* address, " + t + " compare, " + t + " val)"
                                                 : t + " f(" + t + "* address, " + t + " val)");
   if constexpr (Def::has_own_spec) e.registered_spec = "its own (ATOMSTRESS_ATOMIC_SPEC)";

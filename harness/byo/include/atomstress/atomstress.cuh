@@ -17,8 +17,9 @@
 //
 // ATOMSTRESS_ATOMIC(name, fn, spec): fn is `T fn(T*, T)` or, CAS-shaped,
 // `T fn(T* address, T compare, T val)`, returning the old value; T is the
-// spec's type (i32 int, u32 unsigned, i64 long long, u64 unsigned long long,
-// f32, f64, u16 unsigned short, f16 __half, bf16 __nv_bfloat16).  `spec` names
+// spec's type (i32 int, u32 unsigned, i64 long long or int64_t, u64 unsigned
+// long long or uint64_t, f32, f64, u16 unsigned short, f16 __half, bf16
+// __nv_bfloat16).  fn may be a function template that deduces T.  `spec` names
 // the built-in entry whose semantics fn must meet (`atomstress list -v`): its
 // operation, NaN policy, signed zeros, subnormals, wrap and NaN-state rule.
 // ATOMSTRESS_ATOMIC_SPEC(name, fn, spec_object) takes your own spec instead:
@@ -109,11 +110,13 @@ using byo::UserSpec;
   __device__ static auto shape_probe(A... a) -> decltype(FN(a...));                                    \
   _Pragma("nv_exec_check_disable") template <class V = T>                                              \
   __host__ __device__ static V invoke(V* p, V a, V b) {                                                \
-    constexpr bool ok = ::atomstress::byo::shape_ok<                                                   \
-        ::atomstress::byo::call_shape<ID, V, op == ::atomstress::Op::Cas>()>();                        \
+    constexpr bool cas = op == ::atomstress::Op::Cas;                                                  \
+    using U = ::atomstress::byo::call_type_t<ID, V, cas>; /* V, or int64_t's spelling of it */         \
+    constexpr bool ok = ::atomstress::byo::shape_ok<::atomstress::byo::call_shape<ID, U, cas>()>();    \
+    U* q = reinterpret_cast<U*>(p); /* the same type, or one of its width and signedness */           \
     if constexpr (!ok) return V{};                                                                     \
-    else if constexpr (op == ::atomstress::Op::Cas) return call(p, b, a);                              \
-    else return call(p, a);                                                                            \
+    else if constexpr (cas) return call(q, U(b), U(a));                                                \
+    else return call(q, U(a));                                                                         \
   }
 
 #define ATOMSTRESS_ATOMIC(NAME, FN, SPEC) \
