@@ -81,6 +81,16 @@ TEST(Cli, ReproTokenRoundTrip) {
   EXPECT_EQ(l.status, 0);
   EXPECT_NE(l.out.find("subnormals"), std::string::npos) << l.out;
 }
+// list reads --impl as check does: a comma list of names and globs (it
+// took one glob, and "a,b" matched nothing).
+TEST(Cli, ListTakesTheImplListCheckTakes) {
+  const auto l = run("list --impl native.add.i32,'cas.max.*'");
+  ASSERT_EQ(l.status, 0) << l.out;
+  EXPECT_EQ(l.out.rfind("native.add.i32 ", 0), 0u) << l.out;
+  EXPECT_NE(l.out.find("\ncas.max.f32 "), std::string::npos) << l.out;
+  expect_one_line_error("list --impl native.add.i32,no.such.entry", "no.such.entry");
+  expect_one_line_error("list --impl native.add.i32,", "empty item");
+}
 TEST(Cli, CudaWithoutGpuIsAnError) {
   std::string why;
   if (atomstress::cuda_available(why)) GTEST_SKIP() << "a GPU is present";

@@ -1,4 +1,4 @@
-// atomstress list [--impl GLOB] [--verbose]: the catalogue.
+// atomstress list [--impl NAMES] [--verbose]: the catalogue.
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -18,15 +18,16 @@ int cmd_list(const std::vector<std::string>& args) {
   std::string glob = "everything";
   bool verbose = false;
   po::options_description desc("atomstress list");
-  desc.add_options()("help,h", "this help")("impl", non_empty(&glob)->default_value("everything"), "name or glob")(
+  desc.add_options()("help,h", "this help")("impl", non_empty(&glob)->default_value("everything"), "names or globs, comma-separated, as check takes them")(
       "verbose,v", po::bool_switch(&verbose), "print each entry's semantics spec");
   const auto vm = parse_command(args, desc);
   if (vm.count("help")) {
     std::cout << desc << "\n";
     return 0;
   }
-  const auto impls = match_impls(glob);
-  if (impls.empty()) return usage_error("no implementation matches '" + glob + "'");
+  // The same reading of --impl as check's (a list read by one rule).
+  std::vector<const Entry*> impls;
+  if (std::string error; !select_entries(glob, "impl", impls, error)) return usage_error(error);
   for (const Entry* i : impls) {
     if (i->algo)
       reports::print("{:<44} algorithm on {}{}{}\n", i->name, i->algo->atomic().name, i->gpu_only ? " (gpu only)" : "",
