@@ -2032,7 +2032,7 @@ TEST(Nightly61, M14_LinkedCasesAreSkippedAndNothingIsEchoed) {
 // M15. A state file that is a FIFO (or a directory) is refused at once with
 // one line; a huge one (L14) unread; a state missing a field or cut short
 // (L9) in the tool's words.
-TEST(Nightly61, M15_L9_L14_AStateFileThatIsNoStateIsRefusedInOneLine) {
+TEST(Nightly61, M15_L9_L13_L14_AStateFileThatIsNoStateIsRefusedInOneLine) {
   const fs::path d = scratch("m15");
   const fs::path fifo = d / "s.json";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
@@ -2050,6 +2050,14 @@ TEST(Nightly61, M15_L9_L14_AStateFileThatIsNoStateIsRefusedInOneLine) {
   states.emplace_back(d / "noseed.json", "missing field 'seed'");
   write_text(d / "cut.json", slurp(corpus / "fuzz-state.json").substr(0, 40));
   states.emplace_back(d / "cut.json", "not valid JSON (at byte");
+  // L13: a state whose args hold the run's arguments 4000 times over (64k
+  // entries) took 8 s to refuse (320k more than 30 s: quadratic); capped.
+  auto padded = nlohmann::json::parse(slurp(corpus / "fuzz-state.json"));
+  const auto run_args = padded["args"];
+  for (int i = 0; padded["args"].size() < 65536; ++i)
+    for (const auto& a : run_args) padded["args"].push_back(a);
+  write_text(d / "args.json", padded.dump());
+  states.emplace_back(d / "args.json", "more than a run's 4096");
   for (const auto& [state, needle] : states) {
     double took = 0;
     const auto r = timed("fuzz --resume --state " + state.string(), took, "timeout 20");
