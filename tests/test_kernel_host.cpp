@@ -363,13 +363,27 @@ namespace {
 // diagnosis's reruns tell it from a deterministic bug).  It stands in for a
 // device run so that the pipeline (check, tokens, shrinking, diagnosis) is
 // exercised on the CPU.
+// A host-run histogram's case as drawn, counted right (sequential: one block
+// of one thread, as the diagnosis replays it alone).
+struct CountedCase {
+  TrialSpec s;
+  uint64_t n = 0, bins = 0;
+  std::vector<uint64_t> keys, got;
+  CountedCase(const Workload& w, const RunOptions& o) : s(w.spec) {
+    if (o.policy.sequential) s.grid = s.block = 1;
+    n = draw_size(s, "n");
+    bins = draw_range(s, "bins");
+    keys = draw_keys(s, "keys", n, bins);
+    got.assign(bins, 0);
+    for (uint64_t k : keys) ++got[k];
+  }
+};
 bool host_lossy_histogram(const Workload& w, const Setup&, const RunOptions& o, History& h, std::string&) {
-  TrialSpec s = w.spec;
-  if (o.policy.sequential) s.grid = s.block = 1;
-  const uint64_t n = draw_size(s, "n"), bins = draw_range(s, "bins");
-  const std::vector<uint64_t> keys = draw_keys(s, "keys", n, bins);
-  std::vector<uint64_t> got(bins, 0);
-  for (uint64_t k : keys) ++got[k];
+  CountedCase c(w, o);
+  const TrialSpec& s = c.s;
+  const uint64_t n = c.n, bins = c.bins;
+  const std::vector<uint64_t>& keys = c.keys;
+  std::vector<uint64_t>& got = c.got;
   static std::atomic<uint64_t> runs{0};
   const bool one_more = runs++ % 2 == 1;
   for (uint64_t& g : got)
@@ -391,14 +405,9 @@ bool host_lossy_histogram(const Workload& w, const Setup&, const RunOptions& o, 
 // power of two, the same every run.  Alone (one block of one thread) it is
 // right, so only the reruns across block sizes can class it.
 bool host_pow2_histogram(const Workload& w, const Setup&, const RunOptions& o, History& h, std::string&) {
-  TrialSpec s = w.spec;
-  if (o.policy.sequential) s.grid = s.block = 1;
-  const uint64_t n = draw_size(s, "n"), bins = draw_range(s, "bins");
-  const std::vector<uint64_t> keys = draw_keys(s, "keys", n, bins);
-  std::vector<uint64_t> got(bins, 0);
-  for (uint64_t k : keys) ++got[k];
-  if (!std::has_single_bit(s.block) && got[0] > 0) --got[0];
-  if (const auto f = check_counts("bins", VK::U32, got, keys, {})) h.own_finding = std::make_shared<Finding>(to_finding(*f));
+  CountedCase c(w, o);
+  if (!std::has_single_bit(c.s.block) && c.got[0] > 0) --c.got[0];
+  if (const auto f = check_counts("bins", VK::U32, c.got, c.keys, {})) h.own_finding = std::make_shared<Finding>(to_finding(*f));
   return true;
 }
 void register_host_kernel(const char* name, RunFn run, uint64_t order, const char* bug = nullptr) {
