@@ -35,6 +35,17 @@ enum class Scope : uint8_t { Device, Block };
 // they fit (never by parsing names).
 enum class Op : uint8_t { Add, Sub, Mul, Exch, Min, Max, Inc, Dec, Cas, And, Or, Xor };
 
+// Whether the memory that updates of `op` leave can be judged without their
+// order: one value for the integer ops below, the one float-sum rule for a
+// float add, one of the operands for exch.  A void update (`void f(T*, T)`)
+// returns nothing to order its updates by, so only these can be checked.
+constexpr bool final_memory_checkable_without_order(Op op, bool is_float) {
+  if (op == Op::Exch) return true;
+  if (is_float) return op == Op::Add;
+  return op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::And || op == Op::Or || op == Op::Xor ||
+         op == Op::Min || op == Op::Max;
+}
+
 struct Semantics {
   const char* phi;          // the operation, in words: "old + a"
   const char* nan;          // NaN policy

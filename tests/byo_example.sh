@@ -30,11 +30,14 @@ status=$?
 set -e
 echo "$out"
 fail=0
-expect() {  # verdict entry
-  if ! grep -qE "^$1 +$2 " <<<"$out"; then
-    echo "byo_example: expected $1 for $2" >&2
-    fail=1
-  fi
+expect() {  # verdict entry...
+  local entry
+  for entry in "${@:2}"; do
+    if ! grep -qE "^$1 +$entry " <<<"$out"; then
+      echo "byo_example: expected $1 for $entry" >&2
+      fail=1
+    fi
+  done
 }
 expect PASS mylib.max.f32
 expect FAIL mylib.atomicmax.f32
@@ -74,6 +77,24 @@ expect PASS mylib.object_add.i32
 expect FAIL mylib.torch_max.f32
 expect PASS mylib.torch_max_exact.f32
 expect FAIL mylib.torch_max.f64
+# Void updates (void_updates.cu): checked by the memory they leave and, alone,
+# every state; no returned value, and no algorithm form paired with them.
+expect PASS mylib.add_noret.f64 mylib.add_noret.f32 mylib.add_noret.u32 mylib.add_by_halves.u64 mylib.set_flag.u32
+expect FAIL mylib.add_cas_once.f32 mylib.sub_noret.i32
+grep -A12 "^mylib\.add_noret\.f64" <<<"$list" | grep -q "called as:   void f(double\* address, double val)" \
+  || { echo "byo_example: list -v does not show add_noret called as void f(double* address, double val)" >&2; fail=1; }
+grep -A12 "^mylib\.add_noret\.f64" <<<"$list" | grep -q "returns:     nothing (a void update)" \
+  || { echo "byo_example: list -v does not say add_noret returns nothing" >&2; fail=1; }
+grep -qE "^FAIL +mylib\.sub_noret\.i32 .*\[semantics\]$" <<<"$out" || { echo "byo_example: mylib.sub_noret.i32 is not classed semantics" >&2; fail=1; }
+grep -E "^FAIL +mylib\.sub_noret\.i32 " -A6 <<<"$out" | grep -qE "alone, in program order: op #[0-9]* .*sub\(old=.*: the spec stores [^;]*; stored" \
+  || { echo "byo_example: mylib.sub_noret.i32's trace does not tell the op's store alone" >&2; fail=1; }
+grep -E "^FAIL +mylib\.sub_noret\.i32 " -A6 <<<"$out" | grep -q "and returns" \
+  && { echo "byo_example: mylib.sub_noret.i32's trace speaks of a returned value" >&2; fail=1; }
+grep -qE "^FAIL +mylib\.add_cas_once\.f32 .*\[atomicity\]$" <<<"$out" || { echo "byo_example: mylib.add_cas_once.f32 is not classed atomicity" >&2; fail=1; }
+[ -z "$("$suite" list --impl '*@mylib.add_noret.*')" ] || { echo "byo_example: a void update is paired with an algorithm form" >&2; fail=1; }
+noret=$("$suite" repro "$(grep -m1 -oE "as2\.[0-9A-Za-z_]+\.mylib\.sub_noret\.i32\.[^ ]+" <<<"$out")" --backend cpu --trace 2>&1 || true)
+grep -qE "^ +op +block +thread +address +a +b +returned" <<<"$noret" && grep -qE "^ +0 +.* none +" <<<"$noret" \
+  || { echo "$noret"; echo "byo_example: repro --trace of a void update does not say its returned value is none" >&2; fail=1; }
 # AMReX's host branch (host_branch.cu): a SKIP that says why, never a verdict.
 expect SKIP mylib.hd_add.i32
 grep -E "^SKIP +mylib\.hd_add\.i32 " -A2 <<<"$out" | grep -q "its host build makes no atomic call that atomstress intercepts" \
@@ -147,6 +168,8 @@ grep -q "3rd parameter is not part of the call shape" <<<"$shape" \
   || { echo "$shape" | tail -20; echo "byo_example: the shape error does not name the 3rd parameter" >&2; fail=1; }
 grep -q "the function's address parameter is not a pointer to the spec's type" <<<"$shape" \
   || { echo "$shape" | tail -20; echo "byo_example: the shape error does not say the address type is wrong" >&2; fail=1; }
+grep -q "the function returns nothing (a void update), and the memory this spec's operation leaves depends on the order" <<<"$shape" \
+  || { echo "$shape" | tail -20; echo "byo_example: a void float max built, or its error does not say why" >&2; fail=1; }
 # A header with atomics included before atomstress's: refused at build time
 # with one line naming the header's line and function, never a CRASH at run time.
 set +e

@@ -1,6 +1,7 @@
 // The sequential replay's judge (check/sequential.hpp) and the semantics
-// inference (check/inference.hpp) on histories written by hand, and the
-// diagnosis of real failing trials on the CPU backend (pipeline/diagnose.hpp).
+// inference (check/inference.hpp) on histories written by hand, the
+// diagnosis of real failing trials on the CPU backend (pipeline/diagnose.hpp),
+// and void updates' judging (check/void_updates.hpp).
 #include <gtest/gtest.h>
 
 #include "harness/backend/backend.hpp"
@@ -239,6 +240,99 @@ TEST(Diagnose, BuiltInBugsAreToldInTheirClassesTerms) {
     }
     EXPECT_TRUE(told) << entry << ": no failure in 400 seeds guessed a concurrent cause";
   }
+}
+
+// ------------------------------------------------------------ void updates
+// A catalogue entry as a user's void update of its spec (Entry::
+// returns_nothing): the history's "returned" values are the harness's reads
+// before each call, racy under contention, so only the memory is judged.
+struct VoidTrial {
+  Entry entry;
+  Replay r;
+};
+VoidTrial void_trial(const char* spec, uint32_t threads, std::vector<uint64_t> init, std::vector<uint32_t> addr,
+                     std::vector<uint64_t> a, std::vector<uint64_t> read_before, std::vector<uint64_t> final_mem) {
+  VoidTrial t;
+  t.r = one_thread(spec, init, addr, a, read_before, final_mem);
+  t.entry = *t.r.w.impl;
+  t.entry.returns_nothing = true;
+  t.r.h.gave_up.assign(addr.size(), 0);  // (the scope rule reads it)
+  t.r.w.spec.block = threads;
+  t.r.w.spec.ops_per_thread = uint32_t(addr.size() / threads);
+  return t;
+}
+Finding judged(VoidTrial& t) {
+  t.r.w.impl = &t.entry;
+  return t.entry.family->check(t.r.w, t.r.s, t.r.h);
+}
+
+TEST(VoidUpdates, AnIntegerAddIsJudgedByItsFinalMemoryNotByItsReads) {
+  // Two threads add 3 and 4 at once; each read 0 before its call.
+  VoidTrial t = void_trial("native.add.i32", 2, {0}, {0, 0}, {3, 4}, {0, 0}, {7});
+  const Finding f = judged(t);
+  EXPECT_TRUE(f.ok()) << f.explanation;
+  // Those reads as returned values: no order explains them (both found 0).
+  Workload as_returns = t.r.w;
+  as_returns.impl = find_impl("native.add.i32");
+  EXPECT_FALSE(as_returns.impl->family->check(as_returns, t.r.s, t.r.h).ok());
+  // A lost update: the word holds 4.
+  t.r.h.final_mem = {4};
+  const Finding lost = judged(t);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.address, 0);
+  EXPECT_NE(lost.explanation.find("address 0 holds 4, but its 2 void add updates from 0 leave 7 in any order"),
+            std::string::npos)
+      << lost.explanation;
+  ASSERT_TRUE(lost.expected.has_value());
+  EXPECT_EQ(*lost.expected, 7u);
+}
+
+TEST(VoidUpdates, AFloatAddIsJudgedByTheFloatSumRule) {
+  // native.add.f32 flushes a subnormal operand in global memory: 1 + the
+  // smallest subnormal may be 1 exactly, in any order.
+  VoidTrial t = void_trial("native.add.f32", 2, {f32(0.0f)}, {0, 0}, {1, f32(1.0f)}, {0, 0}, {f32(1.0f)});
+  EXPECT_TRUE(judged(t).ok()) << judged(t).explanation;
+  t.r.h.final_mem = {f32(2.0f)};
+  const Finding wrong = judged(t);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.explanation.find("address 0 holds 2"), std::string::npos) << wrong.explanation;
+}
+
+TEST(VoidUpdates, AnExchLeavesOneOfItsOperandsAndAnUntouchedWordKeepsItsValue) {
+  VoidTrial t = void_trial("native.exch.u32", 2, {9, 5}, {0, 0}, {3, 4}, {9, 9}, {4, 5});
+  EXPECT_TRUE(judged(t).ok()) << judged(t).explanation;
+  t.r.h.final_mem = {9, 5};  // the initial value: no exch stored it
+  const Finding kept = judged(t);
+  ASSERT_FALSE(kept.ok());
+  EXPECT_NE(kept.explanation.find("which none of its 2 void exch updates stored"), std::string::npos)
+      << kept.explanation;
+  t.r.h.final_mem = {3, 6};  // word 1, which no op targets, changed
+  const Finding outside = judged(t);
+  ASSERT_FALSE(outside.ok());
+  EXPECT_EQ(outside.cls, FailureClass::Neighbour);
+  EXPECT_EQ(outside.address, 1);
+}
+
+TEST(VoidUpdates, AloneEveryStateIsCheckedAndNoReturnedValueIsSpokenOf) {
+  // A sub that forgot to negate, alone: it read 0, stored 5, then read 5 and stored 7.
+  VoidTrial t = void_trial("native.sub.i32", 1, {0}, {0, 0}, {5, 2}, {0, 5}, {7});
+  t.r.w.impl = &t.entry;
+  const SequentialReplay rep = judge_sequential(t.r.w, t.r.s, t.r.h);
+  ASSERT_FALSE(rep.finding.ok());
+  EXPECT_EQ(rep.finding.cls, FailureClass::Semantics);
+  ASSERT_EQ(rep.finding.trace.size(), 1u);
+  const std::string& line = rep.finding.trace[0];
+  EXPECT_NE(line.find("op #0"), std::string::npos) << line;
+  EXPECT_NE(line.find("the spec stores -5; stored 5"), std::string::npos) << line;
+  EXPECT_EQ(line.find("returns"), std::string::npos) << line;
+  const std::vector<std::string> table = sequential_table(t.r.w, rep, 4);
+  ASSERT_GE(table.size(), 2u);
+  EXPECT_NE(table[1].find("none"), std::string::npos) << table[1];
+  // A right one alone passes, its reads being the states it left.
+  VoidTrial right = void_trial("native.sub.i32", 1, {0}, {0, 0}, {5, 2}, {0, uint64_t(uint32_t(-5))},
+                               {uint64_t(uint32_t(-7))});
+  right.r.w.impl = &right.entry;
+  EXPECT_TRUE(judge_sequential(right.r.w, right.r.s, right.r.h).finding.ok());
 }
 
 }  // namespace

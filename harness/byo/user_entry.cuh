@@ -2,7 +2,8 @@
 // <atomstress/atomstress.cuh> generate, per entry, a small "definition" struct
 // (its name, the spec it meets, and an `invoke` that calls the user's function
 // exactly as written); the adapters below turn it into what the runners take:
-//   UserAtomic<Def>  an atomic, T f(T*, T) or T f(T*, T compare, T val)
+//   UserAtomic<Def>  an atomic, T f(T*, T) or T f(T*, T compare, T val), or
+//                    a void update, void f(T*, T)
 //   UserLock<Def>    a spin lock, void acquire(int*) + void release(int*),
 //                    as a form of the lock family
 // and register it, with every algorithm form it fits, like a built-in entry.
@@ -219,8 +220,33 @@ constexpr Shape call_shape() {
   }
 }
 
-// The compile errors, one per shape; true when the shape is right.
-template <Shape S>
+template <class T>
+constexpr bool is_float_value() {
+  return std::is_floating_point_v<T> || std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+}
+
+// A void update (`void f(T* address, T val)`, AMReX's AddNoRet, most *NoRet
+// helpers) against a spec whose final memory its check can judge without
+// the order of the updates (spec.cuh).
+template <Op O, class T, bool OwnSpec>
+constexpr bool void_update_ok() {
+  static_assert(O != Op::Cas,
+                "atomstress: the function returns nothing, but the spec is a compare-and-swap: it must return the "
+                "value it found (T f(T* address, T compare, T val))");
+  static_assert(O == Op::Cas || !OwnSpec,
+                "atomstress: the function returns nothing (a void update): it is checked by the final memory its "
+                "spec's operation leaves, so name a built-in spec (ATOMSTRESS_ATOMIC), not a spec of your own");
+  static_assert(O == Op::Cas || OwnSpec || final_memory_checkable_without_order(O, is_float_value<T>()),
+                "atomstress: the function returns nothing (a void update), and the memory this spec's operation "
+                "leaves depends on the order of the updates (inc/dec wrap; float sub, mul, min, max), which a void "
+                "update does not show: return the old value (T f(T*, T)), or name a spec of add, sub, mul, and, or, "
+                "xor, min or max on integers, add on floats, or exch");
+  return O != Op::Cas && !OwnSpec && final_memory_checkable_without_order(O, is_float_value<T>());
+}
+
+// The compile errors, one per shape; true when the shape is right (a void
+// update: when void_update_ok).
+template <Shape S, Op O, class T, bool OwnSpec>
 constexpr bool shape_ok() {
   static_assert(S != Shape::NotCasShaped,
                 "atomstress: the spec is a compare-and-swap: the function must be T f(T* address, T compare, T val)");
@@ -245,14 +271,12 @@ constexpr bool shape_ok() {
                 "u32 unsigned*, i64 long long* or a 64-bit long* such as int64_t*, u64 unsigned long long* or "
                 "a 64-bit unsigned long* such as uint64_t*, f32 float*, f64 double*, u16 unsigned short*, "
                 "f16 __half*, bf16 __nv_bfloat16*): name the spec of the type it takes");
-  static_assert(S != Shape::ReturnsNothing,
-                "atomstress: the function returns nothing: an atomic returns the value it replaced (T f(T*, T)); "
-                "whole kernels and void updates are not single atomics");
   static_assert(S != Shape::ReturnsOtherType, "atomstress: the function's return type does not convert to T");
   static_assert(S != Shape::Unusable,
                 "atomstress: the function cannot be called as T f(T* address, T val) (or T f(T* address, T compare, "
                 "T val) for a CAS spec), with T the spec's type");
-  return S == Shape::Ok;
+  if constexpr (S == Shape::ReturnsNothing) return void_update_ok<O, T, OwnSpec>();
+  else return S == Shape::Ok;
 }
 
 // The C spelling of a spec type, for `list -v`.
@@ -399,25 +423,36 @@ bool probe_user_lock() {
   return &Def::template acquire<uint32_t> != nullptr && &Def::template release<uint32_t> != nullptr;
 }
 
+// Whether the user's function, called in its spec's shape, returns nothing.
+template <class Def>
+constexpr bool is_void_update() {
+  constexpr bool cas = Def::op == Op::Cas;
+  return call_shape<Def, call_type_t<Def, typename Def::T, cas>, cas>() == Shape::ReturnsNothing;
+}
+
 template <class Def>
 bool register_user_atomic() {
   using A = std::conditional_t<Def::has_own_spec, UserAtomicWithSpec<Def>, UserAtomic<Def>>;
   using T = typename Def::T;
+  constexpr bool void_update = is_void_update<Def>();
   const uint64_t order = atomic_order(kGroupUser, next_user_seq());
   EntryDraft d = registration::atomic_draft<A>(order);
   Entry& e = d.entry;
   e.user_code = true;
   e.own_phi = Def::has_own_spec;
+  e.returns_nothing = void_update;
   const std::string t = c_type_name<call_type_t<Def, T, Def::op == Op::Cas>>();  // as the function is called
-  e.call_shape = intern_text(Def::op == Op::Cas ? t + " f(" + t + "* address, " + t + " compare, " + t + " val)"
-                                                : t + " f(" + t + "* address, " + t + " val)");
+  const std::string r = void_update ? "void" : t;
+  e.call_shape = intern_text(Def::op == Op::Cas ? r + " f(" + t + "* address, " + t + " compare, " + t + " val)"
+                                                : r + " f(" + t + "* address, " + t + " val)");
   if constexpr (Def::has_own_spec) e.registered_spec = "its own (ATOMSTRESS_ATOMIC_SPEC)";
   else e.registered_spec = Def::spec_name;
   e.not_intercepted = Def::not_intercepted;
   if constexpr (Def::host_callable) e.host_makes_intercepted_call = &host_makes_intercepted_call<Def>;
   if constexpr (!Def::has_own_spec) d.spec_from = Def::spec_name;
   register_entry(std::move(d));
-  registration::register_forms_of<A>(order, registration::CorrectForms{});
+  // (Every algorithm form reads the values its atomic returns.)
+  if constexpr (!void_update) registration::register_forms_of<A>(order, registration::CorrectForms{});
   return true;
 }
 

@@ -127,6 +127,8 @@ bool gpu_atomic_add_flushes(VK kind) {
   return kind == VK::F32;
 }
 
+bool phi_flushes_subnormals(uint64_t (*phi)(uint64_t, uint64_t, uint64_t)) { return phi(0, 1, 0) == 0; }
+
 double sum_error_bound(VK kind, uint64_t additions, long double reach, int lsb) {
   const Format f = format_of(kind);
   if (reach == 0) return 0;
@@ -234,6 +236,18 @@ SumJudgement FloatSum::judge(uint64_t got_bits, std::optional<double> bound) con
   }
   j.why = ": expected " + j.expected + ", off by " + (std::isnan(got) ? std::string("NaN") : with_digits(got - a.want));
   return j;
+}
+
+std::string FloatSum::complaint(uint64_t got_bits, const std::string& where, const std::string& terms) const {
+  if (accepts(got_bits)) return {};
+  const SumJudgement judged = judge(got_bits);
+  if (judged.limit == 0 && !judged.flushing && std::isfinite(judged.want))
+    return where + fmt::format(" but every partial sum is exact (no addition rounds, in any order): it must be {}",
+                               judged.expected);
+  if (std::isfinite(judged.limit) && judged.limit > 0)
+    return where + fmt::format(" but the exact sum is {:.21g}: error {:.3g} exceeds the bound {:.3g} ({})", judged.want,
+                               std::fabs(float_value(kind_, got_bits) - judged.want), judged.limit, judged.expected);
+  return where + " for " + terms + judged.why;
 }
 
 }  // namespace atomstress

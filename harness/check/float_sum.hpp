@@ -31,6 +31,10 @@ enum class FloatAdds : uint8_t {
 // Whether the GPU's native atomic add of `kind` flushes subnormals.
 bool gpu_atomic_add_flushes(VK kind);
 
+// Whether an atomic's phi (on bit patterns) flushes a subnormal: 0 + the
+// smallest subnormal.  Such an atomic's sums are judged FloatAdds::AsTheGpu.
+bool phi_flushes_subnormals(uint64_t (*phi)(uint64_t old, uint64_t a, uint64_t b));
+
 // A float bit pattern's value (exact: every kind widens exactly to double).
 double float_value(VK kind, uint64_t bits);
 
@@ -68,6 +72,10 @@ class FloatSum {
   // the verdict alone (no text: a large scatter's many elements stay cheap).
   bool accepts(uint64_t got_bits, std::optional<double> bound = std::nullopt) const;
   SumJudgement judge(uint64_t got_bits, std::optional<double> bound = std::nullopt) const;
+  // Why got_bits is not a result the rule allows, as a sentence that goes on
+  // from `where` ("accumulator 3 holds 4.5"), naming the sum by `terms`
+  // ("init + its 5 atomics' terms"); empty when it is allowed.
+  std::string complaint(uint64_t got_bits, const std::string& where, const std::string& terms) const;
 
  private:
   // What the sum may be: only a NaN or one infinity, or a finite value

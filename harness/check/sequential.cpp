@@ -82,8 +82,8 @@ Finding wrong_op_finding(const ReplayInput& in, const ReplayedOp& r, uint64_t sp
   const std::string call = op_call_text(e, r.old, r.a, r.b);
   std::string line = "op #" + std::to_string(o) + " (block " + std::to_string(in.w.block_of(o)) + ", thread " +
                      std::to_string(in.w.thread_of(o)) + ", address " + std::to_string(x) + "): " + call +
-                     ": the spec stores " + format_value(e.kind, spec_stores) + " and returns " +
-                     format_value(e.kind, r.old) + ";";
+                     ": the spec stores " + format_value(e.kind, spec_stores) +
+                     (e.returns_nothing ? std::string(";") : " and returns " + format_value(e.kind, r.old) + ";");
   if (!stored_ok) line += " stored " + format_value(e.kind, r.stored);
   if (!stored_ok && !returned_ok) line += ",";
   if (!returned_ok) line += " returned " + format_value(e.kind, r.returned);
@@ -127,7 +127,9 @@ Walk walk_replay(const ReplayInput& in, bool stores_right) {
     r.stored = stores_right ? spec_stores : in.next[o] != UINT64_MAX ? in.h.old[in.next[o]] : in.h.final_mem[x];
     out.ops.push_back(r);
     const bool stored_ok = e.canon(r.stored) == e.canon(spec_stores);
-    const bool returned_ok = e.canon(r.returned) == e.canon(r.old);
+    // (A void update returns nothing: its "returned" value is the harness's
+    // read before the call, the state the previous op left, checked as stored.)
+    const bool returned_ok = e.returns_nothing || e.canon(r.returned) == e.canon(r.old);
     model[x] = r.stored;  // from here on, the memory the code left
     if (stored_ok && returned_ok) continue;
     const uint64_t before = out.wrong;
@@ -150,7 +152,7 @@ SequentialReplay judge_sequential(const Workload& w, const Setup& s, const Histo
   // The reading with fewer wrong values (stores and returns) is the story;
   // on a tie, the first (a store is observed there).
   Walk by_returns = walk_replay(in, false), by_stores = walk_replay(in, true);
-  Walk& story = by_stores.wrong < by_returns.wrong ? by_stores : by_returns;
+  Walk& story = by_stores.wrong < by_returns.wrong && !in.e.returns_nothing ? by_stores : by_returns;
   out.ops = std::move(story.ops);
   if (out.finding.ok()) out.finding = std::move(story.finding);
   if (out.finding.cls == FailureClass::Semantics || out.finding.cls == FailureClass::ReturnValue)
@@ -167,12 +169,14 @@ std::vector<std::string> sequential_table(const Workload& w, const SequentialRep
   for (size_t i = 0; i < r.ops.size() && i < rows; ++i) {
     const ReplayedOp& o = r.ops[i];
     const uint64_t st = e.phi(o.old, o.a, o.b);
-    const bool bad = e.canon(st) != e.canon(o.stored) || e.canon(o.old) != e.canon(o.returned);
+    const bool void_update = e.returns_nothing;  // its returned column says "none"
+    const bool bad =
+        e.canon(st) != e.canon(o.stored) || (!void_update && e.canon(o.old) != e.canon(o.returned));
     out.push_back(fmt::format("{:6} {:5} {:6} {:7}  {:<14} {:<14} {:<14} {:<14} | {:<14} {:<14}{}", o.op,
                               w.block_of(o.op), w.thread_of(o.op), o.address, format_value(e.kind, o.a),
-                              format_value(e.kind, o.b), format_value(e.kind, o.returned),
-                              format_value(e.kind, o.stored), format_value(e.kind, o.old), format_value(e.kind, st),
-                              bad ? "  <- differs" : ""));
+                              format_value(e.kind, o.b), void_update ? "none" : format_value(e.kind, o.returned),
+                              format_value(e.kind, o.stored), void_update ? "none" : format_value(e.kind, o.old),
+                              format_value(e.kind, st), bad ? "  <- differs" : ""));
   }
   if (r.ops.size() > rows) out.push_back("(" + std::to_string(r.ops.size() - rows) + " more ops)");
   return out;

@@ -130,7 +130,8 @@ std::vector<std::string> operand_lines(const Workload& w, const History& h, cons
     if (o < 0 || uint64_t(o) >= w.a.size() || uint64_t(o) >= h.old.size() || lines.size() == 4) continue;
     std::string l = "op #" + std::to_string(o) + " (block " + std::to_string(w.block_of(o)) + ", thread " +
                     std::to_string(w.thread_of(o)) + "): address " + std::to_string(w.addr[o]) + ", ";
-    l += operands_text(e, w.a[o], w.b[o]) + ", returned " + format_value(e.kind, h.old[o]);
+    l += operands_text(e, w.a[o], w.b[o]) + ", returned " +
+         (e.returns_nothing ? std::string("none (a void update)") : format_value(e.kind, h.old[o]));
     lines.push_back(std::move(l));
   }
   return lines;

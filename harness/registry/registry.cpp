@@ -94,7 +94,8 @@ void resolve_named_specs(Store& st) {
     e.sem = spec.sem;
     e.phi = spec.phi;
     e.phi_shared = spec.phi_shared;
-    e.device_edges = spec.device_edges;
+    // (The device oracle reads returned values; a void update has none.)
+    if (!e.returns_nothing) e.device_edges = spec.device_edges;
   }
   std::set<std::string> unfit;
   for (const auto& d : st.drafts) {
@@ -234,6 +235,8 @@ const char* intern_text(std::string text) {
 std::string describe_spec(const Entry& i) {
   std::string s;
   if (i.call_shape) s += std::string("  called as:   ") + i.call_shape + "\n";
+  if (i.returns_nothing)
+    s += "  returns:     nothing (a void update): its final memory is checked, and alone every state it leaves\n";
   if (i.registered_spec) s += std::string("  spec:        ") + i.registered_spec + "\n";
   s += std::string("  phi:         ") + i.sem.phi + "\n";
   if (std::strcmp(i.sem.nan, kNA) != 0) s += std::string("  NaN:         ") + i.sem.nan + "\n";

@@ -84,6 +84,11 @@ struct Entry {
   bool user_code = false;       // a user's function (ATOMSTRESS_ATOMIC / ATOMSTRESS_LOCK)
   bool own_phi = false;         // a user's own spec (ATOMSTRESS_ATOMIC_SPEC): its phi is theirs
   const char* call_shape = nullptr;       // a user's atomic: how it is called, "T f(T* address, T val)"
+  // A user's void update, `void f(T*, T)`: it returns nothing, so a history's
+  // "returned" values are the harness's own reads of the word just before
+  // each call, exact only alone (the sequential replay checks every state it
+  // leaves); a concurrent trial is judged by its final memory (families/atomic.cpp).
+  bool returns_nothing = false;
   const char* registered_spec = nullptr;  // a user's atomic: the spec it was registered against
   // A user's unit: the atomics in it that atomstress cannot intercept (what,
   // file:line), or null; `list -v` and every verdict of its entries say so.

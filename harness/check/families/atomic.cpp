@@ -1,6 +1,7 @@
 // The family of single atomics: each op is one call of the atomic on its
 // address.  Oracle: the scope rule, the wrap rule, then the Eulerian checker
-// over every returned value and the final memory.
+// over every returned value and the final memory (a user's void update,
+// which returns nothing: its final memory, check/void_updates.hpp).
 #include <algorithm>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "harness/check/checker.hpp"
 #include "harness/check/inference.hpp"
 #include "harness/check/families/chain.hpp"
+#include "harness/check/void_updates.hpp"
 
 namespace atomstress::families {
 
@@ -76,6 +78,7 @@ class AtomicFamily final : public Family {
   Finding check(const Workload& w, const Setup&, const History& h) const override {
     if (Finding f = scope_rule(w, h); !f.ok()) return f;
     if (Finding f = wrap_rule(w, h); !f.ok()) return f;
+    if (w.impl->returns_nothing) return judge_void_updates(w, h, w.spec.space == Space::Shared);
     CheckInput in;
     in.impl = w.impl;
     in.addr = w.addr;

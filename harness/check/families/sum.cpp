@@ -111,20 +111,11 @@ std::string sum_numeric(const Workload& w, const Setup& s, const History& h, uin
   } else {
     // The one float-sum rule (check/float_sum.hpp), with the form's depth:
     // flushing allowed where the atomic's own phi flushes a subnormal.
-    const PhiFn phi = a_phi;
-    const bool flushes = phi(0, 1, 0) == 0;  // 0 + the smallest subnormal
+    const bool flushes = phi_flushes_subnormals(a_phi);
     FloatSum sum(k, s.mem_init[j], {flushes ? FloatAdds::AsTheGpu : FloatAdds::StrictIeee, depth});
     for (uint64_t e : terms) sum.add(w.a[e]);
-    if (sum.accepts(got_bits)) return {};
-    const SumJudgement judged = sum.judge(got_bits);
-    const std::string where = "accumulator " + std::to_string(j) + " holds " + fmt(k, got_bits);
-    if (judged.limit == 0 && !judged.flushing && std::isfinite(judged.want))
-      return where + fmt::format(" but every partial sum is exact (no addition rounds, in any order): it must be {}",
-                                 judged.expected);
-    if (std::isfinite(judged.limit) && judged.limit > 0)
-      return where + fmt::format(" but the exact sum is {:.21g}: error {:.3g} exceeds the bound {:.3g} ({})", judged.want,
-                                 std::fabs(float_value(k, got_bits) - judged.want), judged.limit, judged.expected);
-    return where + " for init + its " + std::to_string(atomics) + " atomics' terms" + judged.why;
+    return sum.complaint(got_bits, "accumulator " + std::to_string(j) + " holds " + fmt(k, got_bits),
+                         "init + its " + std::to_string(atomics) + " atomics' terms");
   }
 }
 

@@ -16,7 +16,10 @@
 // (sum.block@mylib.add.f32, ...).
 //
 // ATOMSTRESS_ATOMIC(name, fn, spec): fn is `T fn(T*, T)` or, CAS-shaped,
-// `T fn(T* address, T compare, T val)`, returning the old value; T is the
+// `T fn(T* address, T compare, T val)`, returning the old value, or a void
+// update `void fn(T*, T)` of an op whose final memory is checked without the
+// updates' order (add, sub, mul, and, or, xor, min, max on integers; add on
+// floats; exch): its final memory is checked, and alone each state; T is the
 // spec's type (i32 int, u32 unsigned, i64 long long or int64_t, u64 unsigned
 // long long or uint64_t, f32, f64, u16 unsigned short, f16 __half, bf16
 // __nv_bfloat16).  fn may be a function template that deduces T.  `spec` names
@@ -112,11 +115,20 @@ using byo::UserSpec;
   __host__ __device__ static V invoke(V* p, V a, V b) {                                                \
     constexpr bool cas = op == ::atomstress::Op::Cas;                                                  \
     using U = ::atomstress::byo::call_type_t<ID, V, cas>; /* V, or int64_t's spelling of it */         \
-    constexpr bool ok = ::atomstress::byo::shape_ok<::atomstress::byo::call_shape<ID, U, cas>()>();    \
+    constexpr auto shape = ::atomstress::byo::call_shape<ID, U, cas>();                                \
+    constexpr bool ok = ::atomstress::byo::shape_ok<shape, op, V, has_own_spec>();                     \
     U* q = reinterpret_cast<U*>(p); /* the same type, or one of its width and signedness */           \
-    if constexpr (!ok) return V{};                                                                     \
-    else if constexpr (cas) return call(q, U(b), U(a));                                                \
-    else return call(q, U(a));                                                                         \
+    if constexpr (!ok) {                                                                               \
+      return V{};                                                                                      \
+    } else if constexpr (shape == ::atomstress::byo::Shape::ReturnsNothing) {                          \
+      const V before = ::prim::ordinary_load(p); /* the "returned" value: exact alone */   \
+      call(q, U(a));                                                                                   \
+      return before;                                                                                   \
+    } else if constexpr (cas) {                                                                        \
+      return call(q, U(b), U(a));                                                                      \
+    } else {                                                                                           \
+      return call(q, U(a));                                                                            \
+    }                                                                                                  \
   }
 
 #define ATOMSTRESS_ATOMIC(NAME, FN, SPEC) \
