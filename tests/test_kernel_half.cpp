@@ -632,6 +632,20 @@ TEST(FloatSumRule, TheGpusFlushedSubnormalsPassAndStrictIeeeRefusesThem) {
   EXPECT_TRUE(scatter_f(VK::F64, 0, 0, {0x1, 0x2}, FloatAdds::AsTheGpu));
 }
 
+TEST(FloatSumRule, OneAdditionIsJudgedAgainstTheExactSumNotItsDouble) {
+  // A correctly rounded double add that the GPU made (a void update's one
+  // op, H200): init + a lies 7.1e-15 below the result, half an ulp.  The
+  // rule once rounded the exact sum to double first, which put the result a
+  // whole ulp (1.42e-14) off, past one addition's bound u * R = 1.28e-14.
+  const uint64_t init = 0xbf4d4d40b2b0fff4, a = 0x405cb7da3e12575b, sum = 0x405cb7cb9771fe03;
+  ASSERT_EQ(to_bits<double>(from_bits<double>(init) + from_bits<double>(a)), sum);
+  FloatSum one(VK::F64, init);
+  one.add(a);
+  EXPECT_TRUE(one.accepts(sum)) << one.judge(sum).why;
+  EXPECT_TRUE(one.accepts(sum - 1));  // the other neighbour of the exact sum, half an ulp away too
+  EXPECT_FALSE(one.accepts(sum + 1)) << "an ulp and a half off";
+}
+
 TEST(FloatSumRule, ATreesDepthTightensTheBound) {
   // 1000 terms of 1 + 2^-20: in any order the bound grows with the 1000
   // additions; a tree of depth 12 (a built-in form) allows far less.

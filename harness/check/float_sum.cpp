@@ -174,7 +174,13 @@ FloatSum::Allowed FloatSum::allowed(std::optional<double> bound) const {
       a.flushing = true;
     }
   }
-  a.want = double(init_ + pos_ + neg_);
+  a.want = init_ + pos_ + neg_;
+  // The long double sum's own rounding (64 bits, one rounding a term at
+  // most), where the bound allows any rounding at all: beside u it is
+  // negligible, but a one-addition bound has no slack where the exact sum
+  // lies just above a power of two.
+  if (a.limit > 0 && std::isfinite(a.limit))
+    a.limit += double((count_ + 1) * std::ldexp(std::max(pos, -neg), -63));
   const long double threshold = overflow_threshold(kind_);
   a.up = pos + a.limit >= threshold;  // (5.)
   a.down = neg - a.limit <= -threshold;
@@ -196,7 +202,7 @@ bool FloatSum::accepts(uint64_t got_bits, std::optional<double> bound) const {
     case Allowed::Finite: break;
   }
   if (std::isinf(got)) return got > 0 ? a.up : a.down;
-  return !std::isnan(got) && std::fabs(got - a.want) <= a.limit;
+  return !std::isnan(got) && std::fabs(static_cast<long double>(got) - a.want) <= a.limit;
 }
 
 SumJudgement FloatSum::judge(uint64_t got_bits, std::optional<double> bound) const {
@@ -234,7 +240,8 @@ SumJudgement FloatSum::judge(uint64_t got_bits, std::optional<double> bound) con
                              a.limit, flushing);
     j.cell = fmt::format("{:.6g} ±{:.2g}", a.want, a.limit);
   }
-  j.why = ": expected " + j.expected + ", off by " + (std::isnan(got) ? std::string("NaN") : with_digits(got - a.want));
+  j.why = ": expected " + j.expected + ", off by " +
+          (std::isnan(got) ? std::string("NaN") : with_digits(double(static_cast<long double>(got) - a.want)));
   return j;
 }
 
@@ -246,7 +253,8 @@ std::string FloatSum::complaint(uint64_t got_bits, const std::string& where, con
                                judged.expected);
   if (std::isfinite(judged.limit) && judged.limit > 0)
     return where + fmt::format(" but the exact sum is {:.21g}: error {:.3g} exceeds the bound {:.3g} ({})", judged.want,
-                               std::fabs(float_value(kind_, got_bits) - judged.want), judged.limit, judged.expected);
+                               double(std::fabs(static_cast<long double>(float_value(kind_, got_bits)) - judged.want)),
+                               judged.limit, judged.expected);
   return where + " for " + terms + judged.why;
 }
 

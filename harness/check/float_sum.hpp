@@ -50,7 +50,8 @@ struct SumJudgement {
   std::string expected;  // "NaN", "+inf", "4.25 (within 0.0039, an order-independent bound)"
   std::string cell;      // the same, short, for a window row: "4.25 ±0.0039", "4.25 exactly"
   std::string why;       // after "x[3] holds G for ...": ", which IEEE makes NaN in any order", ": expected ..., off by ..."
-  double want = 0, limit = 0;  // a finite sum: the exact sum (rounded to double) and the bound
+  long double want = 0;        // a finite sum: the exact sum (long double: a double's rounding of it is as large as the bound)
+  double limit = 0;            // and the bound
   bool flushing = false;       // the bound allows flushed subnormals (FloatAdds::AsTheGpu)
 };
 
@@ -82,7 +83,8 @@ class FloatSum {
   // within limit of want (and an infinity where a partial sum can overflow).
   struct Allowed {
     enum { Finite, Nan, PosInf, NegInf } only = Finite;
-    double want = 0, limit = 0;
+    long double want = 0;  // (never rounded to double: 1 + 1 ulp's error would take half the bound of one addition)
+    double limit = 0;
     bool up = false, down = false;  // the finite terms can overflow to +inf / -inf (5.)
     bool nan_too = false;           // NaN is a possible result as well (6.)
     bool flushing = false;          // limit includes the flushing slack (7.)
