@@ -14,6 +14,9 @@ namespace atomstress {
 
 namespace {
 
+// The ops on the failing address a finding names (operand_lines prints four).
+constexpr uint64_t kOpsNamed = 4;
+
 // The ops on each address, in op order: ops[first[x] .. first[x + 1]).
 struct OpsByAddress {
   std::vector<uint64_t> first, ops;
@@ -79,7 +82,8 @@ Finding judge_void_updates(const Workload& w, const History& h, bool shared) {
     std::optional<uint64_t> expected;
     std::string why = complaint_at(w, h, shared, x, by.ops.data() + begin, size_t(n), expected);
     if (why.empty()) continue;
-    Finding f = make_finding(FindingKind::Unexplained, std::move(why), n ? int64_t(by.ops[begin]) : -1, int64_t(x));
+    Finding f = make_finding(FindingKind::Unexplained, std::move(why), -1, int64_t(x));
+    for (uint64_t i = 0; i < n && i < kOpsNamed; ++i) f.ops.push_back(int64_t(by.ops[begin + i]));  // their operands are printed
     if (n == 0) f.cls = FailureClass::Neighbour;
     f.value_kind = w.impl->kind;
     f.observed = h.final_mem[x];
