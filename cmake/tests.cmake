@@ -165,11 +165,12 @@ set_tests_properties(bench_algos_cold PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 # (examples/byo/README.md).  Needs cmake and the toolchain: host only.
 add_test(NAME byo_example COMMAND ${PROJECT_SOURCE_DIR}/tests/byo_example.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(byo_example PROPERTIES LABELS host TIMEOUT 1200)
-# A user's suite with CMake's default generator, serial and parallel, on
-# fresh folders (byo_example uses Ninja).
-add_test(NAME default_generator COMMAND ${PROJECT_SOURCE_DIR}/tests/default_generator.sh ${PROJECT_BINARY_DIR}
-                                        ${PROJECT_SOURCE_DIR})
-set_tests_properties(default_generator PROPERTIES LABELS host TIMEOUT 900)
+# The README's "I have a header with atomics" (examples/header_with_atomics/)
+# built with CMake's default generator, serial and parallel, on fresh
+# folders (byo_example uses Ninja), and its verdicts.
+add_test(NAME header_with_atomics COMMAND ${PROJECT_SOURCE_DIR}/tests/header_with_atomics.sh ${PROJECT_BINARY_DIR}
+                                          ${PROJECT_SOURCE_DIR})
+set_tests_properties(header_with_atomics PROPERTIES LABELS host TIMEOUT 1200)
 
 # FetchContent (and so add_subdirectory): a consumer configures and generates
 # with the suite and the per-entry tests defined from its own directory.

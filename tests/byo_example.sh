@@ -3,13 +3,7 @@
 # temporary prefix, examples/byo configured and built out of tree against the
 # package (find_package + atomstress_add_suite), then what the CPU can run.
 # Usage: byo_example.sh <atomstress build dir> <atomstress source dir>
-set -euo pipefail
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
+source "$(dirname "$0")/installed_package.sh" "$@"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 cmake -S "$src/examples/byo" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" "${launcher[@]}"

@@ -4,13 +4,7 @@
 # tree against the package, its entries listed, and on the cpu backend each
 # kernel entry a SKIP with its one-line reason (a CUDA kernel has no host build).
 # Usage: kernel_example.sh <atomstress build dir> <atomstress source dir>
-set -euo pipefail
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
+source "$(dirname "$0")/installed_package.sh" "$@"
 test -f "$work/prefix/include/atomstress/kernel.cuh" || { echo "kernel_example: kernel.cuh is not installed" >&2; exit 1; }
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
