@@ -948,17 +948,18 @@ double cpu_seconds(pid_t pid) {
   return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
 }
 
-// Runs a check whose one trial takes seconds (every op yields), sends its
+// Runs a check whose one trial takes seconds of CPU (outside.slow_add.u32 on
+// one host thread: no yields, which a loaded host makes slow), sends its
 // worker `sig` `kills` times (each a fresh worker, once it is busy with its
-// trial), and returns the output and exit status.
-// (`trials`: other check arguments, a run of many quick trials instead.)
-const std::vector<std::string> kOneLongTrial = {"--grid", "128", "--block", "256", "--ops-per-thread", "256",
-                                                "--trials", "1", "--yield", "1000"};
+// trial), and returns the output and exit status.  (`trials`: other check
+// arguments, a run of many quick trials instead.)
+const std::vector<std::string> kOneLongTrial = {"--impl", "outside.slow_add.u32", "--cpu-threads", "1",
+                                                "--grid", "4", "--block", "64", "--ops-per-thread", "512",
+                                                "--trials", "1", "--yield", "0"};
 Result check_killing_workers(int kills, int sig = SIGKILL, const std::vector<std::string>& trials = kOneLongTrial) {
   const fs::path out = scratch("kill-" + std::to_string(kills) + "-" + std::to_string(sig)) / "out";
-  std::vector<std::string> args = {"atomstress_outside_entry", "check", "--impl", "outside.add.u32", "--backend",
-                                   "cpu", "--pattern", "single", "--space", "global", "--no-shrink", "--cpu-threads",
-                                   "2"};
+  std::vector<std::string> args = {"atomstress_outside_entry", "check", "--backend", "cpu", "--pattern", "single",
+                                   "--space", "global", "--no-shrink"};
   args.insert(args.end(), trials.begin(), trials.end());
   const pid_t pid = fork();
   if (pid == 0) {
@@ -991,7 +992,7 @@ Result check_killing_workers(int kills, int sig = SIGKILL, const std::vector<std
 TEST(Isolation, Defect20_AWorkerKilledFromOutsideIsNotTheEntrysCrash) {
   const auto once = check_killing_workers(1);
   EXPECT_EQ(once.status, 0) << once.out;
-  EXPECT_EQ(line_of(once.out, "outside.add.u32").rfind("PASS ", 0), 0u) << once.out;
+  EXPECT_EQ(line_of(once.out, "outside.slow_add.u32").rfind("PASS ", 0), 0u) << once.out;
   EXPECT_NE(once.out.find("killed by SIGKILL from outside"), std::string::npos) << once.out;
   // Killed again: an infrastructure error (check stops on an ERROR: one line, exit 2), not a CRASH.
   const auto twice = check_killing_workers(2);
@@ -1068,7 +1069,7 @@ TEST(Isolation, Defect61_M6_AnyOutsideSignalOrAStopIsNotTheEntrys) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1}) {
     const auto once = check_killing_workers(1, sig);
     EXPECT_EQ(once.status, 0) << strsignal(sig) << "\n" << once.out;
-    EXPECT_EQ(line_of(once.out, "outside.add.u32").rfind("PASS ", 0), 0u) << once.out;
+    EXPECT_EQ(line_of(once.out, "outside.slow_add.u32").rfind("PASS ", 0), 0u) << once.out;
     EXPECT_NE(once.out.find(std::string("killed by SIG") + sigabbrev_np(sig) + " from outside"), std::string::npos)
         << once.out;
     EXPECT_EQ(once.out.find("CRASH"), std::string::npos) << once.out;
@@ -1079,7 +1080,9 @@ TEST(Isolation, Defect61_M6_AnyOutsideSignalOrAStopIsNotTheEntrys) {
   EXPECT_EQ(twice.out.find("CRASH"), std::string::npos) << twice.out;
   // Stopped, with a short watchdog: killed at its deadline and run again (not stopped): PASS.
   const auto stopped = check_killing_workers(
-      1, SIGSTOP, {"--grid", "2", "--block", "32", "--ops-per-thread", "64", "--trials", "3000", "--watchdog-ms", "200"});
+      1, SIGSTOP,
+      {"--impl", "outside.add.u32", "--cpu-threads", "1", "--grid", "2", "--block", "32", "--ops-per-thread", "64",
+       "--trials", "3000", "--yield", "0", "--watchdog-ms", "200"});
   EXPECT_EQ(stopped.status, 0) << stopped.out;
   EXPECT_NE(stopped.out.find("stopped (SIGSTOP) past its deadline from outside"), std::string::npos) << stopped.out;
   EXPECT_EQ(stopped.out.find("HANG"), std::string::npos) << stopped.out;
