@@ -159,8 +159,11 @@ inline uint64_t host_thread_cpu_ns() {
 // A yield that hands over: it waits until another worker has stepped, all
 // live workers wait, or kHandOverUs have passed (a worker may be blocked
 // where it passes no interleaving point).  The CPU time spent waiting is not
-// the code's: the watchdog (host_now_ns) does not count it.
-inline constexpr uint32_t kHandOverUs = 500;
+// the code's: the watchdog (host_now_ns) does not count it.  The bound is a
+// scheduler's time slice: on a loaded host the worker to hand over to waits
+// milliseconds for a core, and with 500 us a CAS without retry went unseen
+// in 64 trials beside two CPU hogs (the hand-overs ran out before it ran).
+inline constexpr uint32_t kHandOverUs = 5000;
 inline void host_hand_over() {
   HostSchedule* s = host_interleave.schedule;
   std::this_thread::yield();
