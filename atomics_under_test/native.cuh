@@ -25,6 +25,8 @@ AS_NATIVE(AddI32, "native.add.i32", Add, int32_t, Domain::Int, int_sem("old + a"
           AS_WRAP(int32_t, uint32_t(old) + uint32_t(a)), prim::add(p, a))
 AS_NATIVE(AddU32, "native.add.u32", Add, uint32_t, Domain::Int, int_sem("old + a"), old + a,
           prim::add(p, a))
+AS_NATIVE(AddI64, "native.add.i64", Add, long long, Domain::Int, int_sem("old + a (atomicAdd on the unsigned word)"),
+          AS_WRAP(long long, static_cast<unsigned long long>(old) + static_cast<unsigned long long>(a)), prim::add(p, a))
 AS_NATIVE(AddU64, "native.add.u64", Add, unsigned long long, Domain::Int, int_sem("old + a"), old + a,
           prim::add(p, a))
 // Native float add: the one entry whose semantics depend on the memory

@@ -29,7 +29,9 @@ enum class Domain : uint8_t {
   Exch,    // a = value stored
 };
 
-enum class Scope : uint8_t { Device, Block };
+// Block: atomic among one block's threads only; System: also toward the host
+// and other devices (on one device's memory, as atomic as Device).
+enum class Scope : uint8_t { Device, Block, System };
 
 // The operation an atomic performs: how algorithm forms pick the atomics
 // they fit (never by parsing names).

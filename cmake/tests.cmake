@@ -39,6 +39,25 @@ add_test(NAME selftest_cpu
 add_test(NAME selftest_cuda COMMAND atomstress selftest --backend cuda --skip-without-gpu)
 set_tests_properties(selftest_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu)
 
+# The catalogue's other scopes and calls (atomics_under_test/native_scopes.cuh):
+# system scope is stated and keeps the forms a device-scope atomic fits;
+# libcu++'s float max is gpu only, and says why.  On the GPU they meet their
+# specs with half their operands special (NaN, zeros, subnormals, limits).
+add_test(NAME catalogue_scopes_list
+  COMMAND atomstress list -v --impl "libcu.max.f32,native.add_system.u32,sum.block@native.add_system.u32")
+set_tests_properties(catalogue_scopes_list PROPERTIES
+  PASS_REGULAR_EXPRESSION "libcu\\.max\\.f32 .*gpu only \\(libcu\\+\\+'s host fetch_max/fetch_min is other code.*native\\.add_system\\.u32 .*scope: +system.*sum\\.block@native\\.add_system\\.u32")
+# The native group registers from three units in one listing order
+# (native_listing.cuh): integers, floats and the other scopes interleave.
+add_test(NAME catalogue_native_order COMMAND atomstress list --impl "native.*")
+set_tests_properties(catalogue_native_order PROPERTIES
+  PASS_REGULAR_EXPRESSION "^native\\.add\\.i32 [^\n]*\nnative\\.add\\.u32 [^\n]*\nnative\\.add\\.i64 [^\n]*\nnative\\.add\\.u64 [^\n]*\nnative\\.add\\.f32 .*native\\.add\\.bf16 [^\n]*\nnative\\.sub\\.i32 .*native\\.exch\\.u64 [^\n]*\nnative\\.exch\\.f32 [^\n]*\nnative\\.min\\.i32 .*native\\.add_block\\.i32 [^\n]*\nnative\\.add_system\\.u32 ")
+add_test(NAME catalogue_scopes_cuda
+  COMMAND atomstress check --impl "native.add.i64,native.*_system.*,builtin.*,libcu.*,*@native.add_system.u32"
+          --backend cuda --skip-without-gpu --trials 40 --special 500)
+set_tests_properties(catalogue_scopes_cuda PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu
+  FAIL_REGULAR_EXPRESSION "FAIL|HANG|CRASH|ERROR")
+
 # An entry from a unit outside atomics_under_test/ joins list and check, and
 # the forms it fits are paired with it by themselves.
 add_test(NAME outside_entry_list COMMAND atomstress_outside_entry list --impl "*outside.*")

@@ -26,7 +26,7 @@ namespace atomstress::algo {
 // A correct, device-scope atomic of one of the given operations.
 template <class A>
 constexpr bool plain_device_atomic() {
-  return !is_buggy_v<A> && A::sem.scope == Scope::Device && A::sem.global_ok;
+  return !is_buggy_v<A> && A::sem.scope != Scope::Block && A::sem.global_ok;
 }
 template <class T>
 constexpr bool is_int_counter() {

@@ -4,7 +4,8 @@
 // form it fits (forms.cuh `fits()`: by the atomic's operation and type), so
 // a new atomic of the right kind gets `sum.block@its.name` and the rest for
 // free.  The built-in catalogue (this folder) and user suites use the same
-// calls, so nothing keeps a list of entries.
+// calls, so nothing keeps a list of entries (but the order of a group that
+// registers from several units: native_listing.cuh).
 //
 // Include only from registering units (.cu): it instantiates device code.
 #pragma once
@@ -154,16 +155,44 @@ void register_forms_of(uint64_t atomic_order, FormList<Fs...>) {
       ...);
 }
 
+template <class A>
+void register_atomic_and_forms(uint64_t order) {
+  register_entry(atomic_draft<A>(order));
+  register_forms_of<A>(order, CorrectForms{});
+}
+
 // Registers atomics (in this order, in listing group `group`) and every
 // correct form each one fits.
 template <class... As>
 bool register_atomics(uint64_t group) {
   uint64_t seq = 0;
+  (register_atomic_and_forms<As>(atomic_order(group, seq++)), ...);
+  return true;
+}
+
+// One group's atomics in their listing order, for a group whose kernels
+// several units instantiate (each registers its share, in any order, and
+// `list` shows the listing's).
+template <class... Ts>
+struct Listing {};
+// A's position in the listing; the listing's length when it is not there.
+template <class A, class... Ts>
+constexpr uint64_t listing_position(Listing<Ts...>) {
+  uint64_t position = 0, found = sizeof...(Ts);
+  ((std::is_same_v<A, Ts> ? found = position++ : position++), ...);
+  return found;
+}
+template <class... Ts>
+constexpr uint64_t listing_length(Listing<Ts...>) {
+  return sizeof...(Ts);
+}
+template <class L, class... As>
+bool register_listed_atomics(uint64_t group) {
   (
       [&] {
-        const uint64_t order = atomic_order(group, seq++);
-        register_entry(atomic_draft<As>(order));
-        register_forms_of<As>(order, CorrectForms{});
+        constexpr uint64_t position = listing_position<As>(L{});
+        static_assert(position < listing_length(L{}), "an atomic missing from its group's listing");
+        register_atomic_and_forms<As>(atomic_order(group, position));
       }(),
       ...);
   return true;

@@ -59,7 +59,15 @@ AS_HD AS_FI T exch(T* p, T v) {
 template <class T>
 AS_HD AS_FI T add(T* p, T v) {
   NV_IF_ELSE_TARGET(
-      NV_IS_DEVICE, (return atomicAdd(p, v);),
+      NV_IS_DEVICE,
+      (if constexpr (std::is_same_v<T, long long>) {
+        // CUDA has no signed 64-bit atomicAdd: libraries add on the unsigned
+        // word (two's complement makes it the same sum).
+        return static_cast<long long>(
+            atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
+      } else {
+        return atomicAdd(p, v);
+      }),
       (if constexpr (std::is_same_v<T, float>) {
         // Global memory flushes subnormals, shared memory does not (measured).
         return host_rmw(p, [v](float o) { return host_interleave.shared_space ? canon_nan(o + v) : fadd_ftz(o, v); });

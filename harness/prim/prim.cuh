@@ -13,4 +13,5 @@
 #include "harness/prim/half_ops.cuh"
 #include "harness/prim/memory.cuh"
 #include "harness/prim/retry.cuh"
+#include "harness/prim/scoped_atomics.cuh"
 #include "harness/prim/warp.cuh"

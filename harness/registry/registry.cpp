@@ -103,7 +103,7 @@ void resolve_named_specs(Store& st) {
     const auto it = by_name.find(d.atomic_name);
     if (it == by_name.end() || it->second->spec_from.empty()) continue;
     const Semantics& s = it->second->entry.sem;
-    if (s.scope != Scope::Device || !s.global_ok || (d.needs_shared_atomic && !s.shared_ok)) unfit.insert(d.name);
+    if (s.scope == Scope::Block || !s.global_ok || (d.needs_shared_atomic && !s.shared_ok)) unfit.insert(d.name);
   }
   std::erase_if(st.drafts, [&](const EntryDraft& d) { return unfit.count(d.name) != 0; });
 }
@@ -225,6 +225,10 @@ const char* op_word(Op op) {
   return words[static_cast<int>(op)];
 }
 
+const char* scope_word(Scope scope) {
+  return scope == Scope::Block ? "block" : scope == Scope::System ? "system" : "device";
+}
+
 const char* intern_text(std::string text) {
   static std::mutex m;
   static std::deque<std::string> texts;
@@ -244,7 +248,7 @@ std::string describe_spec(const Entry& i) {
   if (std::strcmp(i.sem.subnormals, kNA) != 0) s += std::string("  subnormals:  ") + i.sem.subnormals + "\n";
   if (std::strcmp(i.sem.wrap, kNA) != 0) s += std::string("  wrap:        ") + i.sem.wrap + "\n";
   s += std::string("  spaces:      ") + (i.sem.global_ok ? "global " : "") + (i.sem.shared_ok ? "shared" : "") + "\n";
-  s += std::string("  scope:       ") + (i.sem.scope == Scope::Block ? "block" : "device") + "\n";
+  s += std::string("  scope:       ") + scope_word(i.sem.scope) + "\n";
   s += std::string("  states:      ") + (i.sem.nan_states_equal ? "all NaNs equal" : "bitwise") + "\n";
   if (i.algo) {
     s += std::string("  atomic:      ") + i.algo->atomic().name + " (" + i.algo->atomic().sem.phi + ")\n";

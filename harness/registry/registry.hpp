@@ -156,6 +156,8 @@ std::vector<const Entry*> match_impls(std::string_view pattern);
 std::string describe_spec(const Entry& i);
 // "add", "max", "cas", ...
 const char* op_word(Op op);
+// "device", "block", "system"
+const char* scope_word(Scope scope);
 // Why the cpu backend skips a gpu-only entry, in words.
 std::string cpu_skip_reason(const Entry& i);
 // A user's whole kernel and its property (the "kernel" family, harness/kernel/).
