@@ -61,12 +61,19 @@ void sequential_matches_phi(const Entry& info, std::mt19937_64& rng) {
 
 TEST(Semantics, EveryCorrectEntryMatchesItsOracleSequentially) {
   std::mt19937_64 rng(42);
-  size_t tested = 0;
+  size_t tested = 0, gpu_only = 0;
   for (const Entry* info : match_impls("atomics")) {
+    // An entry whose host side is other code (libcu++'s fetch_max) has no
+    // host mapping to hold to its phi; the gpu suite checks it there.
+    if (info->gpu_only) {
+      ++gpu_only;
+      continue;
+    }
     ASSERT_NO_FATAL_FAILURE(sequential_matches_phi(*info, rng));
     ++tested;
   }
-  EXPECT_EQ(tested, match_impls("atomics").size());
+  EXPECT_EQ(tested + gpu_only, match_impls("atomics").size());
+  EXPECT_LE(gpu_only, 4u) << "the host side of most correct entries must be tested here";
 }
 
 namespace {

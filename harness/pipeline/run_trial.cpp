@@ -71,6 +71,13 @@ std::vector<Hotspot> hottest_addresses(const Workload& w, const History& h, size
 
 namespace {
 
+// The refusal of a gpu-only entry on the cpu backend, in the entry's own
+// reason (warp intrinsics, a host side that is other code).
+std::string needs_the_cuda_backend(const Entry& e) {
+  return std::string(e.name) + " is gpu only (" + (e.gpu_only_reason ? e.gpu_only_reason : "warp intrinsics") +
+         "): it needs the cuda backend";
+}
+
 // A loop that gave up on its own (budget or watchdog) is a hang; loops that
 // stopped because another gave up only follow it.
 Finding hang_rule(const Workload& w, const History& h, const RunOptions& opt) {
@@ -166,7 +173,7 @@ bool run_workload(const Workload& w, const Setup& s, BackendKind backend, const 
   const RunFn run = backend == BackendKind::Cuda ? w.impl->run_cuda : w.impl->run_cpu;
   if (backend == BackendKind::Cpu && w.spec.stress.any()) note_cpu_ignores_stress();
   if (!run) {
-    error = std::string(w.impl->name) + " uses warp intrinsics: it needs the cuda backend";
+    error = needs_the_cuda_backend(*w.impl);
     return false;
   }
   return run(w, s, opt, h, error);
@@ -282,7 +289,7 @@ void run_on_backend(const TrialSpec& spec, BackendKind backend, const RunOptions
   const Entry& entry = *w.impl;
   const Family& family = *entry.family;
   if (!(backend == BackendKind::Cuda ? entry.run_cuda : entry.run_cpu))
-    return refuse(FindingKind::InvalidTrial, std::string(entry.name) + " uses warp intrinsics: it needs the cuda backend");
+    return refuse(FindingKind::InvalidTrial, needs_the_cuda_backend(entry));
   // Where the history lives: on the device (expanded, run and checked
   // there), or here.
   History& h = r.h;
