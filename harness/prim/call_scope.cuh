@@ -98,6 +98,12 @@ AS_HD AS_FI bool count_call(CallScope* s, bool block_scope) {
   }
   if (s->calls++ == 0) {
     if (s->polls == 0) note_intercepted_call(s->retry->shared);
+    // The CPU backend may hand over here, before the op's first atomic: a
+    // loop that reads its word plainly first (`old = *p`) has its race in
+    // that window, and without a point there only two free cores showed it
+    // (a CAS loop returning its first load passed 5 of 12 runs beside two
+    // CPU hogs).  A retry's point is in again().
+    interleave_point();
     return true;
   }
   Retry& r = *s->retry;
