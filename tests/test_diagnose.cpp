@@ -2,6 +2,7 @@
 // inference (check/inference.hpp) on histories written by hand, the
 // diagnosis of real failing trials on the CPU backend (pipeline/diagnose.hpp),
 // and void updates' judging (check/void_updates.hpp).
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "harness/backend/backend.hpp"
@@ -217,6 +218,38 @@ TEST(Diagnose, AHistoryAnotherSpecExplainsIsSemanticsNotALostUpdate) {
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.cls, FailureClass::None);  // left to the replay alone
   EXPECT_TRUE(g.inference.empty()) << g.inference;
+}
+
+// One interleaving's history can fit another spec by chance: a max that
+// returns stale values (examples/byo's two_bugs_max) once fitted "signed
+// integer order of the bits" and was called semantics, its race unreported.
+// The diagnosis believes another spec only where the ops alone follow it
+// too.  buggy.drops_nan.max.f32 is fmaxf under a NaN-propagating spec: with
+// no NaN its case passes alone, and a longer replay alone follows cas.max.f32.
+TEST(Diagnose, AnotherSpecStandsOnlyWhereTheOpsAloneFollowIt) {
+  RunOptions opt;
+  TrialSpec s = bug_trial("buggy.drops_nan.max.f32", 7);
+  s.special_permille = 0;
+  s.init = Init::Zero;
+  const Outcome o = run_trial(s, BackendKind::Cpu, opt);
+  ASSERT_EQ(o.verdict, Verdict::Pass) << o.why();  // alone or not, no NaN: right
+  Finding fits;
+  fits.kind = FindingKind::Unexplained;
+  fits.cls = FailureClass::Semantics;
+  fits.explanation = "address 0: no order explains the history";
+  fits.inference = "matches: signed integer order of the bits (every returned value and the final memory)";
+  fits.explaining_specs = {"signed integer order of the bits"};
+  const Diagnosis chance = diagnose(s, Verdict::Fail, fits, BackendKind::Cpu, opt);
+  EXPECT_EQ(chance.cls, FailureClass::Atomicity);
+  EXPECT_TRUE(std::any_of(chance.trace.begin(), chance.trace.end(),
+                          [](const std::string& t) { return t.find("the fit is one interleaving's") != std::string::npos; }));
+  ASSERT_TRUE(chance.distinct.has_value());  // the NaN bug alone, reported apart
+  EXPECT_EQ(chance.distinct->cls, FailureClass::Semantics);
+  fits.explaining_specs.push_back("cas.max.f32");
+  const Diagnosis rule = diagnose(s, Verdict::Fail, fits, BackendKind::Cpu, opt);
+  EXPECT_EQ(rule.cls, FailureClass::Semantics);
+  EXPECT_FALSE(rule.distinct.has_value());
+  EXPECT_NE(rule.inference.find("cas.max.f32"), std::string::npos) << rule.inference;
 }
 
 // The same, end to end: the built-in bugs that are wrong alone are told

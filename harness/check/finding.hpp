@@ -64,6 +64,11 @@ struct Finding {
   // Which semantics the code implements instead (semantics failures):
   // "matches: ties keep the operand; differs from cas.max.f32 on signed zero only".
   std::string inference;
+  // The other specs (check/inference.hpp) under which the evidence holds:
+  // every op of a replay alone, or some order of a concurrent history.  A
+  // diagnosis takes a concurrent history's spec for the code's own only
+  // where the ops alone agree with it too.
+  std::vector<std::string> explaining_specs;
   // The ops the explanation names, with their operands:
   // "op #3 (block 0, thread 3): address 0, a=-3, returned 5".
   std::vector<std::string> operands;

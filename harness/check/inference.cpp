@@ -1,5 +1,6 @@
 #include "harness/check/inference.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -189,9 +190,10 @@ uint64_t tried_phi(uint64_t o, uint64_t a, uint64_t b) { return tried->stores(o,
 
 }  // namespace
 
-std::string spec_explaining_history(const CheckInput& in) {
+std::vector<std::string> specs_explaining_history(const CheckInput& in) {
   const Entry& e = *in.impl;
-  if (e.algo || !e.phi) return "";
+  std::vector<std::string> names;
+  if (e.algo || !e.phi) return names;
   for (const Candidate& c : candidates_for(e)) {
     if (c.returns_new) continue;  // the checker reads every returned value as the old one
     Entry as_candidate = e;
@@ -201,27 +203,29 @@ std::string spec_explaining_history(const CheckInput& in) {
     tried = &c;
     const bool explained = check_history_reference(held).ok;
     tried = nullptr;
-    if (explained) return c.name;
+    if (explained && std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
   }
-  return "";
+  return names;
+}
+
+std::vector<std::string> specs_explaining_ops(const Entry& e, const std::vector<ReplayedOp>& ops) {
+  std::vector<std::string> names;
+  if (ops.empty()) return names;
+  for (const Candidate& c : candidates_for(e)) {
+    bool all = true;
+    for (const ReplayedOp& r : ops) all = all && explains(c, e.kind, r);
+    if (all && std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
+  }
+  return names;
 }
 
 std::string infer_semantics(const Entry& e, const std::vector<ReplayedOp>& ops) {
   if (ops.empty()) return "";
-  const std::vector<Candidate> cands = candidates_for(e);
-
   // The first few that explain every op (built-in specs first), and how many more.
+  const std::vector<std::string> names = specs_explaining_ops(e, ops);
   std::string matches;
-  std::set<std::string> seen;
-  size_t more = 0;
-  for (const Candidate& c : cands) {
-    bool all = true;
-    for (const ReplayedOp& r : ops) all = all && explains(c, e.kind, r);
-    if (!all || !seen.insert(c.name).second) continue;
-    if (seen.size() > 3) ++more;
-    else matches += (matches.empty() ? "" : "; ") + c.name;
-  }
-  if (more) matches += "; and " + std::to_string(more) + " more";
+  for (size_t i = 0; i < names.size() && i < 3; ++i) matches += (i ? "; " : "") + names[i];
+  if (names.size() > 3) matches += "; and " + std::to_string(names.size() - 3) + " more";
   std::set<std::string> why;
   for (const ReplayedOp& r : ops) {
     const uint64_t st = e.phi(r.old, r.a, r.b);

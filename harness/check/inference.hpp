@@ -18,10 +18,16 @@ struct CheckInput;
 
 std::string infer_semantics(const Entry& e, const std::vector<ReplayedOp>& ops);
 
+// The other specs, in that order, under which every op of a sequential
+// replay does what it did.
+std::vector<std::string> specs_explaining_ops(const Entry& e, const std::vector<ReplayedOp>& ops);
+
 // A concurrent history that no order explains under the entry's spec, held
-// against the same other specs: the name of the first under which some
-// order explains it ("ties keep the operand, a NaN wins"), else "".  Where
-// one does, the failure is that spec difference, not a lost update.
-std::string spec_explaining_history(const CheckInput& in);
+// against the same other specs: the names of those under which some order
+// explains it ("ties keep the operand, a NaN wins"), in that order.  One
+// history can fit another spec by the chance of its interleaving (a stale
+// returned value that happens to fit a different order); the diagnosis
+// holds the ops alone against the same names before it believes one.
+std::vector<std::string> specs_explaining_history(const CheckInput& in);
 
 }  // namespace atomstress

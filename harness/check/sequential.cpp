@@ -156,7 +156,10 @@ SequentialReplay judge_sequential(const Workload& w, const Setup& s, const Histo
   out.ops = std::move(story.ops);
   if (out.finding.ok()) out.finding = std::move(story.finding);
   if (out.finding.cls == FailureClass::Semantics || out.finding.cls == FailureClass::ReturnValue)
+  {
     out.finding.inference = infer_semantics(in.e, out.ops);
+    out.finding.explaining_specs = specs_explaining_ops(in.e, out.ops);
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "harness/pipeline/diagnose.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -70,10 +71,21 @@ void read_failure_alone(const Replay& r, const Outcome& alone, Diagnosis& d) {
   }
 }
 
+// The first spec under which both the concurrent history and a longer
+// replay alone hold, else "": the history fitting another spec is the
+// code's rule only if the ops alone follow it as well.
+std::string spec_alone_agrees_with(const std::vector<std::string>& history_specs, const std::optional<Outcome>& wide) {
+  if (!wide || wide->verdict != Verdict::Fail) return "";
+  for (const std::string& name : history_specs) {
+    const auto& alone = wide->finding.explaining_specs;
+    if (std::find(alone.begin(), alone.end(), name) != alone.end()) return name;
+  }
+  return "";
+}
+
 // The case passes alone: a concurrency bug.  A longer replay alone that
 // fails is another bug of the same code, reported apart (Diagnosis::distinct).
-void read_pass_alone(const Replay& r, Diagnosis& d) {
-  const auto wide = wide_replay(r);
+void read_pass_alone(const Replay& r, const std::optional<Outcome>& wide, Diagnosis& d) {
   if (wide && wide->verdict == Verdict::Fail && wide->finding.cls != FailureClass::None &&
       wide->finding.cls != FailureClass::Scope) {
     d.cls = FailureClass::Atomicity;
@@ -88,6 +100,22 @@ void read_pass_alone(const Replay& r, Diagnosis& d) {
     d.trace.push_back("every op does what the spec says: the failure needs concurrent ops");
   }
 }
+// The history fits another spec but its ops pass alone: that spec stands
+// where a longer replay alone fails and follows it too (ties meet only in
+// some orders); else the fit was the chance of one interleaving (a stale
+// returned value that another order happens to explain) and the failure is
+// a concurrency bug, with any failure alone reported apart.
+void read_other_spec_passing_alone(const Replay& r, const Finding& seen, Diagnosis& d) {
+  const auto wide = wide_replay(r);
+  if (!spec_alone_agrees_with(seen.explaining_specs, wide).empty()) {
+    if (!wide->finding.inference.empty()) d.inference = wide->finding.inference;
+    return;
+  }
+  d = Diagnosis{};
+  read_pass_alone(r, wide, d);
+  d.trace.push_back(std::string(kSeenMark) + "the history also fits \"" + seen.explaining_specs.front() +
+                    "\", but the ops alone do not follow it: the fit is one interleaving's, not the code's rule");
+}
 }  // namespace
 
 Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& finding, BackendKind backend,
@@ -97,8 +125,9 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
   if (verdict == Verdict::Hang) d.cls = FailureClass::Hang;
   if (verdict == Verdict::Crash) d.cls = FailureClass::Crash;
   // The oracle found another known spec explaining the whole history
-  // (check/inference.hpp spec_explaining_history): semantics whatever the
-  // replay alone shows; the replay only adds the op that went wrong.  Given
+  // (check/inference.hpp specs_explaining_history): semantics where the
+  // replay alone fails, or passes while a longer one alone follows that
+  // spec too; the replay adds the op that went wrong.  Given
   // no finding (fuzz), the case is run once as it failed to see one.
   Finding seen = finding;
   if (verdict == Verdict::Fail && seen.kind == FindingKind::None) {
@@ -126,7 +155,8 @@ Diagnosis diagnose(const TrialSpec& failing, Verdict verdict, const Finding& fin
       read_failure_alone(replay, alone, d);
       break;
     case Verdict::Pass:
-      if (!other_spec) read_pass_alone(replay, d);
+      if (other_spec) read_other_spec_passing_alone(replay, seen, d);
+      else read_pass_alone(replay, wide_replay(replay), d);
       break;
     case Verdict::Hang:
     case Verdict::Crash:

@@ -169,7 +169,7 @@ bool from_json(const json& j, std::vector<LaunchSpan>& spans, std::string& error
 json to_json(const Finding& f) {
   json j = {{"kind", to_string(f.kind)}, {"class", to_string(f.cls)}, {"address", f.address}, {"ops", f.ops},
             {"value_kind", vk_name(f.value_kind)}, {"explanation", f.explanation}, {"trace", f.trace},
-            {"inference", f.inference}, {"operands", f.operands}};
+            {"inference", f.inference}, {"explaining_specs", f.explaining_specs}, {"operands", f.operands}};
   // Absent values stay absent (null), so "no expected value" survives.
   j["expected"] = f.expected ? json(*f.expected) : json();
   j["observed"] = f.observed ? json(*f.observed) : json();
@@ -247,6 +247,7 @@ bool from_json(const json& j, Finding& f, std::string& error) {
   read_enum(j, "class", f.cls, parse_failure_class, error);
   get(j, "trace", f.trace, error);
   get(j, "inference", f.inference, error);
+  if (j.contains("explaining_specs")) get(j, "explaining_specs", f.explaining_specs, error);  // absent: an older worker
   get(j, "operands", f.operands, error);
   get(j, "address", f.address, error);
   get(j, "ops", f.ops, error);

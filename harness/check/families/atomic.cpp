@@ -95,8 +95,11 @@ class AtomicFamily final : public Family {
     f.value_kind = w.impl->kind;
     if (r.bad_op >= 0 && size_t(r.bad_op) < h.old.size()) f.observed = h.old[size_t(r.bad_op)];
     // Concurrent or not: where another spec of the op explains every
-    // returned value and the final memory, the code implements that spec.
-    if (const std::string other = spec_explaining_history(in); !other.empty()) {
+    // returned value and the final memory, the code may implement that
+    // spec; the diagnosis believes it only where the ops alone agree.
+    f.explaining_specs = specs_explaining_history(in);
+    if (!f.explaining_specs.empty()) {
+      const std::string& other = f.explaining_specs.front();
       const Entry& e = *w.impl;
       const std::string spec = e.registered_spec ? e.registered_spec : e.buggy() ? "its spec" : e.name;
       f.cls = FailureClass::Semantics;
