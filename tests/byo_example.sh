@@ -77,6 +77,9 @@ expect PASS mylib.object_add.i32
 # it passes.
 expect FAIL mylib.torch_max.f32
 expect PASS mylib.torch_max_exact.f32
+# CuPy's style: std::fmax beside the unit's own fmax overload, run on the host.
+expect PASS mylib.std_fmax.f32
+grep -qE "^mylib\.std_fmax\.f32 .*\(gpu only\)" <<<"$list" && complain "mylib.std_fmax.f32 is gpu only: atomstress's fmax mapping broke the unit's host build"
 expect FAIL mylib.torch_max.f64
 # Void updates (void_updates.cu): checked by the memory they leave and, alone,
 # every state; no returned value, and no algorithm form paired with them.

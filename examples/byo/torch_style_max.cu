@@ -6,6 +6,8 @@
 // instead; and against a spec of its own, under which it passes.
 #include <atomstress/atomstress.cuh>
 
+#include <cmath>  // (after atomstress: its host mapping of fmax must survive a later include)
+
 __device__ float maxPropagateNan(float val, float old) {
   return (val != val) ? val : (old != old) ? old : (val < old ? old : val);
 }
@@ -54,3 +56,23 @@ __device__ double gpuAtomicMaxDoubleStyle(double* address, double val) {
   return __longlong_as_double((long long)old);
 }
 ATOMSTRESS_ATOMIC("mylib.torch_max.f64", gpuAtomicMaxDoubleStyle, "cas.max.f64");
+
+// CuPy's style (float16.cuh): a library's own fmax overload for its half
+// type, beside a float max whose CAS loop calls std::fmax.  Neither is
+// atomstress's to rename: the unit compiles for the host as written, and
+// std::fmax keeps the device's rules there (+0 > -0, a NaN operand ignored).
+struct half_bits {
+  float value;
+};
+__device__ half_bits fmax(half_bits a, half_bits b) { return half_bits{::fmaxf(a.value, b.value)}; }
+
+__device__ float stdFmaxStyle(float* address, float val) {
+  unsigned int* address_as_ui = reinterpret_cast<unsigned int*>(address);
+  unsigned int old = *address_as_ui, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(address_as_ui, assumed, __float_as_uint(std::fmax(val, __uint_as_float(assumed))));
+  } while (assumed != old);
+  return __uint_as_float(old);
+}
+ATOMSTRESS_ATOMIC("mylib.std_fmax.f32", stdFmaxStyle, "cas.max.f32");

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstring>
 #include <thread>
+#include <type_traits>
 
 #include "harness/prim/prim.cuh"
 
@@ -65,11 +66,31 @@ AS_HD AS_FI void nanosleep(unsigned ns) { prim::backoff(ns); }
 #define __threadfence_system ::atomstress::byo::threadfence_system
 #define __nanosleep ::atomstress::byo::nanosleep
 // fmax/fmin with the device's rules (a NaN operand ignored, +0 > -0): the
-// host C library's fmaxf(-0, +0) may return -0.
-#define fmaxf(a, b) ::prim::fmaxf_(a, b)
-#define fminf(a, b) ::prim::fminf_(a, b)
-#define fmax(a, b) ::prim::fmax_(a, b)
-#define fmin(a, b) ::prim::fmin_(a, b)
+// host C library's fmaxf(-0, +0) may return -0.  The names are renamed, not
+// made function-like macros, so that a library's own fmax overload (CuPy's
+// for its half type), a qualified ::fmaxf or std::fmax and a using
+// declaration all keep compiling, each name consistently renamed in the unit.
+AS_HD AS_FI float atomstress_fmaxf(float a, float b) { return ::prim::fmaxf_(a, b); }
+AS_HD AS_FI float atomstress_fminf(float a, float b) { return ::prim::fminf_(a, b); }
+AS_HD AS_FI float atomstress_fmax(float a, float b) { return ::prim::fmaxf_(a, b); }
+AS_HD AS_FI float atomstress_fmin(float a, float b) { return ::prim::fminf_(a, b); }
+AS_HD AS_FI double atomstress_fmax(double a, double b) { return ::prim::fmax_(a, b); }
+AS_HD AS_FI double atomstress_fmin(double a, double b) { return ::prim::fmin_(a, b); }
+// Mixed or integer operands promote to double, as std::fmax's do.
+template <class A, class B, class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+AS_HD AS_FI double atomstress_fmax(A a, B b) { return ::prim::fmax_(double(a), double(b)); }
+template <class A, class B, class = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+AS_HD AS_FI double atomstress_fmin(A a, B b) { return ::prim::fmin_(double(a), double(b)); }
+namespace std {  // (std::fmax in the unit becomes std::atomstress_fmax)
+using ::atomstress_fmax;
+using ::atomstress_fmaxf;
+using ::atomstress_fmin;
+using ::atomstress_fminf;
+}  // namespace std
+#define fmaxf atomstress_fmaxf
+#define fminf atomstress_fminf
+#define fmax atomstress_fmax
+#define fmin atomstress_fmin
 
 // From here on, the unit's device functions are host functions too.
 // (__device__ expands to __location__(device) in CUDA's host_defines.h; the
