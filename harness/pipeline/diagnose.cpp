@@ -113,8 +113,10 @@ void read_other_spec_passing_alone(const Replay& r, const Finding& seen, Diagnos
   }
   d = Diagnosis{};
   read_pass_alone(r, wide, d);
-  d.trace.push_back(std::string(kSeenMark) + "the history also fits \"" + seen.explaining_specs.front() +
-                    "\", but the ops alone do not follow it: the fit is one interleaving's, not the code's rule");
+  // (A finding from an older worker carries no list: its inference names the spec.)
+  const std::string other = seen.explaining_specs.empty() ? seen.inference : "\"" + seen.explaining_specs.front() + "\"";
+  d.trace.push_back(std::string(kSeenMark) + "the history also fits " + other +
+                    ", but the ops alone do not follow it: the fit is one interleaving's, not the code's rule");
 }
 }  // namespace
 
